@@ -1,0 +1,1 @@
+"""The headless commands: each one a module, none importing Textual."""

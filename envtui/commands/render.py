@@ -1,0 +1,140 @@
+"""``envtui render``: one environments section as Codex would send and persist it.
+
+Given STATE (and optionally PREV) as JSON, in either form ``envtui.context.documents``
+reads, it prints the full block, or with ``--diff`` the diff against PREV; with ``--json``
+it prints the block, the section snapshot and the world-state merge patch on one line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+from typing import Any, Final
+
+from envtui.commands.inputs import InputError, display_name, read_json
+from envtui.context import SECTION_ID
+from envtui.context.diff import render_diff
+from envtui.context.documents import DocumentError, detect_form, parse_document, parse_state_document
+from envtui.context.model import EnvironmentsState
+from envtui.context.patch import JSON, remove_null_object_fields, world_merge_patch
+from envtui.context.render import render_full
+from envtui.context.snapshot import restore_snapshot, snapshot
+from envtui.safe_text import dumps_json_line, for_terminal
+
+COMMAND: Final = "render"
+
+
+@dataclass(frozen=True)
+class Previous:
+    """PREV as the diff sees it (``state`` None: absent or unknown) and as the patch sees it."""
+
+    state: EnvironmentsState | None
+    section_json: JSON | None  # None: there was no section at all
+
+
+@dataclass(frozen=True)
+class RenderResult:
+    text: str | None
+    snapshot: JSON | None
+    patch: JSON | None
+
+    def as_json(self) -> dict[str, Any]:
+        return {"text": self.text, "snapshot": self.snapshot, "patch": self.patch}
+
+
+def read_previous(document: object) -> Previous:
+    """PREV in either form. A snapshot that Codex could not restore counts as ``Unknown``.
+
+    The patch is computed against the section as PREV wrote it (object nulls removed), so
+    fields a newer Codex added are removed by the patch, as Codex's own patch would.
+    """
+    if document is None:
+        return Previous(state=None, section_json=None)
+    if detect_form(document) == "state":
+        state = parse_state_document(document)
+        return Previous(state=state, section_json=snapshot(state))
+    return Previous(state=restore_snapshot(document), section_json=remove_null_object_fields(document))
+
+
+def render_documents(state_document: object, previous: Previous | None, *, diff: bool) -> RenderResult:
+    """The block, snapshot and patch for STATE, with PREV when given (None: not given)."""
+    current = parse_document(state_document)
+    current_json = snapshot(current) if current is not None else None
+    if diff:
+        text = render_diff(current, previous.state if previous is not None else None)
+    else:
+        text = render_full(current) if current is not None else None
+    current_world = {SECTION_ID: current_json} if current_json is not None else {}
+    if previous is None:
+        patch: JSON | None = current_world or None
+    else:
+        previous_world = {SECTION_ID: previous.section_json} if previous.section_json is not None else {}
+        patch = world_merge_patch(previous_world, current_world)
+    return RenderResult(text=text, snapshot=current_json, patch=patch)
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        COMMAND,
+        help="print the <environment_context> block for a state",
+        description=(
+            "Print the <environment_context> block Codex would send for STATE: the full "
+            "render, or with --diff the diff against PREV. STATE and PREV are JSON files "
+            "(- for standard input), each a state document (environments as a list) or a "
+            "persisted snapshot (environments as an object keyed by id). Values are "
+            "XML-escaped everywhere, network domains and subagent lines included (Codex "
+            "writes those two raw). On a terminal, control characters are shown escaped; "
+            "pipe the output for the exact bytes."
+        ),
+    )
+    parser.add_argument("state", metavar="STATE", help="the current state (JSON file or -)")
+    parser.add_argument("--diff", action="store_true", help="print the diff against PREV (or against nothing)")
+    parser.add_argument("--previous", metavar="PREV", help="the previous state or snapshot (JSON file or -)")
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help='print {"text", "snapshot", "patch"} as one line of JSON',
+    )
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Exit 0 on success, 2 on bad input with one line naming the file and the field."""
+    if args.state == "-" and args.previous == "-":
+        return _fail("<stdin>", "STATE and PREV cannot both be read from standard input")
+    try:
+        state_document = read_json(args.state)
+        previous = None
+        if args.previous is not None:
+            previous_document = read_json(args.previous)
+            try:
+                previous = read_previous(previous_document)
+            except DocumentError as exc:
+                raise InputError(display_name(args.previous), str(exc)) from None
+        try:
+            result = render_documents(state_document, previous, diff=args.diff)
+        except DocumentError as exc:
+            raise InputError(display_name(args.state), str(exc)) from None
+    except InputError as exc:
+        return _fail(exc.source, exc.message)
+    _write(result, as_json=args.json)
+    return 0
+
+
+def _write(result: RenderResult, *, as_json: bool) -> None:
+    if as_json:
+        output = dumps_json_line(result.as_json()) + "\n"
+    elif result.text is None:
+        return
+    else:
+        output = result.text + "\n"
+        if sys.stdout.isatty():
+            output = for_terminal(output)
+    sys.stdout.buffer.write(output.encode("utf-8", errors="surrogatepass"))
+    sys.stdout.buffer.flush()
+
+
+def _fail(source: str, message: str) -> int:
+    print(for_terminal(f"envtui {COMMAND}: error: {source}: {message}"), file=sys.stderr)
+    return 2
