@@ -60,16 +60,22 @@ def _run(argv: list[str], capsysbinary: pytest.CaptureFixture[bytes]) -> tuple[i
     return code, captured.out.decode("utf-8"), captured.err.decode("utf-8")
 
 
-def test_text_is_the_block_and_one_newline(tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+def test_text_is_the_block_and_one_newline(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
     assert _run([_file(tmp_path, "s.json", TWO)], capsysbinary) == (0, TWO_TEXT + "\n", "")
 
 
-def test_diff_without_update_prints_nothing(tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+def test_diff_without_update_prints_nothing(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
     state = _file(tmp_path, "s.json", TWO)
     assert _run([state, "--diff", "--previous", state], capsysbinary) == (0, "", "")
 
 
-def test_a_snapshot_is_accepted_as_state(tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+def test_a_snapshot_is_accepted_as_state(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
     assert _run([_file(tmp_path, "s.json", TWO_SNAPSHOT)], capsysbinary) == (0, TWO_TEXT + "\n", "")
 
 
@@ -78,7 +84,11 @@ def test_json_without_prev_patches_in_the_whole_section(
 ) -> None:
     code, out, _ = _run([_file(tmp_path, "s.json", TWO), "--json"], capsysbinary)
     assert code == 0
-    assert json.loads(out) == {"text": TWO_TEXT, "snapshot": TWO_SNAPSHOT, "patch": {"environments": TWO_SNAPSHOT}}
+    assert json.loads(out) == {
+        "text": TWO_TEXT,
+        "snapshot": TWO_SNAPSHOT,
+        "patch": {"environments": TWO_SNAPSHOT},
+    }
     assert out.index('"local"') < out.index('"remote"')
 
 
@@ -87,37 +97,68 @@ def test_json_patch_against_prev_even_without_diff(
 ) -> None:
     moved = json.loads(json.dumps(TWO_SNAPSHOT))
     moved["environments"]["remote"] = {"cwd": "/srv/app", "status": "available", "shell": "zsh"}
-    argv = [_file(tmp_path, "s.json", moved), "--previous", _file(tmp_path, "p.json", TWO), "--json"]
+    argv = [
+        _file(tmp_path, "s.json", moved),
+        "--previous",
+        _file(tmp_path, "p.json", TWO),
+        "--json",
+    ]
     code, out, _ = _run(argv, capsysbinary)
     assert code == 0
     result = json.loads(out)
-    assert result["patch"] == {"environments": {"environments": {"remote": {"status": "available", "shell": "zsh"}}}}
+    assert result["patch"] == {
+        "environments": {"environments": {"remote": {"status": "available", "shell": "zsh"}}}
+    }
     assert result["text"].count("<environment ") == 2  # the full render, since --diff is absent
 
 
-def test_unchanged_json_patch_is_null(tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+def test_unchanged_json_patch_is_null(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
     state = _file(tmp_path, "s.json", TWO)
     code, out, _ = _run([state, "--diff", "--previous", state, "--json"], capsysbinary)
     assert code == 0
     assert json.loads(out) == {"text": None, "snapshot": TWO_SNAPSHOT, "patch": None}
 
 
-def test_null_state_is_no_section(tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+def test_null_state_is_no_section(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
     null = _file(tmp_path, "n.json", "null")
     assert _run([null], capsysbinary) == (0, "", "")
-    code, out, _ = _run([null, "--diff", "--previous", _file(tmp_path, "p.json", TWO), "--json"], capsysbinary)
+    _code, out, _ = _run(
+        [null, "--diff", "--previous", _file(tmp_path, "p.json", TWO), "--json"], capsysbinary
+    )
     assert json.loads(out) == {"text": None, "snapshot": None, "patch": {"environments": None}}
 
 
 def test_null_prev_is_absent(tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]) -> None:
-    argv = [_file(tmp_path, "s.json", TWO), "--diff", "--previous", _file(tmp_path, "p.json", "null"), "--json"]
-    code, out, _ = _run(argv, capsysbinary)
-    assert json.loads(out) == {"text": TWO_TEXT, "snapshot": TWO_SNAPSHOT, "patch": {"environments": TWO_SNAPSHOT}}
+    argv = [
+        _file(tmp_path, "s.json", TWO),
+        "--diff",
+        "--previous",
+        _file(tmp_path, "p.json", "null"),
+        "--json",
+    ]
+    _code, out, _ = _run(argv, capsysbinary)
+    assert json.loads(out) == {
+        "text": TWO_TEXT,
+        "snapshot": TWO_SNAPSHOT,
+        "patch": {"environments": TWO_SNAPSHOT},
+    }
 
 
-def test_unreadable_snapshot_prev_is_unknown(tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+def test_unreadable_snapshot_prev_is_unknown(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
     old = {"environments": {"gone": {"cwd": "file:///gone", "extra": None}}, "network": None}
-    argv = [_file(tmp_path, "s.json", TWO), "--diff", "--previous", _file(tmp_path, "p.json", old), "--json"]
+    argv = [
+        _file(tmp_path, "s.json", TWO),
+        "--diff",
+        "--previous",
+        _file(tmp_path, "p.json", old),
+        "--json",
+    ]
     code, out, _ = _run(argv, capsysbinary)
     result = json.loads(out)
     assert code == 0
@@ -131,7 +172,9 @@ def test_unreadable_snapshot_prev_is_unknown(tmp_path: Path, capsysbinary: pytes
     }
 
 
-def test_state_from_stdin(tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_state_from_stdin(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes], monkeypatch: pytest.MonkeyPatch
+) -> None:
     with open(_file(tmp_path, "s.json", TWO), "rb") as stdin:
         monkeypatch.setattr(sys, "stdin", type("Stdin", (), {"buffer": stdin})())
         assert _run(["-"], capsysbinary) == (0, TWO_TEXT + "\n", "")
@@ -140,22 +183,58 @@ def test_state_from_stdin(tmp_path: Path, capsysbinary: pytest.CaptureFixture[by
 @pytest.mark.parametrize(
     ("content", "expected"),
     [
-        ("{", "s.json: line 1, column 2: invalid JSON: Expecting property name enclosed in double quotes"),
+        (
+            "{",
+            "s.json: line 1, column 2: invalid JSON: Expecting property name enclosed in double quotes",
+        ),
         ('{"environments": [NaN]}', "s.json: invalid JSON: NaN is not JSON"),
         ("[]", "s.json: (document): expected a JSON object or null"),
         ("{}", "s.json: environments: missing: a list (state document) or an object (snapshot)"),
-        ('{"environments": "x"}', "s.json: environments: expected a list (state document) or an object (snapshot), got a string"),
+        (
+            '{"environments": "x"}',
+            "s.json: environments: expected a list (state document) or an object (snapshot), got a string",
+        ),
         ('{"environments": [{"id": "a"}]}', "s.json: environments[0].cwd: Field required"),
-        ('{"environments": [{"id": "a", "cwd": "/", "colour": 1}]}', "s.json: environments[0].colour: Extra inputs are not permitted"),
-        ('{"environments": [{"id": "a", "cwd": "/", "primary": "yes"}]}', "s.json: environments[0].primary: Input should be a valid boolean"),
-        ('{"environments": [{"id": "a", "cwd": "/", "status": "ready"}]}', "s.json: environments[0].status: Input should be 'available', 'starting' or 'failed'"),
-        ('{"environments": [{"id": "a", "cwd": "/"}, {"id": "a", "cwd": "/b"}]}', "s.json: environments: duplicate environment id 'a'"),
-        ('{"environments": [{"id": "a", "cwd": "/", "primary": true}, {"id": "b", "cwd": "/", "primary": true}]}', "s.json: environments: more than one primary: 'a', 'b'"),
-        ('{"environments": [{"id": "a", "cwd": "/", "status": "starting", "primary": true}]}', "s.json: environments[0]: environment 'a' is primary but not available"),
-        ('{"environments": [{"id": "a", "cwd": "/", "status": "failed"}]}', "s.json: environments[0]: failed environment 'a' needs an error"),
-        ('{"environments": [], "filesystem": {"permission_profile": {"type": "managed", "file_system": {"type": "restricted", "entries": [{"access": "exec", "path": "/"}]}}}}', "s.json: filesystem.permission_profile.file_system.entries[0].access: Input should be 'read', 'write' or 'deny'"),
-        ('{"environments": {"a": {"cwd": "/", "status": "ready"}}}', "s.json: environments.a.status: expected one of available, failed, starting, got 'ready'"),
-        ('{"environments": {"a": {"cwd": "/", "status": "available", "is_primary": null}}}', "s.json: environments.a.is_primary: expected true or false"),
+        (
+            '{"environments": [{"id": "a", "cwd": "/", "colour": 1}]}',
+            "s.json: environments[0].colour: Extra inputs are not permitted",
+        ),
+        (
+            '{"environments": [{"id": "a", "cwd": "/", "primary": "yes"}]}',
+            "s.json: environments[0].primary: Input should be a valid boolean",
+        ),
+        (
+            '{"environments": [{"id": "a", "cwd": "/", "status": "ready"}]}',
+            "s.json: environments[0].status: Input should be 'available', 'starting' or 'failed'",
+        ),
+        (
+            '{"environments": [{"id": "a", "cwd": "/"}, {"id": "a", "cwd": "/b"}]}',
+            "s.json: environments: duplicate environment id 'a'",
+        ),
+        (
+            '{"environments": [{"id": "a", "cwd": "/", "primary": true}, {"id": "b", "cwd": "/", "primary": true}]}',
+            "s.json: environments: more than one primary: 'a', 'b'",
+        ),
+        (
+            '{"environments": [{"id": "a", "cwd": "/", "status": "starting", "primary": true}]}',
+            "s.json: environments[0]: environment 'a' is primary but not available",
+        ),
+        (
+            '{"environments": [{"id": "a", "cwd": "/", "status": "failed"}]}',
+            "s.json: environments[0]: failed environment 'a' needs an error",
+        ),
+        (
+            '{"environments": [], "filesystem": {"permission_profile": {"type": "managed", "file_system": {"type": "restricted", "entries": [{"access": "exec", "path": "/"}]}}}}',
+            "s.json: filesystem.permission_profile.file_system.entries[0].access: Input should be 'read', 'write' or 'deny'",
+        ),
+        (
+            '{"environments": {"a": {"cwd": "/", "status": "ready"}}}',
+            "s.json: environments.a.status: expected one of available, failed, starting, got 'ready'",
+        ),
+        (
+            '{"environments": {"a": {"cwd": "/", "status": "available", "is_primary": null}}}',
+            "s.json: environments.a.is_primary: expected true or false",
+        ),
         ('{"environments": {}, "timezone": 5}', "s.json: timezone: expected a string or null"),
     ],
 )
@@ -180,19 +259,30 @@ def test_missing_file(tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
 def test_not_utf8(tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]) -> None:
     path = tmp_path / "s.json"
     path.write_bytes(b'{"environments": [{"id": "\xff"}]}')
-    assert _run([str(path)], capsysbinary)[2] == f"envtui render: error: {path}: not UTF-8 (invalid byte at offset 26)\n"
+    assert (
+        _run([str(path)], capsysbinary)[2]
+        == f"envtui render: error: {path}: not UTF-8 (invalid byte at offset 26)\n"
+    )
 
 
-def test_malformed_state_document_prev_is_an_error(tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+def test_malformed_state_document_prev_is_an_error(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
     prev = _file(tmp_path, "p.json", {"environments": [{"cwd": "/"}]})
-    code, _, err = _run([_file(tmp_path, "s.json", TWO), "--diff", "--previous", prev], capsysbinary)
+    code, _, err = _run(
+        [_file(tmp_path, "s.json", TWO), "--diff", "--previous", prev], capsysbinary
+    )
     assert code == 2
     assert err == f"envtui render: error: {prev}: environments[0].id: Field required\n"
 
 
-def test_prev_of_neither_form_is_an_error(tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+def test_prev_of_neither_form_is_an_error(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
     prev = _file(tmp_path, "p.json", {"environments": 3})
-    code, _, err = _run([_file(tmp_path, "s.json", TWO), "--diff", "--previous", prev], capsysbinary)
+    code, _, err = _run(
+        [_file(tmp_path, "s.json", TWO), "--diff", "--previous", prev], capsysbinary
+    )
     assert code == 2
     assert err.startswith(f"envtui render: error: {prev}: environments: expected a list")
 
@@ -200,7 +290,10 @@ def test_prev_of_neither_form_is_an_error(tmp_path: Path, capsysbinary: pytest.C
 def test_both_from_stdin_is_an_error(capsysbinary: pytest.CaptureFixture[bytes]) -> None:
     code, _, err = _run(["-", "--previous", "-"], capsysbinary)
     assert code == 2
-    assert err == "envtui render: error: <stdin>: STATE and PREV cannot both be read from standard input\n"
+    assert (
+        err
+        == "envtui render: error: <stdin>: STATE and PREV cannot both be read from standard input\n"
+    )
 
 
 def test_json_output_escapes_terminal_controls_but_keeps_the_value(
@@ -209,9 +302,13 @@ def test_json_output_escapes_terminal_controls_but_keeps_the_value(
     doc = {"environments": [{"id": "a\x9b31m", "cwd": "/é\u202e\x1b"}]}
     code, out, _ = _run([_file(tmp_path, "s.json", doc), "--json"], capsysbinary)
     assert code == 0
-    assert "\x9b" not in out and "\x1b" not in out and "\u202e" not in out
+    assert "\x9b" not in out
+    assert "\x1b" not in out
+    assert "\u202e" not in out
     assert "é" in out
-    assert json.loads(out)["snapshot"]["environments"] == {"a\x9b31m": {"cwd": "/é\u202e\x1b", "status": "available"}}
+    assert json.loads(out)["snapshot"]["environments"] == {
+        "a\x9b31m": {"cwd": "/é\u202e\x1b", "status": "available"}
+    }
 
 
 def test_pipe_gets_the_exact_bytes(tmp_path: Path) -> None:
@@ -256,8 +353,12 @@ def test_console_script_and_module_agree(tmp_path: Path) -> None:
     if not script.exists():
         pytest.skip(f"the envtui console script is not installed beside {sys.executable}")
     state = _file(tmp_path, "s.json", TWO)
-    via_script = subprocess.run([str(script), "render", state, "--json"], capture_output=True, check=True)
-    via_module = subprocess.run([sys.executable, "-m", "envtui", "render", state, "--json"], capture_output=True, check=True)
+    via_script = subprocess.run(
+        [str(script), "render", state, "--json"], capture_output=True, check=True
+    )
+    via_module = subprocess.run(
+        [sys.executable, "-m", "envtui", "render", state, "--json"], capture_output=True, check=True
+    )
     assert via_script.stdout == via_module.stdout
     assert json.loads(via_script.stdout)["text"] == TWO_TEXT
 

@@ -28,8 +28,12 @@ def test_subagent_change_alone_sends_nothing() -> None:
 
 
 def test_subagents_ride_along_with_an_unrelated_change() -> None:
-    before = EnvironmentsState(environments={"local": LOCAL}, current_date="2026-01-01", subagents="- a")
-    after = EnvironmentsState(environments={"local": LOCAL}, current_date="2026-01-02", subagents="- b")
+    before = EnvironmentsState(
+        environments={"local": LOCAL}, current_date="2026-01-01", subagents="- a"
+    )
+    after = EnvironmentsState(
+        environments={"local": LOCAL}, current_date="2026-01-02", subagents="- b"
+    )
     assert render_diff(after, before) == (
         "<environment_context>\n"
         "  <current_date>2026-01-02</current_date>\n"
@@ -71,7 +75,9 @@ def test_unchanged_single_environment_with_turn_change_has_no_cwd() -> None:
 
 def test_error_text_change_alone_is_a_change() -> None:
     before = _state(local=LOCAL, probe=EnvironmentState(cwd="/p", status="failed", error="refused"))
-    after = _state(local=LOCAL, probe=EnvironmentState(cwd="/p", status="failed", error="timed out"))
+    after = _state(
+        local=LOCAL, probe=EnvironmentState(cwd="/p", status="failed", error="timed out")
+    )
     assert render_diff(after, before) == (
         "<environment_context>\n"
         "  <environments>\n"
@@ -126,6 +132,8 @@ def test_cwd_comparison_is_case_sensitive() -> None:
 
 def test_identical_states_send_nothing() -> None:
     state = EnvironmentsState(
-        environments={"local": LOCAL, "remote": REMOTE}, current_date="2026-01-01", timezone="Etc/UTC"
+        environments={"local": LOCAL, "remote": REMOTE},
+        current_date="2026-01-01",
+        timezone="Etc/UTC",
     )
     assert render_diff(state, state) is None

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from envtui.context import current_date, detect_timezone
 
 
-def _host(tmp_path: Path, link: str | None = None, timezone: str | None = None) -> dict[str, Path]:
+def _host(tmp_path: Path, link: str | None = None, timezone: str | None = None) -> dict[str, Any]:
     localtime = tmp_path / "localtime"
     timezone_file = tmp_path / "timezone"
     if link is not None:
@@ -19,7 +20,10 @@ def _host(tmp_path: Path, link: str | None = None, timezone: str | None = None) 
 
 
 def test_symlink_target_names_the_zone(tmp_path: Path) -> None:
-    assert detect_timezone(**_host(tmp_path, link="/usr/share/zoneinfo/Europe/Berlin")) == "Europe/Berlin"
+    assert (
+        detect_timezone(**_host(tmp_path, link="/usr/share/zoneinfo/Europe/Berlin"))
+        == "Europe/Berlin"
+    )
     other = tmp_path / "b"
     other.mkdir()
     assert detect_timezone(**_host(other, link="../usr/share/zoneinfo/Asia/Tokyo")) == "Asia/Tokyo"
@@ -32,7 +36,10 @@ def test_etc_timezone_when_localtime_is_not_a_symlink(tmp_path: Path) -> None:
 
 
 def test_unknown_names_fall_back_to_etc_utc(tmp_path: Path) -> None:
-    assert detect_timezone(**_host(tmp_path, link="/elsewhere/Mars/Olympus", timezone="Not/AZone")) == "Etc/UTC"
+    assert (
+        detect_timezone(**_host(tmp_path, link="/elsewhere/Mars/Olympus", timezone="Not/AZone"))
+        == "Etc/UTC"
+    )
     assert detect_timezone(**_host(tmp_path / "missing")) == "Etc/UTC"
 
 

@@ -31,6 +31,7 @@ def test_arrays_are_replaced_whole() -> None:
 
 def test_removed_keys_come_first_as_null() -> None:
     patch = create_merge_patch({"z": 1, "a": 2}, {"a": 3, "b": 4})
+    assert isinstance(patch, dict)
     assert list(patch) == ["z", "a", "b"]
     assert patch == {"z": None, "a": 3, "b": 4}
 
@@ -40,9 +41,9 @@ def test_object_replacing_a_scalar_is_sent_whole() -> None:
 
 
 def test_apply_merges_removes_and_replaces() -> None:
-    assert apply_merge_patch({"a": {"b": 1, "c": 2}, "d": 3}, {"a": {"b": None, "e": [None]}, "d": None}) == {
-        "a": {"c": 2, "e": [None]}
-    }
+    assert apply_merge_patch(
+        {"a": {"b": 1, "c": 2}, "d": 3}, {"a": {"b": None, "e": [None]}, "d": None}
+    ) == {"a": {"c": 2, "e": [None]}}
 
 
 def test_apply_into_a_scalar_drops_nested_nulls() -> None:
@@ -54,7 +55,8 @@ def test_world_patch_removes_and_adds_sections() -> None:
     after = {"environments": {"environments": {}}, "new": {"y": 2}}
     patch = world_merge_patch(before, after)
     assert patch == {"gone": None, "new": {"y": 2}}
-    assert patch is not None and apply_world_patch(before, patch) == after
+    assert patch is not None
+    assert apply_world_patch(before, patch) == after
 
 
 def test_world_patch_of_equal_worlds_is_none() -> None:

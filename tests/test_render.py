@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from envtui.context import (
     DisabledProfile,
     EnvironmentsState,
@@ -18,8 +20,8 @@ from envtui.context import (
 from envtui.context.render import rust_lines
 
 
-def _one(env: EnvironmentState, **values: object) -> EnvironmentsState:
-    return EnvironmentsState(environments={"local": env}, **values)  # type: ignore[arg-type]
+def _one(env: EnvironmentState, **values: Any) -> EnvironmentsState:
+    return EnvironmentsState(environments={"local": env}, **values)
 
 
 def test_single_starting_environment_uses_the_environments_layout_without_primary() -> None:
@@ -40,7 +42,9 @@ def test_failed_environment_renders_status_and_escaped_error_and_never_a_shell()
     state = EnvironmentsState(
         environments={
             "local": EnvironmentState(cwd="/repo", shell="bash", is_primary=True),
-            "probe": EnvironmentState(cwd="/home/me/repo", status="failed", error="closed <by> peer & co"),
+            "probe": EnvironmentState(
+                cwd="/home/me/repo", status="failed", error="closed <by> peer & co"
+            ),
         }
     )
     assert render_full(state) == (
@@ -93,7 +97,9 @@ def test_ids_cwd_and_shell_are_escaped() -> None:
 def test_network_domains_are_escaped_unlike_codex() -> None:
     state = _one(
         EnvironmentState(cwd="/repo"),
-        network=NetworkContext(allowed_domains=("a&b.example", "ok.example"), denied_domains=("<x>",)),
+        network=NetworkContext(
+            allowed_domains=("a&b.example", "ok.example"), denied_domains=("<x>",)
+        ),
     )
     assert (
         '  <network enabled="true"><allowed>a&amp;b.example,ok.example</allowed>'
@@ -114,8 +120,14 @@ def test_subagent_lines_are_escaped_unlike_codex() -> None:
 
 
 def test_filesystem_disabled_and_external_profiles() -> None:
-    disabled = _one(EnvironmentState(cwd="/r"), filesystem=FileSystemContext(permission_profile=DisabledProfile()))
-    external = _one(EnvironmentState(cwd="/r"), filesystem=FileSystemContext(permission_profile=ExternalProfile()))
+    disabled = _one(
+        EnvironmentState(cwd="/r"),
+        filesystem=FileSystemContext(permission_profile=DisabledProfile()),
+    )
+    external = _one(
+        EnvironmentState(cwd="/r"),
+        filesystem=FileSystemContext(permission_profile=ExternalProfile()),
+    )
     assert (
         '  <filesystem><permission_profile type="disabled"><file_system type="unrestricted" />'
         "</permission_profile></filesystem>\n"
@@ -128,9 +140,12 @@ def test_filesystem_disabled_and_external_profiles() -> None:
 
 def test_filesystem_managed_unrestricted_and_empty_restricted() -> None:
     unrestricted = FileSystemContext(
-        workspace_roots=("/w",), permission_profile=ManagedProfile(file_system=UnrestrictedFileSystem())
+        workspace_roots=("/w",),
+        permission_profile=ManagedProfile(file_system=UnrestrictedFileSystem()),
     )
-    restricted = FileSystemContext(permission_profile=ManagedProfile(file_system=RestrictedFileSystem()))
+    restricted = FileSystemContext(
+        permission_profile=ManagedProfile(file_system=RestrictedFileSystem())
+    )
     assert (
         '<filesystem><workspace_roots><root>/w</root></workspace_roots><permission_profile type="managed">'
         '<file_system type="unrestricted" /></permission_profile></filesystem>'

@@ -20,7 +20,9 @@ FS = FileSystemContext(permission_profile=ExternalProfile())
 
 def test_switch_off_means_no_section_and_no_block() -> None:
     envs = {"local": EnvironmentState(cwd="/r", shell="bash", is_primary=True)}
-    section = environments_section(envs, now=NOW, timezone="Etc/UTC", include_environment_context=False)
+    section = environments_section(
+        envs, now=NOW, timezone="Etc/UTC", include_environment_context=False
+    )
     assert section is None
     assert render_diff(section, None) is None
 
@@ -34,8 +36,12 @@ def test_date_and_timezone_are_filled_from_the_clock() -> None:
 def test_filesystem_needs_a_ready_environment() -> None:
     starting = {"r": EnvironmentState(cwd="/r", status="starting")}
     ready = {"r": EnvironmentState(cwd="/r", is_primary=True)}
-    assert environments_section(starting, now=NOW, timezone="Etc/UTC", filesystem=FS).filesystem is None  # type: ignore[union-attr]
-    assert environments_section(ready, now=NOW, timezone="Etc/UTC", filesystem=FS).filesystem == FS  # type: ignore[union-attr]
+    without = environments_section(starting, now=NOW, timezone="Etc/UTC", filesystem=FS)
+    with_primary = environments_section(ready, now=NOW, timezone="Etc/UTC", filesystem=FS)
+    assert without is not None
+    assert without.filesystem is None
+    assert with_primary is not None
+    assert with_primary.filesystem == FS
 
 
 def test_subagent_lines() -> None:
@@ -46,6 +52,8 @@ def test_subagent_lines() -> None:
 
 
 def test_network_lists_are_sorted_by_pattern() -> None:
-    network = network_from_domains({"z.example": "allow", "a.example": "allow", "b.example": "deny"})
+    network = network_from_domains(
+        {"z.example": "allow", "a.example": "allow", "b.example": "deny"}
+    )
     assert network.allowed_domains == ("a.example", "z.example")
     assert network.denied_domains == ("b.example",)

@@ -52,7 +52,11 @@ def test_failed_entry_is_cwd_status_error() -> None:
             "p": EnvironmentState(cwd="/p", status="failed", error="gone"),
         }
     )
-    assert snapshot(state)["environments"]["p"] == {"cwd": "/p", "status": "failed", "error": "gone"}
+    assert snapshot(state)["environments"]["p"] == {
+        "cwd": "/p",
+        "status": "failed",
+        "error": "gone",
+    }
 
 
 def test_restore_round_trips_a_snapshot() -> None:
@@ -74,12 +78,17 @@ def test_restore_round_trips_a_snapshot() -> None:
 def test_restored_single_environment_is_primary_exactly_when_available() -> None:
     ready = restore_snapshot({"environments": {"a": {"cwd": "/a", "status": "available"}}})
     starting = restore_snapshot({"environments": {"a": {"cwd": "/a", "status": "starting"}}})
-    assert ready is not None and ready.environments["a"].is_primary
-    assert starting is not None and not starting.environments["a"].is_primary
+    assert ready is not None
+    assert ready.environments["a"].is_primary
+    assert starting is not None
+    assert not starting.environments["a"].is_primary
 
 
 def test_restore_ignores_unknown_keys() -> None:
-    raw = {"environments": {"a": {"cwd": "/a", "status": "available", "new": 1}}, "later_field": [1]}
+    raw = {
+        "environments": {"a": {"cwd": "/a", "status": "available", "new": 1}},
+        "later_field": [1],
+    }
     assert restore_snapshot(raw) is not None
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import load_vectors
 from vector_inputs import (
     previous_document,
     previous_snapshot,
@@ -26,7 +27,6 @@ from envtui.context import (
     snapshot,
     world_merge_patch,
 )
-from conftest import load_vectors
 
 VECTORS = load_vectors()
 
@@ -57,7 +57,10 @@ def test_vector_through_the_api(vector: dict[str, Any]) -> None:
             assert current is not None
             assert sorted_json(snapshot(current)) == vector["expected_current_snapshot"]
         if "expected_previous_snapshot" in vector:
-            assert sorted_json(previous_snapshot(data["previous"])) == vector["expected_previous_snapshot"]
+            assert (
+                sorted_json(previous_snapshot(data["previous"]))
+                == vector["expected_previous_snapshot"]
+            )
     elif kind == "patch":
         if "previous_states" in data:
             before = {k: snapshot(_present(state(s))) for k, s in data["previous_states"].items()}
@@ -85,7 +88,9 @@ CLI_KINDS = ("render", "diff", "patch", "path")
 which ``envtui render`` does not take; the API test above covers them."""
 
 CLI_VECTORS = [
-    v for v in VECTORS if v["kind"] in CLI_KINDS and not (v["kind"] == "patch" and "previous" in v["input"])
+    v
+    for v in VECTORS
+    if v["kind"] in CLI_KINDS and not (v["kind"] == "patch" and "previous" in v["input"])
 ]
 
 
@@ -97,7 +102,8 @@ def _write(path: Path, value: Any) -> str:
 def _render_json(argv: list[str], capsysbinary: pytest.CaptureFixture[bytes]) -> dict[str, Any]:
     assert main(["render", *argv, "--json"]) == 0
     out = capsysbinary.readouterr().out.decode("utf-8")
-    assert out.endswith("\n") and out.count("\n") == 1
+    assert out.endswith("\n")
+    assert out.count("\n") == 1
     result: dict[str, Any] = json.loads(out)
     return result
 
@@ -122,7 +128,11 @@ def test_vector_through_envtui_render_json(
     elif kind == "patch":
         (prev,) = data["previous_states"].values()
         (cur,) = data["current_states"].values()
-        argv = [_write(tmp_path / "state.json", cur), "--previous", _write(tmp_path / "prev.json", prev)]
+        argv = [
+            _write(tmp_path / "state.json", cur),
+            "--previous",
+            _write(tmp_path / "prev.json", prev),
+        ]
         assert _render_json(argv, capsysbinary)["patch"] == expected
     else:
         doc = {"environments": [{"id": "local", "cwd": data["uri"], "shell": "bash"}]}

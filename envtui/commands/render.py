@@ -15,7 +15,12 @@ from typing import Any, Final
 from envtui.commands.inputs import InputError, display_name, read_json
 from envtui.context import SECTION_ID
 from envtui.context.diff import render_diff
-from envtui.context.documents import DocumentError, detect_form, parse_document, parse_state_document
+from envtui.context.documents import (
+    DocumentError,
+    detect_form,
+    parse_document,
+    parse_state_document,
+)
 from envtui.context.model import EnvironmentsState
 from envtui.context.patch import JSON, remove_null_object_fields, world_merge_patch
 from envtui.context.render import render_full
@@ -54,10 +59,14 @@ def read_previous(document: object) -> Previous:
     if detect_form(document) == "state":
         state = parse_state_document(document)
         return Previous(state=state, section_json=snapshot(state))
-    return Previous(state=restore_snapshot(document), section_json=remove_null_object_fields(document))
+    return Previous(
+        state=restore_snapshot(document), section_json=remove_null_object_fields(document)
+    )
 
 
-def render_documents(state_document: object, previous: Previous | None, *, diff: bool) -> RenderResult:
+def render_documents(
+    state_document: object, previous: Previous | None, *, diff: bool
+) -> RenderResult:
     """The block, snapshot and patch for STATE, with PREV when given (None: not given)."""
     current = parse_document(state_document)
     current_json = snapshot(current) if current is not None else None
@@ -69,7 +78,9 @@ def render_documents(state_document: object, previous: Previous | None, *, diff:
     if previous is None:
         patch: JSON | None = current_world or None
     else:
-        previous_world = {SECTION_ID: previous.section_json} if previous.section_json is not None else {}
+        previous_world = (
+            {SECTION_ID: previous.section_json} if previous.section_json is not None else {}
+        )
         patch = world_merge_patch(previous_world, current_world)
     return RenderResult(text=text, snapshot=current_json, patch=patch)
 
@@ -89,8 +100,12 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         ),
     )
     parser.add_argument("state", metavar="STATE", help="the current state (JSON file or -)")
-    parser.add_argument("--diff", action="store_true", help="print the diff against PREV (or against nothing)")
-    parser.add_argument("--previous", metavar="PREV", help="the previous state or snapshot (JSON file or -)")
+    parser.add_argument(
+        "--diff", action="store_true", help="print the diff against PREV (or against nothing)"
+    )
+    parser.add_argument(
+        "--previous", metavar="PREV", help="the previous state or snapshot (JSON file or -)"
+    )
     parser.add_argument(
         "--json",
         action="store_true",

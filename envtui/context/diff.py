@@ -9,7 +9,13 @@ previous state, so the result is a full restatement without tombstones. The rule
 from __future__ import annotations
 
 from envtui.context.model import EnvironmentsState, EnvironmentState
-from envtui.context.render import UNAVAILABLE, Update, filesystem_element, network_element, render_block
+from envtui.context.render import (
+    UNAVAILABLE,
+    Update,
+    filesystem_element,
+    network_element,
+    render_block,
+)
 
 _EMPTY = EnvironmentsState()
 
@@ -36,16 +42,17 @@ def turn_values_changed(current: EnvironmentsState, previous: EnvironmentsState)
     """
     if current.current_date != previous.current_date or current.timezone != previous.timezone:
         return True
-    if (current.network is None) != (previous.network is None):
-        return True
-    if current.network is not None and previous.network is not None:
-        if network_element(current.network) != network_element(previous.network):
-            return True
-    if (current.filesystem is None) != (previous.filesystem is None):
-        return True
-    if current.filesystem is not None and previous.filesystem is not None:
-        return filesystem_element(current.filesystem) != filesystem_element(previous.filesystem)
-    return False
+    return _network_text(current) != _network_text(previous) or _filesystem_text(
+        current
+    ) != _filesystem_text(previous)
+
+
+def _network_text(state: EnvironmentsState) -> str | None:
+    return None if state.network is None else network_element(state.network)
+
+
+def _filesystem_text(state: EnvironmentsState) -> str | None:
+    return None if state.filesystem is None else filesystem_element(state.filesystem)
 
 
 def environment_updates(

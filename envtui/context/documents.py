@@ -133,7 +133,9 @@ def detect_form(document: object) -> DocumentForm:
     if not isinstance(document, dict):
         raise DocumentError("(document)", "expected a JSON object or null")
     if "environments" not in document:
-        raise DocumentError("environments", "missing: a list (state document) or an object (snapshot)")
+        raise DocumentError(
+            "environments", "missing: a list (state document) or an object (snapshot)"
+        )
     environments = document["environments"]
     if isinstance(environments, list):
         return "state"

@@ -9,6 +9,7 @@ so tests and replays pin it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -58,10 +59,8 @@ def detect_timezone(
         pass
     else:
         candidates += [target[len(p) :] for p in ZONEINFO_PREFIXES if target.startswith(p)][:1]
-    try:
+    with contextlib.suppress(OSError, UnicodeDecodeError):
         candidates.append(timezone_file.read_text(encoding="utf-8").rstrip())
-    except (OSError, UnicodeDecodeError):
-        pass
     for name in candidates:
         if name and _zone_exists(name):
             return name

@@ -182,7 +182,7 @@ def _entry(entry: FileSystemEntry) -> str:
 def rust_lines(text: str) -> list[str]:
     """Split like Rust's ``str::lines``: only ``\\n`` (and ``\\r\\n``) end a line.
 
-    Python's ``splitlines`` also splits on ``\\v``, ``\\f``, ``\\x1c``–``\\x1e``, ``\\x85``,
+    Python's ``splitlines`` also splits on ``\\v``, ``\\f``, ``\\x1c`` to ``\\x1e``, ``\\x85``,
     ``\\u2028`` and ``\\u2029``; Codex does not. A trailing ``\\n`` gives no final empty line,
     and a last line without ``\\n`` keeps a trailing ``\\r``.
     """

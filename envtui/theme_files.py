@@ -1,0 +1,105 @@
+"""Theme files: TOML data validated with pydantic, with no Textual import.
+
+Built-in themes live in the ``themes/`` folder of the source tree, which the wheel ships
+as ``envtui/themes``; user themes come from ``$XDG_CONFIG_HOME/envtui/themes``. The
+dashboard turns a :class:`ThemeFile` into a Textual theme; everything here stays headless
+so a broken file becomes a notice, and the core never pays for Textual.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+
+Colour = Annotated[str, StringConstraints(pattern=r"^#[0-9a-fA-F]{6}$")]
+VariableName = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9-]*$")]
+
+REQUIRED_VARIABLES = ("status-ready", "status-starting", "status-unavailable")
+"""Status colours are theme variables, so a colour-blind or high-contrast theme sets them."""
+
+_PACKAGED_DIR = Path(__file__).parent / "themes"
+_SOURCE_DIR = Path(__file__).parent.parent / "themes"
+
+
+class ThemeFile(BaseModel):
+    """One theme as written in a ``.toml`` file."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9-]*$")]
+    dark: bool = True
+    primary: Colour
+    secondary: Colour | None = None
+    accent: Colour | None = None
+    foreground: Colour | None = None
+    background: Colour | None = None
+    surface: Colour | None = None
+    panel: Colour | None = None
+    success: Colour | None = None
+    warning: Colour | None = None
+    error: Colour | None = None
+    variables: dict[VariableName, Colour] = Field(default_factory=dict)
+
+    def missing_variables(self) -> list[str]:
+        return [name for name in REQUIRED_VARIABLES if name not in self.variables]
+
+
+@dataclass(frozen=True)
+class ThemeProblem:
+    """A theme file that could not be used, and why, for one notice listing them all."""
+
+    path: Path
+    reason: str
+
+
+def builtin_theme_dir() -> Path:
+    """The packaged themes (a wheel install), else the source tree's ``themes/``."""
+    return _PACKAGED_DIR if _PACKAGED_DIR.is_dir() else _SOURCE_DIR
+
+
+def user_theme_dir() -> Path:
+    """``$XDG_CONFIG_HOME/envtui/themes`` (``~/.config`` when the variable is unset)."""
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "envtui" / "themes"
+
+
+def load_theme_file(path: Path) -> ThemeFile:
+    """Parse and validate one theme file; raise ValueError naming the file and the key."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path}: {exc}") from None
+    try:
+        theme = ThemeFile.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        key = ".".join(str(part) for part in first["loc"]) or "(file)"
+        raise ValueError(f"{path}: {key}: {first['msg']}") from None
+    missing = theme.missing_variables()
+    if missing:
+        raise ValueError(f"{path}: variables: missing {', '.join(missing)}")
+    return theme
+
+
+def load_themes(*directories: Path) -> tuple[list[ThemeFile], list[ThemeProblem]]:
+    """Every ``*.toml`` theme in ``directories``, in order; later names replace earlier ones."""
+    themes: dict[str, ThemeFile] = {}
+    problems: list[ThemeProblem] = []
+    for directory in directories:
+        if not directory.is_dir():
+            continue
+        for path in sorted(directory.glob("*.toml")):
+            try:
+                theme = load_theme_file(path)
+            except ValueError as exc:
+                problems.append(ThemeProblem(path=path, reason=str(exc)))
+                continue
+            themes[theme.name] = theme
+    return list(themes.values()), problems

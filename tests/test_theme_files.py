@@ -1,0 +1,59 @@
+"""Theme files: the built-in one validates, broken ones are reported, not raised."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from envtui.theme_files import builtin_theme_dir, load_theme_file, load_themes, user_theme_dir
+
+GOOD = """
+name = "mine"
+primary = "#112233"
+[variables]
+status-ready = "#00ff00"
+status-starting = "#ffff00"
+status-unavailable = "#ff0000"
+"""
+
+
+def test_builtin_themes_validate() -> None:
+    themes, problems = load_themes(builtin_theme_dir())
+    assert problems == []
+    assert "envtui-dark" in {theme.name for theme in themes}
+
+
+def test_user_theme_dir_follows_xdg(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    assert user_theme_dir() == tmp_path / "envtui" / "themes"
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        ("name = ", "Invalid value"),
+        ('name = "x"\nprimary = "red"', "primary: String should match pattern"),
+        ('sparkle = "#000000"\n' + GOOD, "sparkle: Extra inputs are not permitted"),
+        (GOOD.replace('status-ready = "#00ff00"\n', ""), "variables: missing status-ready"),
+    ],
+)
+def test_broken_theme_is_a_problem_naming_file_and_key(
+    tmp_path: Path, content: str, reason: str
+) -> None:
+    (tmp_path / "good.toml").write_text(GOOD, encoding="utf-8")
+    broken = tmp_path / "broken.toml"
+    broken.write_text(content, encoding="utf-8")
+    themes, problems = load_themes(tmp_path)
+    assert [theme.name for theme in themes] == ["mine"]
+    assert len(problems) == 1
+    assert problems[0].path == broken
+    assert str(broken) in problems[0].reason
+    assert reason in problems[0].reason
+
+
+def test_a_theme_file_that_is_not_utf8(tmp_path: Path) -> None:
+    path = tmp_path / "t.toml"
+    path.write_bytes(b'name = "\xff"')
+    with pytest.raises(ValueError, match=r"t\.toml"):
+        load_theme_file(path)
