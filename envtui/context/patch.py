@@ -97,10 +97,5 @@ def world_merge_patch(
 
 def apply_world_patch(sections: Mapping[str, JSON], patch: Mapping[str, JSON]) -> dict[str, JSON]:
     """Apply a world-state patch: ``null`` removes a section, anything else merges into it."""
-    out = dict(sections)
-    for key, value in patch.items():
-        if value is None:
-            out.pop(key, None)
-        else:
-            out[key] = apply_merge_patch(out.get(key), value)
-    return out
+    result: dict[str, JSON] = apply_merge_patch(dict(sections), dict(patch))
+    return result
