@@ -1,0 +1,245 @@
+"""The event vocabulary every source speaks, and its JSONL codec.
+
+An event is ``{"id": str, "msg": {"type": ..., ...}}``, Codex's own core event shape. The
+two connection events are byte-compatible with Codex: they come from a thread-level
+listener, so their ``id`` is always ``""``. envtui's own message types (status changes,
+warnings, steps, findings) use their own names, documented in the README. A top-level
+``"at"`` (ISO time) may follow ``id`` and ``msg``; without it a line is exactly Codex's.
+
+Reading is forgiving in the way a long-running tool needs: a bad line becomes a
+:class:`DecodeError` carrying its line number and the stream goes on; a message whose type
+envtui does not know is kept whole as :class:`UnknownMessage`, and written back unchanged.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Annotated, Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+THREAD_EVENT_ID = ""
+"""The ``id`` of thread-level events such as connection changes: no submission caused them."""
+
+LiveState = Literal["starting", "ready", "unavailable"]
+
+
+class _Message(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    TYPE: ClassVar[str]
+
+
+class EnvironmentConnected(_Message):
+    """A remote environment's connection came up (Codex's own event)."""
+
+    TYPE: ClassVar[str] = "environment_connected"
+    type: Literal["environment_connected"] = "environment_connected"
+    environment_id: str
+
+
+class EnvironmentDisconnected(_Message):
+    """A remote environment's connection went away (Codex's own event)."""
+
+    TYPE: ClassVar[str] = "environment_disconnected"
+    type: Literal["environment_disconnected"] = "environment_disconnected"
+    environment_id: str
+
+
+class EnvironmentStatus(_Message):
+    """envtui: an environment's live status, as the dashboard shows it.
+
+    ``primary`` is the first ready environment in selection order. ``next_retry_at`` says
+    when a failed remote is tried again (None: not retried, or not failed).
+    """
+
+    TYPE: ClassVar[str] = "environment_status"
+    type: Literal["environment_status"] = "environment_status"
+    environment_id: str
+    kind: str
+    status: LiveState
+    primary: bool = False
+    shell: str | None = None
+    shell_path: str | None = None
+    cwd: str | None = None
+    error: str | None = None
+    next_retry_at: datetime | None = None
+
+
+class EnvironmentRemoved(_Message):
+    """envtui: an environment left the selection; its listener was aborted."""
+
+    TYPE: ClassVar[str] = "environment_removed"
+    type: Literal["environment_removed"] = "environment_removed"
+    environment_id: str
+
+
+class WarningMessage(_Message):
+    """envtui: something was skipped or degraded, but nothing stopped."""
+
+    TYPE: ClassVar[str] = "warning"
+    type: Literal["warning"] = "warning"
+    message: str
+    environment_id: str | None = None
+
+
+class StepRecorded(_Message):
+    """envtui: one sampling step's context, snapshot and patch."""
+
+    TYPE: ClassVar[str] = "step"
+    type: Literal["step"] = "step"
+    step: int
+    text: str | None = None
+    diff: str | None = None
+    snapshot: dict[str, Any] | None = None
+    patch: dict[str, Any] | None = None
+
+
+class FindingReported(_Message):
+    """envtui: a divergence between the tools offered and the step's snapshot."""
+
+    TYPE: ClassVar[str] = "finding"
+    type: Literal["finding"] = "finding"
+    code: str
+    severity: Literal["info", "warning", "error"]
+    step: int | None = None
+    tool: str | None = None
+    environment_id: str | None = None
+    message: str
+
+
+class UnknownMessage(BaseModel):
+    """A message of a type envtui does not know: kept whole so it can be written back."""
+
+    model_config = ConfigDict(frozen=True)
+    type: str
+    raw: dict[str, Any]
+
+
+KNOWN_MESSAGES: dict[str, type[_Message]] = {
+    cls.TYPE: cls
+    for cls in (
+        EnvironmentConnected,
+        EnvironmentDisconnected,
+        EnvironmentStatus,
+        EnvironmentRemoved,
+        WarningMessage,
+        StepRecorded,
+        FindingReported,
+    )
+}
+
+Message = Annotated[
+    EnvironmentConnected
+    | EnvironmentDisconnected
+    | EnvironmentStatus
+    | EnvironmentRemoved
+    | WarningMessage
+    | StepRecorded
+    | FindingReported
+    | UnknownMessage,
+    Field(union_mode="left_to_right"),
+]
+
+
+class Event(BaseModel):
+    """``{"id", "msg"}``, plus an optional ``at`` time."""
+
+    model_config = ConfigDict(frozen=True)
+    id: str
+    msg: Message
+    at: datetime | None = None
+
+
+def thread_event(msg: _Message, *, at: datetime | None = None) -> Event:
+    """An event that belongs to the thread, not to a submission: ``id`` is ``""``."""
+    return Event(id=THREAD_EVENT_ID, msg=msg, at=at)
+
+
+# --- JSONL -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DecodeError:
+    """A line that is not an event; ``line`` is 1-based. The rest of the stream is read."""
+
+    line: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.message}"
+
+
+def message_to_json(msg: _Message | UnknownMessage) -> dict[str, Any]:
+    if isinstance(msg, UnknownMessage):
+        return msg.raw
+    data: dict[str, Any] = msg.model_dump(mode="json", exclude_defaults=False)
+    # ``type`` first, as Codex writes it; optional fields only when they carry a value.
+    ordered = {"type": data.pop("type")}
+    ordered.update({k: v for k, v in data.items() if v is not None})
+    return ordered
+
+
+def encode_event(event: Event) -> str:
+    """One compact JSON line (no newline): ``{"id":…,"msg":{…}}`` then ``"at"`` if set."""
+    data: dict[str, Any] = {"id": event.id, "msg": message_to_json(event.msg)}
+    if event.at is not None:
+        data["at"] = event.at.isoformat()
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+def decode_message(raw: object) -> _Message | UnknownMessage:
+    """A ``msg`` object as its typed message; raises ValueError when it is not one."""
+    if not isinstance(raw, dict):
+        raise ValueError("msg: expected an object")
+    kind = raw.get("type")
+    if not isinstance(kind, str):
+        raise ValueError("msg.type: expected a string")
+    cls = KNOWN_MESSAGES.get(kind)
+    if cls is None:
+        return UnknownMessage(type=kind, raw=raw)
+    try:
+        return cls.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise ValueError(
+            f"msg.{where}: {first['msg']}" if where else f"msg: {first['msg']}"
+        ) from None
+
+
+def decode_event(line: str) -> Event:
+    """Parse one JSONL line; raises ValueError with a message that names the field."""
+    try:
+        data = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"invalid JSON at column {exc.colno}: {exc.msg}") from None
+    if not isinstance(data, dict):
+        raise ValueError("expected a JSON object")
+    event_id = data.get("id")
+    if not isinstance(event_id, str):
+        raise ValueError("id: expected a string")
+    msg = decode_message(data.get("msg"))
+    at = data.get("at")
+    if at is not None and not isinstance(at, str):
+        raise ValueError("at: expected an ISO time string")
+    try:
+        when = datetime.fromisoformat(at) if at is not None else None
+    except ValueError:
+        raise ValueError(f"at: not an ISO time: {at!r}") from None
+    return Event(id=event_id, msg=msg, at=when)
+
+
+def decode_lines(lines: Iterable[str]) -> Iterator[Event | DecodeError]:
+    """Events from JSONL lines; blank lines are skipped, bad ones yield :class:`DecodeError`."""
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            yield decode_event(line)
+        except ValueError as exc:
+            yield DecodeError(line=number, message=str(exc))
+        except RecursionError:
+            yield DecodeError(line=number, message="nested too deeply")
