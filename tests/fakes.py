@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 import asyncio
-from typing import ClassVar
+from typing import ClassVar, TypeVar
 
 from envtui.environments.base import Environment, LiveStatus, Readiness
-from envtui.events import Event
+from envtui.events import (
+    EnvironmentConnected,
+    EnvironmentDisconnected,
+    EnvironmentStatus,
+    Event,
+)
+
+M = TypeVar("M")
 
 
 class FakeRemote(Environment):
@@ -54,11 +61,20 @@ class Recorder:
         self.events.append(event)
 
     def of_type(self, kind: str) -> list[Event]:
-        return [e for e in self.events if getattr(e.msg, "type", None) == kind]
+        return [e for e in self.events if e.msg.type == kind]
+
+    def messages(self, cls: type[M]) -> list[M]:
+        return [e.msg for e in self.events if isinstance(e.msg, cls)]
+
+    def statuses(self) -> list[tuple[str, str, bool]]:
+        return [(m.environment_id, m.status, m.primary) for m in self.messages(EnvironmentStatus)]
+
+    def messages_of_status(self, status: str) -> list[EnvironmentStatus]:
+        return [m for m in self.messages(EnvironmentStatus) if m.status == status]
 
     def connection_events(self) -> list[tuple[str, str, str]]:
         return [
-            (e.id, e.msg.type, e.msg.environment_id)  # type: ignore[union-attr]
+            (e.id, e.msg.type, e.msg.environment_id)
             for e in self.events
-            if e.msg.type in ("environment_connected", "environment_disconnected")
+            if isinstance(e.msg, EnvironmentConnected | EnvironmentDisconnected)
         ]

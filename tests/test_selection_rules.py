@@ -8,6 +8,7 @@ from fakes import FakeLocal, FakeRemote, Recorder, settle
 from envtui.environments.base import ConnectionState
 from envtui.environments.local import LocalEnvironment
 from envtui.environments.manager import EnvironmentManager, Selection
+from envtui.events import EnvironmentRemoved, WarningMessage
 
 
 def _manager(*environments: FakeRemote) -> tuple[EnvironmentManager, Recorder]:
@@ -33,9 +34,9 @@ async def test_unknown_id_is_skipped_with_a_warning() -> None:
     manager, recorder = _manager(FakeRemote("a"))
     manager.update_selections([_sel("ghost"), _sel("a")])
     assert [s.environment_id for s in manager.selections] == ["a"]
-    (warning,) = recorder.of_type("warning")
-    assert warning.msg.environment_id == "ghost"  # type: ignore[union-attr]
-    assert "ghost" in warning.msg.message  # type: ignore[union-attr]
+    (warning,) = recorder.messages(WarningMessage)
+    assert warning.environment_id == "ghost"
+    assert "ghost" in warning.message
     await manager.aclose()
 
 
@@ -130,7 +131,7 @@ async def test_listener_is_aborted_when_the_environment_leaves_the_selection() -
     remote.become_ready()
     await settle()
     assert recorder.connection_events() == []
-    assert [e.msg.environment_id for e in recorder.of_type("environment_removed")] == ["a"]  # type: ignore[union-attr]
+    assert [m.environment_id for m in recorder.messages(EnvironmentRemoved)] == ["a"]
     await manager.aclose()
 
 
@@ -283,11 +284,7 @@ async def test_status_events_follow_the_live_primary() -> None:
     await settle()
     a.become_ready()
     await settle()
-    statuses = [
-        (e.msg.environment_id, e.msg.status, e.msg.primary)
-        for e in recorder.of_type("environment_status")
-    ]  # type: ignore[union-attr]
-    assert statuses == [
+    assert recorder.statuses() == [
         ("a", "starting", False),
         ("b", "starting", False),
         ("b", "ready", True),

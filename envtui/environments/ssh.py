@@ -1,0 +1,292 @@
+"""SSH environments over asyncssh: connect, verify the host key, probe, keep alive, reconnect.
+
+Host keys are always checked against known_hosts files passed explicitly, so a
+``UserKnownHostsFile none`` in ``~/.ssh/config`` cannot switch checking off. An unknown
+host and a mismatched key are told apart in the reason, and neither is retried: that
+needs a change of known_hosts or config. Only ``accept_new_host_keys`` accepts a key, and
+only for a host known_hosts has never seen; the key is then appended to the first file.
+As in OpenSSH, a port other than 22 needs a ``[host]:port`` entry.
+
+Settings left unset are not passed, so a ``~/.ssh/config`` alias keeps its own HostName,
+port, user and keys. The probe reads ``$SHELL`` and checks cwd in one command, with the
+path quoted so that a config value cannot inject shell commands.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shlex
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any, ClassVar
+
+import asyncssh
+
+from envtui.context.local_time import system_clock
+from envtui.environments.backoff import Backoff
+from envtui.environments.base import Environment, LiveStatus, Readiness
+
+DEFAULT_KNOWN_HOSTS = "~/.ssh/known_hosts"
+
+
+@dataclass(frozen=True)
+class SshSettings:
+    """How to reach one host. None means "not set": asyncssh and ``~/.ssh/config`` decide."""
+
+    host: str
+    port: int | None = None
+    user: str | None = None
+    identity_files: tuple[str, ...] | None = None
+    known_hosts: tuple[str, ...] = (DEFAULT_KNOWN_HOSTS,)
+    accept_new_host_keys: bool = False
+    connect_timeout: float = 10.0
+    keepalive_interval: float = 5.0
+    keepalive_count_max: int = 3
+    backoff_initial: float = 1.0
+    backoff_max: float = 60.0
+    read_ssh_config: bool = True
+    use_agent: bool = True
+
+    @property
+    def dead_link_bound(self) -> float:
+        """A dead link is noticed within this many seconds."""
+        return self.keepalive_interval * (self.keepalive_count_max + 1)
+
+    def known_hosts_paths(self) -> list[Path]:
+        return [Path(p).expanduser() for p in self.known_hosts]
+
+    def target(self) -> str:
+        return self.host if self.port is None else f"{self.host}:{self.port}"
+
+
+class HostKeyError(Exception):
+    """The server's key is unknown or does not match: not retried."""
+
+
+class ProbeError(Exception):
+    """Connected, but the shell or cwd check failed: retried with the backoff."""
+
+
+def known_hosts_pattern(host: str, port: int | None) -> str:
+    """``host`` for port 22, ``[host]:port`` otherwise, as OpenSSH writes known_hosts."""
+    return host if port in (None, 22) else f"[{host}]:{port}"
+
+
+class _KnownHostsPolicy:
+    """Matches the files as OpenSSH does, and decides whether a new key may be accepted."""
+
+    def __init__(self, settings: SshSettings) -> None:
+        self._settings = settings
+        self.rejection: str | None = None
+        self.accepted: str | None = None
+
+    def _load(self) -> asyncssh.SSHKnownHosts:
+        return asyncssh.read_known_hosts([str(p) for p in self._settings.known_hosts_paths()])
+
+    def match(self, host: str, addr: str, port: int | None) -> Any:
+        """asyncssh's known_hosts callable: only ``[host]:port`` entries for a non-22 port."""
+        known = self._load()
+        if port in (None, 22):
+            return known.match(host, addr, None)
+        # The bracketed name is matched as text; asyncssh would otherwise fall back to plain
+        # ``host`` entries for any port, which OpenSSH does not.
+        return known.match(known_hosts_pattern(host, port), "", None)
+
+    def validate(self, host: str, addr: str, port: int, key: asyncssh.SSHKey) -> bool:
+        """Called for a key known_hosts does not trust: accept only a new host, if allowed."""
+        files = ", ".join(str(p) for p in self._settings.known_hosts_paths())
+        where = known_hosts_pattern(host, port)
+        if self.match(host, addr, port)[0]:
+            self.rejection = (
+                f"host key mismatch: the key {where} presented ({key.get_fingerprint()}) "
+                f"differs from the one in known_hosts ({files}); not connecting"
+            )
+            return False
+        if not self._settings.accept_new_host_keys:
+            self.rejection = (
+                f"unknown host key: {where} ({key.get_fingerprint()}) is not in known_hosts "
+                f"({files}); add it, or set accept_new_host_keys = true"
+            )
+            return False
+        self._append(where, key)
+        self.accepted = f"accepted the new host key of {where} ({key.get_fingerprint()})"
+        return True
+
+    def _append(self, pattern: str, key: asyncssh.SSHKey) -> None:
+        path = self._settings.known_hosts_paths()[0]
+        algorithm, blob = key.export_public_key("openssh").decode("ascii").split()[:2]
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        with path.open("a", encoding="ascii") as handle:
+            handle.write(f"{pattern} {algorithm} {blob}\n")
+
+
+class _Client(asyncssh.SSHClient):
+    def __init__(self, policy: _KnownHostsPolicy, lost: asyncio.Future[str]) -> None:
+        self._policy = policy
+        self._lost = lost
+
+    def validate_host_public_key(
+        self, host: str, addr: str, port: int, key: asyncssh.SSHKey
+    ) -> bool:
+        return self._policy.validate(host, addr, port, key)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self._lost.done():
+            self._lost.set_result(str(exc) if exc else "closed")
+
+
+def probe_command(cwd: str) -> str:
+    """One POSIX ``sh`` command that prints ``$SHELL`` and the resolved cwd.
+
+    The script goes through ``sh -c`` so it runs the same under any login shell (fish,
+    csh), and cwd is quoted inside it; a leading ``~/`` is expanded by the remote shell.
+    """
+    if cwd == "~" or cwd.startswith("~/"):
+        target = '"$HOME"' + (shlex.quote(cwd[1:]) if len(cwd) > 1 else "")
+    else:
+        target = shlex.quote(cwd)
+    script = f'printf "%s\\n" "${{SHELL:-}}"; cd -- {target} && pwd'
+    return "sh -c " + shlex.quote(script)
+
+
+def parse_probe(stdout: str, cwd: str) -> Readiness:
+    lines = stdout.splitlines()
+    shell_path = lines[0].strip() if lines else ""
+    shell_name = os.path.basename(shell_path.rstrip("/")) or None
+    return Readiness(shell_name=shell_name, shell_path=shell_path or None, cwd=cwd)
+
+
+class SshEnvironment(Environment):
+    kind: ClassVar[str] = "ssh"
+    is_remote: ClassVar[bool] = True
+
+    def __init__(
+        self,
+        environment_id: str,
+        cwd: str,
+        settings: SshSettings,
+        *,
+        clock: Callable[[], datetime] = system_clock,
+        client_keys: Sequence[asyncssh.SSHKey] | None = None,
+    ) -> None:
+        super().__init__(environment_id, cwd)
+        self.settings = settings
+        self._clock = clock
+        self._client_keys = client_keys  # keys in memory, for tests and the demo
+        self._connection: asyncssh.SSHClientConnection | None = None
+        self.notes: list[str] = []  # things worth a warning, such as an accepted host key
+
+    async def _run(self) -> None:
+        backoff = Backoff(self.settings.backoff_initial, self.settings.backoff_max)
+        while True:
+            self._set_status(LiveStatus("starting"))
+            lost: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+            try:
+                self._connection = await self._connect(lost)
+                readiness = await self._probe(self._connection)
+            except HostKeyError as exc:
+                await self._drop_connection()
+                self._set_status(LiveStatus("unavailable", error=str(exc)))
+                return  # not retried until known_hosts or the config change
+            except (OSError, asyncssh.Error, TimeoutError, ProbeError) as exc:
+                await self._drop_connection()
+                await self._wait_to_retry(backoff, _describe(exc, self.settings))
+                continue
+            backoff.reset()
+            self._set_connected(True)
+            self._set_status(LiveStatus("ready", readiness=readiness))
+            reason = await lost
+            await self._drop_connection()
+            self._set_connected(False)
+            await self._wait_to_retry(backoff, f"connection lost: {reason}")
+
+    async def _wait_to_retry(self, backoff: Backoff, reason: str) -> None:
+        delay = backoff.next_delay()
+        retry_at = self._clock() + timedelta(seconds=delay)
+        self._set_status(LiveStatus("unavailable", error=reason, next_retry_at=retry_at))
+        await asyncio.sleep(delay)
+
+    async def _connect(self, lost: asyncio.Future[str]) -> asyncssh.SSHClientConnection:
+        settings = self.settings
+        missing = [p for p in settings.known_hosts_paths() if not p.exists()]
+        if missing and not settings.accept_new_host_keys:
+            raise HostKeyError(
+                f"known_hosts file {missing[0]} does not exist; create it or set "
+                "accept_new_host_keys = true"
+            )
+        for path in missing:
+            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            path.touch(mode=0o600)
+        policy = _KnownHostsPolicy(settings)
+        options: dict[str, Any] = {
+            "known_hosts": policy.match,
+            "connect_timeout": settings.connect_timeout,
+            "login_timeout": settings.connect_timeout,
+            "keepalive_interval": settings.keepalive_interval,
+            "keepalive_count_max": settings.keepalive_count_max,
+        }
+        if settings.port is not None:
+            options["port"] = settings.port
+        if settings.user is not None:
+            options["username"] = settings.user
+        if self._client_keys is not None:
+            options["client_keys"] = list(self._client_keys)
+        elif settings.identity_files is not None:
+            options["client_keys"] = [str(Path(p).expanduser()) for p in settings.identity_files]
+        if not settings.read_ssh_config:
+            options["config"] = None
+        if not settings.use_agent:
+            options["agent_path"] = None
+        try:
+            connection, _ = await asyncssh.create_connection(
+                lambda: _Client(policy, lost), settings.host, **options
+            )
+        except asyncssh.HostKeyNotVerifiable as exc:
+            raise HostKeyError(policy.rejection or f"host key not verifiable: {exc}") from None
+        if policy.accepted:
+            self.notes.append(policy.accepted)
+        return connection
+
+    async def _probe(self, connection: asyncssh.SSHClientConnection) -> Readiness:
+        result = await connection.run(
+            probe_command(self.cwd), check=False, timeout=self.settings.connect_timeout
+        )
+        stdout = result.stdout if isinstance(result.stdout, str) else ""
+        if result.exit_status != 0:
+            stderr = result.stderr if isinstance(result.stderr, str) else ""
+            detail = stderr.strip().splitlines()[-1] if stderr.strip() else "cd failed"
+            raise ProbeError(f"cwd {self.cwd} is not usable on {self.settings.host}: {detail}")
+        return parse_probe(stdout, self.cwd)
+
+    async def _drop_connection(self) -> None:
+        connection, self._connection = self._connection, None
+        if connection is not None:
+            connection.abort()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(connection.wait_closed(), timeout=5)
+
+    async def _close_resources(self) -> None:
+        await self._drop_connection()
+
+
+def _describe(exc: BaseException, settings: SshSettings) -> str:
+    """One line for the status: what failed, where, and why."""
+    target = settings.target()
+    if isinstance(exc, ProbeError):
+        return str(exc)
+    if isinstance(exc, asyncssh.PermissionDenied):
+        who = f"{settings.user}@" if settings.user else ""
+        return f"authentication failed for {who}{target}: {exc.reason or exc}"
+    if isinstance(exc, TimeoutError):
+        return f"connecting to {target} timed out after {settings.connect_timeout:g} s"
+    if isinstance(exc, asyncssh.Error):
+        return f"ssh error from {target}: {exc.reason or exc}"
+    return (
+        f"cannot connect to {target}: {exc.strerror or exc}"
+        if isinstance(exc, OSError)
+        else str(exc)
+    )
