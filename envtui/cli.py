@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 
 from envtui import __version__
-from envtui.commands import render
+from envtui.commands import events, render, snapshot
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -23,6 +23,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"envtui {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     render.add_parser(subparsers)
+    snapshot.add_parser(subparsers)
+    events.add_parser(subparsers)
     return parser
 
 

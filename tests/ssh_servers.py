@@ -45,7 +45,7 @@ class InProcessServer:
             def connection_lost(self, exc: Exception | None) -> None:
                 owner.live.discard(self._conn)
 
-            async def begin_auth(self, username: str) -> bool:  # type: ignore[override]
+            async def begin_auth(self, username: str) -> bool:
                 if owner.auth_delay:
                     await asyncio.sleep(owner.auth_delay)
                 return True

@@ -6,6 +6,15 @@ import subprocess
 import sys
 
 CORE_MODULES = ("envtui.context", "envtui.cli", "envtui.theme_files")
+RUNTIME_MODULES = (
+    "envtui.events",
+    "envtui.config",
+    "envtui.environments.manager",
+    "envtui.environments.ssh",
+    "envtui.sources.engine",
+    "envtui.commands.snapshot",
+    "envtui.commands.events",
+)
 
 
 def test_core_and_cli_do_not_import_textual() -> None:
@@ -15,6 +24,15 @@ def test_core_and_cli_do_not_import_textual() -> None:
         "from envtui.cli import main\n"
         "assert 'textual' not in sys.modules, sorted(m for m in sys.modules if m.startswith('textual'))\n"
         "assert 'asyncssh' not in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_runtime_does_not_import_textual() -> None:
+    code = (
+        "import sys\n"
+        f"import {', '.join(RUNTIME_MODULES)}\n"
+        "assert 'textual' not in sys.modules, sorted(m for m in sys.modules if m.startswith('textual'))\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import asyncssh
 from fakes import Recorder
@@ -14,7 +15,7 @@ from envtui.environments.manager import EnvironmentManager, Selection
 from envtui.environments.ssh import SshEnvironment, SshSettings, probe_command
 
 
-def _environment(server: InProcessServer, tmp_path: Path, **overrides: object) -> SshEnvironment:
+def _environment(server: InProcessServer, tmp_path: Path, **overrides: Any) -> SshEnvironment:
     settings = server.settings(tmp_path / "known_hosts", **overrides)
     return SshEnvironment("build", str(tmp_path), settings, client_keys=[server.client_key])
 

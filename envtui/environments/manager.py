@@ -165,6 +165,7 @@ class EnvironmentManager:
         self._registered: dict[str, Environment] = {}
         self._selected: list[_Selected] = []
         self._primary_id: str | None = None
+        self._reported: dict[str, EnvironmentStatus] = {}
         self._closed = False
 
     # --- registration ---------------------------------------------------------------------
@@ -233,9 +234,11 @@ class EnvironmentManager:
         now_selected = {s.selection.environment_id for s in result}
         for old_selected in previous:
             if old_selected.selection.environment_id not in now_selected:
+                self._reported.pop(old_selected.selection.environment_id, None)
                 self._emit(EnvironmentRemoved(environment_id=old_selected.selection.environment_id))
         for selected in result:
             if not any(p.environment is selected.environment for p in previous):
+                self._reported.pop(selected.environment.id, None)  # a new instance starts afresh
                 self._report_status(selected.environment)
         self._update_primary(changed=None)
 
@@ -316,22 +319,30 @@ class EnvironmentManager:
                     reported.add(selected.environment.id)
 
     def _report_status(self, environment: Environment) -> None:
+        """Emit the environment's status, unless it is exactly what was last reported.
+
+        Status changes are observed by one watcher per environment, but the primary is
+        computed from every environment's current value; a watcher can therefore see a
+        change before the watcher of the changed environment runs. Comparing with the last
+        report makes each change arrive exactly once.
+        """
         status = environment.status.value
         readiness = status.readiness
         selected = self._find(environment.id)
-        self._emit(
-            EnvironmentStatus(
-                environment_id=environment.id,
-                kind=environment.kind,
-                status=status.state,
-                primary=environment.id == self._live_primary(),
-                shell=readiness.shell_name if readiness else None,
-                shell_path=readiness.shell_path if readiness else None,
-                cwd=selected.selection.cwd if selected else environment.cwd,
-                error=status.error,
-                next_retry_at=status.next_retry_at,
-            )
+        msg = EnvironmentStatus(
+            environment_id=environment.id,
+            kind=environment.kind,
+            status=status.state,
+            primary=environment.id == self._live_primary(),
+            shell=readiness.shell_name if readiness else None,
+            shell_path=readiness.shell_path if readiness else None,
+            cwd=selected.selection.cwd if selected else environment.cwd,
+            error=status.error,
+            next_retry_at=status.next_retry_at,
         )
+        if self._reported.get(environment.id) != msg:
+            self._reported[environment.id] = msg
+            self._emit(msg)
 
     def _emit(self, msg: ManagerMessage) -> None:
         if not self._closed:

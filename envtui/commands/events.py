@@ -1,0 +1,91 @@
+"""``envtui events``: run the configured environments and write their events as JSONL.
+
+It runs until ``--duration`` ends or Ctrl+C (SIGINT) or SIGTERM; either way the shutdown is
+clean: every connection and child process is closed before it exits.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import signal
+import sys
+from typing import IO, TYPE_CHECKING
+
+from envtui.commands.common import CONFIG_ERRORS, add_config_argument, fail, load
+from envtui.events import Event, encode_event
+
+if TYPE_CHECKING:  # the runtime (and asyncssh) loads only when the command runs
+    from envtui.sources.engine import Engine
+
+COMMAND = "events"
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        COMMAND,
+        help="write the environments' event stream as JSONL",
+        description="Run the configured environments and write every event as one JSON line "
+        "(to standard output, or --out, which is truncated) until --duration ends or Ctrl+C.",
+    )
+    add_config_argument(parser)
+    parser.add_argument(
+        "--duration",
+        type=float,
+        metavar="S",
+        help="stop after S seconds (default: run until Ctrl+C)",
+    )
+    parser.add_argument("--out", metavar="FILE", help="write to FILE instead of standard output")
+    parser.set_defaults(handler=run)
+
+
+class _LineWriter:
+    """Writes each event as it comes, so a reader following the stream sees it at once."""
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        self._stream = stream
+
+    def __call__(self, event: Event) -> None:
+        self._stream.write((encode_event(event) + "\n").encode("utf-8"))
+        self._stream.flush()
+
+
+async def stream_events(engine: Engine, duration: float | None) -> None:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(signum, stop.set)
+    engine.start()
+    try:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), timeout=duration)
+    finally:
+        await engine.aclose()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.remove_signal_handler(signum)
+
+
+def run(args: argparse.Namespace) -> int:
+    config = load(COMMAND, args)
+    if isinstance(config, int):
+        return config
+    if args.duration is not None and args.duration < 0:
+        return fail(COMMAND, "--duration must not be negative")
+    try:
+        out: IO[bytes] = open(args.out, "wb") if args.out else sys.stdout.buffer  # noqa: SIM115
+    except OSError as exc:
+        return fail(COMMAND, f"{args.out}: cannot write: {exc.strerror or exc}")
+    from envtui.sources.engine import Engine
+
+    try:
+        engine = Engine(config, _LineWriter(out))
+        asyncio.run(stream_events(engine, args.duration))
+    except CONFIG_ERRORS as exc:
+        return fail(COMMAND, str(exc))
+    finally:
+        if out is not sys.stdout.buffer:
+            out.close()
+    return 0

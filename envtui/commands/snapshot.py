@@ -1,0 +1,110 @@
+"""``envtui snapshot``: resolve the configured environments once and report them.
+
+Unavailable environments are information, not failure: the exit code is 0 unless the
+config is bad (2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from typing import TYPE_CHECKING, Any
+
+from envtui.commands.common import CONFIG_ERRORS, add_config_argument, fail, load
+from envtui.safe_text import dumps_json_line, for_terminal
+
+if TYPE_CHECKING:  # the runtime (and asyncssh) loads only when the command runs
+    from envtui.environments.manager import EnvironmentSnapshot, SnapshotEntry
+    from envtui.sources.engine import Engine
+
+COMMAND = "snapshot"
+DEFAULT_TIMEOUT = 15.0
+_STATUS = {"ready": "ready", "starting": "starting", "failed": "unavailable"}
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        COMMAND,
+        help="resolve the configured environments once and print them",
+        description="Resolve every configured environment once (blocking, bounded by --timeout) "
+        "and print id, status, primary, shell, cwd and error, then the context block.",
+    )
+    add_config_argument(parser)
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT,
+        metavar="S",
+        help=f"seconds to wait for environments still starting (default {DEFAULT_TIMEOUT:g})",
+    )
+    parser.add_argument("--json", action="store_true", help='print {"environments", "context"}')
+    parser.set_defaults(handler=run)
+
+
+def entry_json(entry: SnapshotEntry, primary: str | None) -> dict[str, Any]:
+    readiness = entry.readiness
+    return {
+        "id": entry.environment_id,
+        "kind": entry.kind,
+        "status": _STATUS[entry.state],
+        "primary": entry.environment_id == primary,
+        "shell": readiness.shell_name if readiness else None,
+        "shell_path": readiness.shell_path if readiness else None,
+        "cwd": entry.selection.cwd,
+        "error": entry.error,
+    }
+
+
+async def take_snapshot(engine: Engine, timeout: float) -> EnvironmentSnapshot:
+    engine.start()
+    try:
+        return await engine.snapshot(timeout)
+    finally:
+        await engine.aclose()
+
+
+def run(args: argparse.Namespace) -> int:
+    from envtui.context.render import render_full
+    from envtui.sources.engine import Engine
+
+    config = load(COMMAND, args)
+    if isinstance(config, int):
+        return config
+    try:
+        engine = Engine(config, lambda event: None)
+    except CONFIG_ERRORS as exc:
+        return fail(COMMAND, str(exc))
+    snapshot = asyncio.run(take_snapshot(engine, args.timeout))
+    primary_entry = snapshot.primary()
+    primary = primary_entry.environment_id if primary_entry else None
+    rows = [entry_json(entry, primary) for entry in snapshot.entries]
+    section = engine.section(snapshot)
+    context = render_full(section) if section is not None else None
+    if args.json:
+        sys.stdout.write(dumps_json_line({"environments": rows, "context": context}) + "\n")
+        return 0
+    text = format_table(rows) + ("\n\n" + context if context is not None else "") + "\n"
+    sys.stdout.write(for_terminal(text) if sys.stdout.isatty() else text)
+    return 0
+
+
+def format_table(rows: list[dict[str, Any]]) -> str:
+    headers = ["ID", "STATUS", "PRIMARY", "SHELL", "CWD", "ERROR"]
+    table = [
+        [
+            r["id"],
+            r["status"],
+            "*" if r["primary"] else "",
+            r["shell"] or "-",
+            r["cwd"],
+            r["error"] or "",
+        ]
+        for r in rows
+    ]
+    widths = [max(len(h), *(len(row[i]) for row in table)) for i, h in enumerate(headers)]
+    lines = [
+        "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+        for row in [headers, *table]
+    ]
+    return "\n".join(lines)

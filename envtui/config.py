@@ -1,0 +1,334 @@
+"""envtui's TOML configuration, validated with pydantic; errors name file, line and key.
+
+Environments are listed in selection order: the first is the intended primary. Every kind
+takes ``id``, ``kind``, ``cwd`` and ``workspace_roots``; ``ssh`` adds the connection keys;
+``exec-server`` adds ``program``, ``args``, ``env`` and, when it runs on a host, the ssh
+keys. A key a kind does not take is an error, and types are strict (``port = "22"`` is an
+error). tomllib gives no positions, so the line of a key is found by scanning the text.
+
+Lookup: ``--config`` wins over ``$ENVTUI_CONFIG``, which wins over
+``$XDG_CONFIG_HOME/envtui/config.toml``. With no config at all, envtui watches one local
+environment in the current directory.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, Literal
+from zoneinfo import ZoneInfo
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from envtui.profiles import DEFAULT_PROFILE, Profile
+
+ENVIRONMENT_KINDS = ("local", "ssh", "exec-server")
+LOCAL_ID = "local"
+
+_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+def _valid_id(value: str) -> str:
+    if not _ID.fullmatch(value):
+        raise ValueError("must be 1 to 64 ASCII letters, digits, - or _")
+    return value
+
+
+EnvironmentId = Annotated[str, AfterValidator(_valid_id)]
+NonBlank = Annotated[str, StringConstraints(min_length=1, pattern=r"\S")]
+Seconds = Annotated[float, Field(gt=0)]
+
+
+class ConfigError(Exception):
+    """One line: ``FILE:LINE: KEY: message`` (LINE and KEY when they are known)."""
+
+    def __init__(self, path: str, message: str, *, line: int | None = None, key: str | None = None):
+        where = f"{path}:{line}" if line is not None else path
+        super().__init__(f"{where}: {key}: {message}" if key else f"{where}: {message}")
+        self.path = path
+        self.line = line
+        self.key = key
+        self.message = message
+
+
+class UnsupportedEnvironmentError(ValueError):
+    """A configured kind this build cannot run."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class _EnvironmentBase(_Strict):
+    id: EnvironmentId
+    cwd: NonBlank
+    workspace_roots: list[str] = []
+
+
+class _SshKeys(_Strict):
+    """Connection keys. Unset ones are not passed, so ``~/.ssh/config`` decides."""
+
+    port: Annotated[int, Field(ge=1, le=65535)] | None = None
+    user: NonBlank | None = None
+    identity_files: list[str] | None = None
+    known_hosts: str | list[str] | None = None
+    accept_new_host_keys: bool = False
+    connect_timeout: Seconds = 10.0
+    keepalive_interval: Seconds = 5.0
+    keepalive_count_max: Annotated[int, Field(ge=1)] = 3
+    backoff_initial: Seconds = 1.0
+    backoff_max: Seconds = 60.0
+
+    @model_validator(mode="after")
+    def _backoff_order(self) -> _SshKeys:
+        if self.backoff_max < self.backoff_initial:
+            raise ValueError("backoff_max must not be smaller than backoff_initial")
+        return self
+
+    def known_hosts_files(self) -> tuple[str, ...] | None:
+        if self.known_hosts is None:
+            return None
+        return (self.known_hosts,) if isinstance(self.known_hosts, str) else tuple(self.known_hosts)
+
+
+class LocalEnvironmentConfig(_EnvironmentBase):
+    kind: Literal["local"]
+
+
+class SshEnvironmentConfig(_EnvironmentBase, _SshKeys):
+    kind: Literal["ssh"]
+    host: NonBlank
+
+    @field_validator("id")
+    @classmethod
+    def _not_local(cls, value: str) -> str:
+        if value == LOCAL_ID:
+            raise ValueError(f'{LOCAL_ID!r} is reserved for kind = "local"')
+        return value
+
+
+class ExecServerEnvironmentConfig(_EnvironmentBase, _SshKeys):
+    kind: Literal["exec-server"]
+    program: NonBlank
+    args: list[str] = []
+    env: dict[str, str] = {}
+    host: NonBlank | None = None
+
+    @field_validator("id")
+    @classmethod
+    def _not_local(cls, value: str) -> str:
+        if value == LOCAL_ID:
+            raise ValueError(f'{LOCAL_ID!r} is reserved for kind = "local"')
+        return value
+
+
+EnvironmentConfig = Annotated[
+    LocalEnvironmentConfig | SshEnvironmentConfig | ExecServerEnvironmentConfig,
+    Field(discriminator="kind"),
+]
+
+
+class NetworkConfig(_Strict):
+    allowed: list[str] = []
+    denied: list[str] = []
+
+
+class Config(_Strict):
+    timezone: str | None = None
+    profile: Literal["codex-0.171", "codex-0.150"] = DEFAULT_PROFILE.value
+    include_environment_context: bool = True
+    network: NetworkConfig | None = None
+    environments: list[EnvironmentConfig] = []
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_zone(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                ZoneInfo(value)
+            except Exception:
+                raise ValueError(f"unknown IANA time zone {value!r}") from None
+        return value
+
+    @property
+    def codex_profile(self) -> Profile:
+        return Profile(self.profile)
+
+    def selected(
+        self,
+    ) -> list[LocalEnvironmentConfig | SshEnvironmentConfig | ExecServerEnvironmentConfig]:
+        """The environments in selection order; one local in the current directory if none."""
+        if self.environments:
+            return list(self.environments)
+        return [LocalEnvironmentConfig(id=LOCAL_ID, kind="local", cwd=os.getcwd())]
+
+
+# --- finding and reading the file -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ConfigSource:
+    """Where the config came from; ``path`` None means the built-in default."""
+
+    path: Path | None
+    reason: str
+
+
+def locate_config(cli_path: str | None, environ: Mapping[str, str] | None = None) -> ConfigSource:
+    env = os.environ if environ is None else environ
+    if cli_path:
+        return ConfigSource(Path(cli_path), "--config")
+    if env.get("ENVTUI_CONFIG"):
+        return ConfigSource(Path(env["ENVTUI_CONFIG"]), "ENVTUI_CONFIG")
+    base = env.get("XDG_CONFIG_HOME") or str(Path(env.get("HOME", "~")).expanduser() / ".config")
+    default = Path(base) / "envtui" / "config.toml"
+    if default.exists():
+        return ConfigSource(default, "default location")
+    return ConfigSource(None, f"no config file ({default} does not exist)")
+
+
+def load_config(cli_path: str | None = None, environ: Mapping[str, str] | None = None) -> Config:
+    source = locate_config(cli_path, environ)
+    if source.path is None:
+        return Config()
+    return read_config(source.path)
+
+
+def read_config(path: Path) -> Config:
+    name = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(name, "config file does not exist") from None
+    except OSError as exc:
+        raise ConfigError(name, f"cannot read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(name, f"not UTF-8 (invalid byte at offset {exc.start})") from None
+    return parse_config(text, name)
+
+
+_TOML_POSITION = re.compile(r"\(at line (\d+), column (\d+)\)")
+
+
+def parse_config(text: str, name: str = "<config>") -> Config:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        match = _TOML_POSITION.search(str(exc))
+        message = _TOML_POSITION.sub("", str(exc)).strip()
+        raise ConfigError(
+            name, f"invalid TOML: {message}", line=int(match.group(1)) if match else None
+        ) from None
+    try:
+        config = Config.model_validate(data)
+    except ValidationError as exc:
+        raise _config_error(exc, text, name) from None
+    problem = _cross_check(config)
+    if problem is not None:
+        loc, message = problem
+        raise ConfigError(name, message, line=find_line(text, loc), key=_key_path(loc))
+    return config
+
+
+def _cross_check(config: Config) -> tuple[list[Any], str] | None:
+    """Rules that span keys or environments, reported at the key that breaks them."""
+    seen: set[str] = set()
+    for index, env in enumerate(config.environments):
+        if env.id in seen:
+            return ["environments", index, "id"], f"duplicate environment id {env.id!r}"
+        seen.add(env.id)
+        if isinstance(env, ExecServerEnvironmentConfig) and env.host is None:
+            used = sorted(env.model_fields_set & set(_SshKeys.model_fields))
+            if used:
+                return (
+                    ["environments", index, used[0]],
+                    "only taken when the exec-server runs on a host (set host)",
+                )
+    return None
+
+
+_KIND_TAGS = frozenset(ENVIRONMENT_KINDS)
+
+
+def _config_error(exc: ValidationError, text: str, name: str) -> ConfigError:
+    error = exc.errors(include_url=False)[0]
+    loc = [p for i, p in enumerate(error["loc"]) if not (i == 2 and p in _KIND_TAGS)]
+    message = str(error["msg"])
+    kind = error["type"]
+    if kind == "extra_forbidden":
+        message = "unknown key"
+    elif kind == "union_tag_not_found":
+        loc.append("kind")
+        message = f"missing; one of {', '.join(ENVIRONMENT_KINDS)}"
+    elif kind == "union_tag_invalid":
+        loc.append("kind")
+        message = (
+            f"expected one of {', '.join(ENVIRONMENT_KINDS)}, got {error['input'].get('kind')!r}"
+            if isinstance(error.get("input"), dict)
+            else message
+        )
+    elif kind == "missing":
+        message = "required key is missing"
+    elif kind == "value_error":
+        message = message.removeprefix("Value error, ")
+    key = _key_path(loc)
+    return ConfigError(name, message, line=find_line(text, loc), key=key or None)
+
+
+def _key_path(loc: list[Any]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+_TABLE = re.compile(r"^\s*(\[\[?)\s*([A-Za-z0-9_.\"'-]+)\s*\]\]?\s*(#.*)?$")
+
+
+def find_line(text: str, loc: list[Any]) -> int | None:
+    """The 1-based line of the key at ``loc``, else of its table, else None.
+
+    Handles what envtui's config uses: top-level keys, ``[network]`` and
+    ``[[environments]]`` tables with ``key = value`` lines.
+    """
+    lines = text.splitlines()
+    table: tuple[Any, ...] = ()
+    counts: dict[str, int] = {}
+    headers: dict[tuple[Any, ...], int] = {}
+    keys: dict[tuple[Any, ...], int] = {}
+    for number, line in enumerate(lines, start=1):
+        header = _TABLE.match(line)
+        if header:
+            name = header.group(2).strip("\"'")
+            if header.group(1) == "[[":
+                index = counts.get(name, 0)
+                counts[name] = index + 1
+                table = (name, index)
+            else:
+                table = (name,)
+            headers.setdefault(table, number)
+            continue
+        key = re.match(r"^\s*([\"']?)([A-Za-z0-9_-]+)\1\s*=", line)
+        if key:
+            keys.setdefault((*table, key.group(2)), number)
+    path = tuple(loc)
+    for end in range(len(path), 0, -1):
+        prefix = path[:end]
+        if prefix in keys:
+            return keys[prefix]
+        if prefix in headers:
+            return headers[prefix]
+    return None

@@ -1,0 +1,48 @@
+"""Environment instances from configuration entries."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+
+from envtui.config import (
+    ExecServerEnvironmentConfig,
+    LocalEnvironmentConfig,
+    SshEnvironmentConfig,
+    UnsupportedEnvironmentError,
+)
+from envtui.context.local_time import system_clock
+from envtui.environments.base import Environment
+from envtui.environments.local import LocalEnvironment
+from envtui.environments.ssh import DEFAULT_KNOWN_HOSTS, SshEnvironment, SshSettings
+
+
+def ssh_settings(config: SshEnvironmentConfig | ExecServerEnvironmentConfig) -> SshSettings:
+    assert config.host is not None
+    return SshSettings(
+        host=config.host,
+        port=config.port,
+        user=config.user,
+        identity_files=tuple(config.identity_files) if config.identity_files is not None else None,
+        known_hosts=config.known_hosts_files() or (DEFAULT_KNOWN_HOSTS,),
+        accept_new_host_keys=config.accept_new_host_keys,
+        connect_timeout=config.connect_timeout,
+        keepalive_interval=config.keepalive_interval,
+        keepalive_count_max=config.keepalive_count_max,
+        backoff_initial=config.backoff_initial,
+        backoff_max=config.backoff_max,
+    )
+
+
+def build_environment(
+    config: LocalEnvironmentConfig | SshEnvironmentConfig | ExecServerEnvironmentConfig,
+    *,
+    clock: Callable[[], datetime] = system_clock,
+) -> Environment:
+    if isinstance(config, LocalEnvironmentConfig):
+        return LocalEnvironment(config.id, config.cwd)
+    if isinstance(config, SshEnvironmentConfig):
+        return SshEnvironment(config.id, config.cwd, ssh_settings(config), clock=clock)
+    raise UnsupportedEnvironmentError(
+        f'environment {config.id!r}: kind = "exec-server" is not supported by this version'
+    )

@@ -1,0 +1,1 @@
+"""Event sources: envtui's own engine, and later the demo, codex, rollout and replay."""
