@@ -212,3 +212,46 @@ async def test_probe_command_quotes_home_relative_paths() -> None:
 
 def test_dead_link_bound_is_interval_times_count_plus_one() -> None:
     assert SshSettings(host="h", keepalive_interval=5, keepalive_count_max=3).dead_link_bound == 20
+
+
+async def test_ssh_config_alias_keeps_its_own_port_user_and_key(tmp_path: Path, monkeypatch: Any) -> None:
+    async with in_process_server() as server:
+        home = Path(str(tmp_path))
+        (home / ".ssh").mkdir()
+        key_file = home / ".ssh" / "bench_key"
+        key_file.write_bytes(server.client_key.export_private_key())
+        key_file.chmod(0o600)
+        (home / ".ssh" / "config").write_text(
+            f"Host buildbox\n  HostName 127.0.0.1\n  Port {server.port}\n  User ci\n  IdentityFile {key_file}\n"
+            "  UserKnownHostsFile none\n"  # must not switch host-key checking off
+        )
+        monkeypatch.setenv("HOME", str(home))
+        (home / "known_hosts").write_text(server.known_hosts_line())
+        settings = SshSettings(host="buildbox", known_hosts=(str(home / "known_hosts"),), use_agent=False, backoff_initial=0.05, backoff_max=0.1)
+        manager, _ = await _managed(SshEnvironment("build", str(tmp_path), settings))
+        assert (await manager.snapshot_blocking(timeout=10)).entries[0].state == "ready"
+        await manager.aclose()
+        (home / "known_hosts").write_text("")
+        manager, _ = await _managed(SshEnvironment("build", str(tmp_path), settings))
+        (entry,) = (await manager.snapshot_blocking(timeout=10)).entries
+        assert entry.error is not None
+        assert entry.error.startswith("unknown host key")
+        await manager.aclose()
+
+
+async def test_connect_timeout_bounds_a_silent_server(tmp_path: Path) -> None:
+    async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.read()  # accepts the TCP connection and never speaks SSH
+
+    listener = await asyncio.start_server(silent, "127.0.0.1", 0)
+    port = listener.sockets[0].getsockname()[1]
+    (tmp_path / "known_hosts").write_text("")
+    settings = SshSettings(
+        host="127.0.0.1", port=port, known_hosts=(str(tmp_path / "known_hosts"),), connect_timeout=0.3,
+        read_ssh_config=False, use_agent=False, backoff_initial=5, backoff_max=5,
+    )  # fmt: skip
+    manager, _ = await _managed(SshEnvironment("build", str(tmp_path), settings))
+    (entry,) = (await manager.snapshot_blocking(timeout=10)).entries
+    assert entry.error == f"connecting to 127.0.0.1:{port} timed out after 0.3 s"
+    await manager.aclose()
+    listener.close()
