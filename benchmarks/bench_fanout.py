@@ -129,9 +129,11 @@ async def measure(count: int, repeat: int) -> tuple[float, float]:
             sys.executable, __file__, "--serve", str(count), str(directory),
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
         )  # fmt: skip
-        assert server.stdout is not None and server.stdin is not None
+        assert server.stdout is not None
+        assert server.stdin is not None
         ports = json.loads(await server.stdout.readline())["ports"]
-        envtui_times, openssh_times = [], []
+        envtui_times: list[float] = []
+        openssh_times: list[float] = []
         try:
             for round_number in range(repeat):
                 clients = [envtui_all_ready, openssh_all_ready]
@@ -151,7 +153,8 @@ async def main_async(repeat: int, sizes: tuple[int, ...]) -> None:
     print("-" * 42)
     for count in sizes:
         envtui_time, openssh_time = await measure(count, repeat)
-        print(f"{count:>5}  {envtui_time:>8.3f}s  {openssh_time:>10.3f}s  {envtui_time / openssh_time:>9.2f}x")
+        ratio = envtui_time / openssh_time
+        print(f"{count:>5}  {envtui_time:>8.3f}s  {openssh_time:>10.3f}s  {ratio:>9.2f}x")
 
 
 def main() -> None:
@@ -164,7 +167,9 @@ def main() -> None:
         asyncio.run(serve(int(args.serve[0]), Path(args.serve[1])))
         return
     if shutil.which("ssh") is None:
-        sys.exit("bench_fanout: OpenSSH's ssh client is not installed (Debian package openssh-client)")
+        sys.exit(
+            "bench_fanout: OpenSSH's ssh client is not installed (Debian package openssh-client)"
+        )
     os.environ.pop("SSH_AUTH_SOCK", None)
     asyncio.run(main_async(args.repeat, tuple(args.sizes)))
 

@@ -214,7 +214,9 @@ def test_dead_link_bound_is_interval_times_count_plus_one() -> None:
     assert SshSettings(host="h", keepalive_interval=5, keepalive_count_max=3).dead_link_bound == 20
 
 
-async def test_ssh_config_alias_keeps_its_own_port_user_and_key(tmp_path: Path, monkeypatch: Any) -> None:
+async def test_ssh_config_alias_keeps_its_own_port_user_and_key(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
     async with in_process_server() as server:
         home = Path(str(tmp_path))
         (home / ".ssh").mkdir()
@@ -227,7 +229,13 @@ async def test_ssh_config_alias_keeps_its_own_port_user_and_key(tmp_path: Path, 
         )
         monkeypatch.setenv("HOME", str(home))
         (home / "known_hosts").write_text(server.known_hosts_line())
-        settings = SshSettings(host="buildbox", known_hosts=(str(home / "known_hosts"),), use_agent=False, backoff_initial=0.05, backoff_max=0.1)
+        settings = SshSettings(
+            host="buildbox",
+            known_hosts=(str(home / "known_hosts"),),
+            use_agent=False,
+            backoff_initial=0.05,
+            backoff_max=0.1,
+        )
         manager, _ = await _managed(SshEnvironment("build", str(tmp_path), settings))
         assert (await manager.snapshot_blocking(timeout=10)).entries[0].state == "ready"
         await manager.aclose()

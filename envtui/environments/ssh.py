@@ -20,15 +20,15 @@ import os
 import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
 import asyncssh
 
 from envtui.context.local_time import system_clock
-from envtui.environments.backoff import Backoff
-from envtui.environments.base import Environment, LiveStatus, Readiness
+from envtui.environments.base import Readiness
+from envtui.environments.remote import PermanentError, RemoteEnvironment, RetryableError
 
 DEFAULT_KNOWN_HOSTS = "~/.ssh/known_hosts"
 
@@ -63,11 +63,11 @@ class SshSettings:
         return self.host if self.port is None else f"{self.host}:{self.port}"
 
 
-class HostKeyError(Exception):
+class HostKeyError(PermanentError):
     """The server's key is unknown or does not match: not retried."""
 
 
-class ProbeError(Exception):
+class ProbeError(RetryableError):
     """Connected, but the shell or cwd check failed: retried with the backoff."""
 
 
@@ -160,9 +160,63 @@ def parse_probe(stdout: str, cwd: str) -> Readiness:
     return Readiness(shell_name=shell_name, shell_path=shell_path or None, cwd=cwd)
 
 
-class SshEnvironment(Environment):
+async def open_connection(
+    settings: SshSettings,
+    lost: asyncio.Future[str],
+    *,
+    client_keys: Sequence[asyncssh.SSHKey] | None = None,
+) -> tuple[asyncssh.SSHClientConnection, str | None]:
+    """Connect with envtui's host-key policy; also returns a note when a new key was accepted.
+
+    ``lost`` completes with the reason when the connection goes away later.
+    """
+    missing = [p for p in settings.known_hosts_paths() if not p.exists()]
+    if missing and not settings.accept_new_host_keys:
+        raise HostKeyError(
+            f"known_hosts file {missing[0]} does not exist; create it or set "
+            "accept_new_host_keys = true"
+        )
+    for path in missing:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        path.touch(mode=0o600)
+    policy = _KnownHostsPolicy(settings)
+    options: dict[str, Any] = {
+        "known_hosts": policy.match,
+        "connect_timeout": settings.connect_timeout,
+        "login_timeout": settings.connect_timeout,
+        "keepalive_interval": settings.keepalive_interval,
+        "keepalive_count_max": settings.keepalive_count_max,
+    }
+    if settings.port is not None:
+        options["port"] = settings.port
+    if settings.user is not None:
+        options["username"] = settings.user
+    if client_keys is not None:
+        options["client_keys"] = list(client_keys)
+    elif settings.identity_files is not None:
+        options["client_keys"] = [str(Path(p).expanduser()) for p in settings.identity_files]
+    if not settings.read_ssh_config:
+        options["config"] = None
+    if not settings.use_agent:
+        options["agent_path"] = None
+    try:
+        connection, _ = await asyncssh.create_connection(
+            lambda: _Client(policy, lost), settings.host, **options
+        )
+    except asyncssh.HostKeyNotVerifiable as exc:
+        raise HostKeyError(policy.rejection or f"host key not verifiable: {exc}") from None
+    return connection, policy.accepted
+
+
+async def close_connection(connection: asyncssh.SSHClientConnection | None) -> None:
+    if connection is not None:
+        connection.abort()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(connection.wait_closed(), timeout=5)
+
+
+class SshEnvironment(RemoteEnvironment):
     kind: ClassVar[str] = "ssh"
-    is_remote: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -173,83 +227,26 @@ class SshEnvironment(Environment):
         clock: Callable[[], datetime] = system_clock,
         client_keys: Sequence[asyncssh.SSHKey] | None = None,
     ) -> None:
-        super().__init__(environment_id, cwd)
+        super().__init__(
+            environment_id,
+            cwd,
+            backoff_initial=settings.backoff_initial,
+            backoff_max=settings.backoff_max,
+            clock=clock,
+        )
         self.settings = settings
-        self._clock = clock
         self._client_keys = client_keys  # keys in memory, for tests and the demo
         self._connection: asyncssh.SSHClientConnection | None = None
-        self.notes: list[str] = []  # things worth a warning, such as an accepted host key
 
-    async def _run(self) -> None:
-        backoff = Backoff(self.settings.backoff_initial, self.settings.backoff_max)
-        while True:
-            self._set_status(LiveStatus("starting"))
-            lost: asyncio.Future[str] = asyncio.get_running_loop().create_future()
-            try:
-                self._connection = await self._connect(lost)
-                readiness = await self._probe(self._connection)
-            except HostKeyError as exc:
-                await self._drop_connection()
-                self._set_status(LiveStatus("unavailable", error=str(exc)))
-                return  # not retried until known_hosts or the config change
-            except (OSError, asyncssh.Error, TimeoutError, ProbeError) as exc:
-                await self._drop_connection()
-                await self._wait_to_retry(backoff, _describe(exc, self.settings))
-                continue
-            backoff.reset()
-            self._set_connected(True)
-            self._set_status(LiveStatus("ready", readiness=readiness))
-            reason = await lost
-            await self._drop_connection()
-            self._set_connected(False)
-            await self._wait_to_retry(backoff, f"connection lost: {reason}")
-
-    async def _wait_to_retry(self, backoff: Backoff, reason: str) -> None:
-        delay = backoff.next_delay()
-        retry_at = self._clock() + timedelta(seconds=delay)
-        self._set_status(LiveStatus("unavailable", error=reason, next_retry_at=retry_at))
-        await asyncio.sleep(delay)
-
-    async def _connect(self, lost: asyncio.Future[str]) -> asyncssh.SSHClientConnection:
-        settings = self.settings
-        missing = [p for p in settings.known_hosts_paths() if not p.exists()]
-        if missing and not settings.accept_new_host_keys:
-            raise HostKeyError(
-                f"known_hosts file {missing[0]} does not exist; create it or set "
-                "accept_new_host_keys = true"
-            )
-        for path in missing:
-            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            path.touch(mode=0o600)
-        policy = _KnownHostsPolicy(settings)
-        options: dict[str, Any] = {
-            "known_hosts": policy.match,
-            "connect_timeout": settings.connect_timeout,
-            "login_timeout": settings.connect_timeout,
-            "keepalive_interval": settings.keepalive_interval,
-            "keepalive_count_max": settings.keepalive_count_max,
-        }
-        if settings.port is not None:
-            options["port"] = settings.port
-        if settings.user is not None:
-            options["username"] = settings.user
-        if self._client_keys is not None:
-            options["client_keys"] = list(self._client_keys)
-        elif settings.identity_files is not None:
-            options["client_keys"] = [str(Path(p).expanduser()) for p in settings.identity_files]
-        if not settings.read_ssh_config:
-            options["config"] = None
-        if not settings.use_agent:
-            options["agent_path"] = None
-        try:
-            connection, _ = await asyncssh.create_connection(
-                lambda: _Client(policy, lost), settings.host, **options
-            )
-        except asyncssh.HostKeyNotVerifiable as exc:
-            raise HostKeyError(policy.rejection or f"host key not verifiable: {exc}") from None
-        if policy.accepted:
-            self.notes.append(policy.accepted)
-        return connection
+    async def _establish(self) -> tuple[Readiness, asyncio.Future[str]]:
+        lost: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        self._connection, accepted = await open_connection(
+            self.settings, lost, client_keys=self._client_keys
+        )
+        if accepted:
+            self.notes.append(accepted)
+        readiness = await self._probe(self._connection)
+        return readiness, _lost_reason(lost)
 
     async def _probe(self, connection: asyncssh.SSHClientConnection) -> Readiness:
         result = await connection.run(
@@ -262,21 +259,30 @@ class SshEnvironment(Environment):
             raise ProbeError(f"cwd {self.cwd} is not usable on {self.settings.host}: {detail}")
         return parse_probe(stdout, self.cwd)
 
-    async def _drop_connection(self) -> None:
+    async def _teardown(self) -> None:
         connection, self._connection = self._connection, None
-        if connection is not None:
-            connection.abort()
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(connection.wait_closed(), timeout=5)
+        await close_connection(connection)
 
-    async def _close_resources(self) -> None:
-        await self._drop_connection()
+    def _describe(self, exc: BaseException) -> str:
+        return describe_ssh_error(exc, self.settings)
 
 
-def _describe(exc: BaseException, settings: SshSettings) -> str:
+def _lost_reason(lost: asyncio.Future[str]) -> asyncio.Future[str]:
+    """The loss future, worded for the status line."""
+    reason: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+
+    def done(future: asyncio.Future[str]) -> None:
+        if not reason.done():
+            reason.set_result(f"connection lost: {future.result()}")
+
+    lost.add_done_callback(done)
+    return reason
+
+
+def describe_ssh_error(exc: BaseException, settings: SshSettings) -> str:
     """One line for the status: what failed, where, and why."""
     target = settings.target()
-    if isinstance(exc, ProbeError):
+    if isinstance(exc, ProbeError | RetryableError | PermanentError):
         return str(exc)
     if isinstance(exc, asyncssh.PermissionDenied):
         who = f"{settings.user}@" if settings.user else ""
