@@ -64,10 +64,6 @@ class ConfigError(Exception):
         self.message = message
 
 
-class UnsupportedEnvironmentError(ValueError):
-    """A configured kind this build cannot run."""
-
-
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
@@ -121,11 +117,15 @@ class SshEnvironmentConfig(_EnvironmentBase, _SshKeys):
 
 
 class ExecServerEnvironmentConfig(_EnvironmentBase, _SshKeys):
+    """A Codex exec-server: ``program`` (run locally, or on ``host``) or a ``ws://`` ``url``."""
+
     kind: Literal["exec-server"]
-    program: NonBlank
+    program: NonBlank | None = None
     args: list[str] = []
     env: dict[str, str] = {}
+    url: Annotated[str, StringConstraints(pattern=r"^wss?://\S+$")] | None = None
     host: NonBlank | None = None
+    initialize_timeout: Seconds = 10.0
 
     @field_validator("id")
     @classmethod
@@ -133,6 +133,14 @@ class ExecServerEnvironmentConfig(_EnvironmentBase, _SshKeys):
         if value == LOCAL_ID:
             raise ValueError(f'{LOCAL_ID!r} is reserved for kind = "local"')
         return value
+
+
+_HOST_ONLY_KEYS = frozenset(_SshKeys.model_fields) - {
+    "connect_timeout",
+    "keepalive_interval",
+    "backoff_initial",
+    "backoff_max",
+}
 
 
 EnvironmentConfig = Annotated[
@@ -243,6 +251,21 @@ def parse_config(text: str, name: str = "<config>") -> Config:
     return config
 
 
+def _exec_server_problem(env: ExecServerEnvironmentConfig) -> tuple[str | None, str] | None:
+    given = env.model_fields_set
+    if (env.program is None) == (env.url is None):
+        return None, "an exec-server needs exactly one of program and url"
+    if env.url is not None:
+        for key in ("args", "env", "host"):
+            if key in given:
+                return key, "only taken with program, not with url"
+    if env.host is None:
+        used = sorted(given & _HOST_ONLY_KEYS)
+        if used:
+            return used[0], "only taken when the exec-server runs on a host (set host)"
+    return None
+
+
 def _cross_check(config: Config) -> tuple[list[Any], str] | None:
     """Rules that span keys or environments, reported at the key that breaks them."""
     seen: set[str] = set()
@@ -250,13 +273,11 @@ def _cross_check(config: Config) -> tuple[list[Any], str] | None:
         if env.id in seen:
             return ["environments", index, "id"], f"duplicate environment id {env.id!r}"
         seen.add(env.id)
-        if isinstance(env, ExecServerEnvironmentConfig) and env.host is None:
-            used = sorted(env.model_fields_set & set(_SshKeys.model_fields))
-            if used:
-                return (
-                    ["environments", index, used[0]],
-                    "only taken when the exec-server runs on a host (set host)",
-                )
+        if isinstance(env, ExecServerEnvironmentConfig):
+            problem = _exec_server_problem(env)
+            if problem is not None:
+                key, message = problem
+                return ["environments", index, *([key] if key else [])], message
     return None
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from envtui.config import Config, ConfigError, UnsupportedEnvironmentError, load_config
+from envtui.config import Config, ConfigError, load_config
 from envtui.safe_text import for_terminal
 
 
@@ -31,4 +31,4 @@ def load(command: str, args: argparse.Namespace) -> Config | int:
         return fail(command, str(exc))
 
 
-CONFIG_ERRORS = (ConfigError, UnsupportedEnvironmentError)
+CONFIG_ERRORS = (ConfigError,)

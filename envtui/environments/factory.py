@@ -9,10 +9,10 @@ from envtui.config import (
     ExecServerEnvironmentConfig,
     LocalEnvironmentConfig,
     SshEnvironmentConfig,
-    UnsupportedEnvironmentError,
 )
 from envtui.context.local_time import system_clock
 from envtui.environments.base import Environment
+from envtui.environments.exec_server import ExecServerEnvironment, ExecServerSettings
 from envtui.environments.local import LocalEnvironment
 from envtui.environments.ssh import DEFAULT_KNOWN_HOSTS, SshEnvironment, SshSettings
 
@@ -43,6 +43,22 @@ def build_environment(
         return LocalEnvironment(config.id, config.cwd)
     if isinstance(config, SshEnvironmentConfig):
         return SshEnvironment(config.id, config.cwd, ssh_settings(config), clock=clock)
-    raise UnsupportedEnvironmentError(
-        f'environment {config.id!r}: kind = "exec-server" is not supported by this version'
+    return ExecServerEnvironment(config.id, config.cwd, exec_server_settings(config), clock=clock)
+
+
+def exec_server_settings(
+    config: ExecServerEnvironmentConfig, *, program_cwd: str | None = None
+) -> ExecServerSettings:
+    return ExecServerSettings(
+        program=config.program,
+        args=tuple(config.args),
+        env=dict(config.env),
+        program_cwd=program_cwd,
+        url=config.url,
+        ssh=ssh_settings(config) if config.host is not None else None,
+        connect_timeout=config.connect_timeout,
+        initialize_timeout=config.initialize_timeout,
+        keepalive_interval=config.keepalive_interval,
+        backoff_initial=config.backoff_initial,
+        backoff_max=config.backoff_max,
     )

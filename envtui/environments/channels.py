@@ -1,0 +1,237 @@
+"""Message channels to an exec-server: a child process's stdio, the same over SSH, a websocket.
+
+Each channel knows why it closed, in words a status line can show: the exit status and the
+last line the program wrote to stderr, the SSH connection that was lost, or the websocket
+close code. Closing a channel always ends what it started: the child's whole process
+group, the remote process and its SSH connection, the socket.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shlex
+import signal
+from collections import deque
+from collections.abc import Mapping, Sequence
+
+import asyncssh
+from websockets.asyncio.client import ClientConnection
+from websockets.asyncio.client import connect as websocket_connect
+from websockets.exceptions import ConnectionClosed, InvalidURI
+
+from envtui.environments.jsonrpc import ChannelClosedError
+from envtui.environments.remote import PermanentError, RetryableError
+from envtui.environments.ssh import close_connection
+
+MAX_MESSAGE = 16 * 1024 * 1024
+"""The longest line or frame accepted from an exec-server."""
+
+_STDERR_LINES = 20
+
+
+def _signal_name(number: int) -> str:
+    with contextlib.suppress(ValueError):
+        return signal.Signals(number).name
+    return f"signal {number}"
+
+
+class ProcessChannel:
+    """An exec-server started as a local child speaking over its stdin and stdout."""
+
+    def __init__(self, process: asyncio.subprocess.Process, program: str) -> None:
+        self.process = process
+        self.program = program
+        self._stderr: deque[str] = deque(maxlen=_STDERR_LINES)
+        self._stderr_task = asyncio.get_running_loop().create_task(self._drain_stderr())
+
+    @classmethod
+    async def spawn(
+        cls,
+        program: str,
+        args: Sequence[str],
+        *,
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+    ) -> ProcessChannel:
+        if cwd is not None and not os.path.isdir(cwd):
+            raise PermanentError(f"exec-server working directory does not exist: {cwd}")
+        try:
+            process = await asyncio.create_subprocess_exec(
+                program,
+                *args,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                env={**os.environ, **(env or {})},
+                cwd=cwd,
+                start_new_session=True,  # its own process group, so closing ends all of it
+                limit=MAX_MESSAGE,
+            )
+        except FileNotFoundError:
+            raise PermanentError(f"exec-server program not found: {program}") from None
+        except PermissionError:
+            raise PermanentError(f"exec-server program is not executable: {program}") from None
+        return cls(process, program)
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    async def _drain_stderr(self) -> None:
+        assert self.process.stderr is not None
+        with contextlib.suppress(Exception):
+            while line := await self.process.stderr.readline():
+                self._stderr.append(line.decode("utf-8", errors="replace").rstrip())
+
+    async def send(self, text: str) -> None:
+        stdin = self.process.stdin
+        assert stdin is not None
+        try:
+            stdin.write(text.encode("utf-8") + b"\n")
+            await stdin.drain()
+        except (BrokenPipeError, ConnectionResetError) as exc:
+            raise ChannelClosedError(await self.close_reason()) from exc
+
+    async def receive(self) -> str | None:
+        stdout = self.process.stdout
+        assert stdout is not None
+        try:
+            line = await stdout.readline()
+        except (ValueError, asyncio.LimitOverrunError):
+            raise ChannelClosedError(f"exec-server sent a line over {MAX_MESSAGE} bytes") from None
+        return line.decode("utf-8", errors="replace") if line else None
+
+    async def close_reason(self) -> str:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.process.wait(), timeout=2)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(self._stderr_task), timeout=0.5)
+        code = self.process.returncode
+        if code is None:
+            reason = "exec-server closed its output"
+        elif code < 0:
+            reason = f"exec-server was killed by {_signal_name(-code)}"
+        else:
+            reason = f"exec-server exited with status {code}"
+        last = next((line for line in reversed(self._stderr) if line.strip()), None)
+        return f"{reason}: {last}" if last else reason
+
+    async def close(self) -> None:
+        if self.process.returncode is None:
+            for sig, grace in ((signal.SIGTERM, 3.0), (signal.SIGKILL, 5.0)):
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(self.process.pid, sig)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self.process.wait(), timeout=grace)
+                    break
+        self._stderr_task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await self._stderr_task
+
+
+def remote_command(program: str, args: Sequence[str], env: Mapping[str, str] | None) -> str:
+    """The exec-server command line for a remote shell, every word quoted."""
+    words = [program, *args]
+    if env:
+        words = ["env", *(f"{key}={value}" for key, value in env.items()), *words]
+    return shlex.join(words)
+
+
+class SshProcessChannel:
+    """The same stdio protocol, carried over an SSH channel to a process on the host."""
+
+    def __init__(
+        self,
+        connection: asyncssh.SSHClientConnection,
+        process: asyncssh.SSHClientProcess[str],
+        lost: asyncio.Future[str],
+        host: str,
+    ) -> None:
+        self.connection = connection
+        self.process = process
+        self._lost = lost
+        self._host = host
+
+    async def send(self, text: str) -> None:
+        try:
+            self.process.stdin.write(text + "\n")
+            await self.process.stdin.drain()
+        except (asyncssh.Error, BrokenPipeError, ConnectionError) as exc:
+            raise ChannelClosedError(await self.close_reason()) from exc
+
+    async def receive(self) -> str | None:
+        try:
+            line = await self.process.stdout.readline()
+        except (asyncssh.Error, ConnectionError):
+            return None
+        return line or None
+
+    async def close_reason(self) -> str:
+        if self._lost.done():
+            return f"connection lost: {self._lost.result()}"
+        with contextlib.suppress(TimeoutError, asyncssh.Error):
+            await asyncio.wait_for(self.process.wait_closed(), timeout=2)
+        if self._lost.done():
+            return f"connection lost: {self._lost.result()}"
+        status = self.process.exit_status
+        if status is None:
+            return f"exec-server on {self._host} closed its channel"
+        return f"exec-server on {self._host} exited with status {status}"
+
+    async def close(self) -> None:
+        self.process.close()
+        await close_connection(self.connection)
+
+
+class WebSocketChannel:
+    """An exec-server listening on ``ws://`` or ``wss://``; one JSON-RPC message per frame."""
+
+    def __init__(self, socket: ClientConnection, url: str) -> None:
+        self.socket = socket
+        self.url = url
+
+    @classmethod
+    async def connect(cls, url: str, *, timeout: float, keepalive: float) -> WebSocketChannel:
+        try:
+            socket = await websocket_connect(
+                url,
+                open_timeout=timeout,
+                max_size=MAX_MESSAGE,
+                ping_interval=keepalive,
+                ping_timeout=keepalive * 2,
+                proxy=None,
+            )
+        except InvalidURI as exc:
+            raise PermanentError(f"invalid exec-server url {url!r}: {exc}") from None
+        except TimeoutError:
+            raise RetryableError(f"connecting to {url} timed out after {timeout:g} s") from None
+        except OSError as exc:
+            raise RetryableError(f"cannot connect to {url}: {exc.strerror or exc}") from None
+        except Exception as exc:  # websockets' handshake errors
+            raise RetryableError(f"websocket handshake with {url} failed: {exc}") from None
+        return cls(socket, url)
+
+    async def send(self, text: str) -> None:
+        try:
+            await self.socket.send(text)
+        except ConnectionClosed as exc:
+            raise ChannelClosedError(await self.close_reason()) from exc
+
+    async def receive(self) -> str | None:
+        try:
+            message = await self.socket.recv()
+        except ConnectionClosed:
+            return None
+        return message if isinstance(message, str) else message.decode("utf-8", errors="replace")
+
+    async def close_reason(self) -> str:
+        code, reason = self.socket.close_code, self.socket.close_reason
+        if code is None or code == 1006:
+            return f"websocket to {self.url} was lost"
+        return f"websocket to {self.url} closed ({code}{': ' + reason if reason else ''})"
+
+    async def close(self) -> None:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.socket.close(), timeout=5)

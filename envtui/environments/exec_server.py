@@ -1,0 +1,190 @@
+"""Codex exec-server environments: a stdio program, the same over SSH, or a websocket.
+
+Whatever carries it, the handshake is the same newline-delimited JSON-RPC (codex-protocol
+§8.3): ``initialize`` with a ``clientName``, the ``initialized`` notification, then
+``environment/info``, whose ``shell`` and ``cwd`` make the readiness. As in Codex, an
+``environment/info`` that fails leaves the environment ready, with no shell. The
+environment stays ready until the channel closes: the process exits, the SSH channel or
+connection goes, the socket closes. Then it is unavailable with that reason and retried
+with the backoff.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, ClassVar
+
+import asyncssh
+
+from envtui.context.local_time import system_clock
+from envtui.context.paths import path_text
+from envtui.environments.base import Readiness
+from envtui.environments.channels import (
+    ProcessChannel,
+    SshProcessChannel,
+    WebSocketChannel,
+    remote_command,
+)
+from envtui.environments.jsonrpc import ChannelClosedError, JsonRpcClient, MessageChannel, RpcError
+from envtui.environments.remote import PermanentError, RemoteEnvironment, RetryableError
+from envtui.environments.ssh import (
+    SshSettings,
+    close_connection,
+    describe_ssh_error,
+    open_connection,
+)
+
+CLIENT_NAME = "envtui"
+
+
+@dataclass(frozen=True)
+class ExecServerSettings:
+    """Exactly one of ``program`` (run locally, or on ``ssh.host``) and ``url``."""
+
+    program: str | None = None
+    args: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
+    program_cwd: str | None = None
+    url: str | None = None
+    ssh: SshSettings | None = None
+    connect_timeout: float = 10.0
+    initialize_timeout: float = 10.0
+    keepalive_interval: float = 5.0
+    backoff_initial: float = 1.0
+    backoff_max: float = 60.0
+
+    def __post_init__(self) -> None:
+        if (self.program is None) == (self.url is None):
+            raise ValueError("an exec-server needs exactly one of program and url")
+        if self.url is not None and self.ssh is not None:
+            raise ValueError("a websocket exec-server is not reached over ssh")
+
+    def describe(self) -> str:
+        if self.url is not None:
+            return self.url
+        where = f" on {self.ssh.host}" if self.ssh is not None else ""
+        return f"{self.program}{where}"
+
+
+def readiness_from_info(info: object, fallback_cwd: str) -> Readiness:
+    """``EnvironmentInfo`` → readiness: ``shell.name``, ``shell.path`` and native ``cwd``."""
+    shell: Any = info.get("shell") if isinstance(info, dict) else None
+    name = shell.get("name") if isinstance(shell, dict) else None
+    path = shell.get("path") if isinstance(shell, dict) else None
+    cwd = info.get("cwd") if isinstance(info, dict) else None
+    return Readiness(
+        shell_name=name if isinstance(name, str) else None,
+        shell_path=path if isinstance(path, str) else None,
+        cwd=path_text(cwd) if isinstance(cwd, str) else fallback_cwd,
+    )
+
+
+class ExecServerEnvironment(RemoteEnvironment):
+    kind: ClassVar[str] = "exec-server"
+
+    def __init__(
+        self,
+        environment_id: str,
+        cwd: str,
+        settings: ExecServerSettings,
+        *,
+        clock: Callable[[], datetime] = system_clock,
+        client_keys: Sequence[asyncssh.SSHKey] | None = None,
+    ) -> None:
+        super().__init__(
+            environment_id,
+            cwd,
+            backoff_initial=settings.backoff_initial,
+            backoff_max=settings.backoff_max,
+            clock=clock,
+        )
+        self.settings = settings
+        self._client_keys = client_keys
+        self._channel: MessageChannel | None = None
+        self._rpc: JsonRpcClient | None = None
+        self.info: object = None  # the last EnvironmentInfo, for whoever wants more than the shell
+
+    @property
+    def pid(self) -> int | None:
+        """The local child's pid while it runs (stdio form only)."""
+        return self._channel.pid if isinstance(self._channel, ProcessChannel) else None
+
+    async def _open_channel(self) -> MessageChannel:
+        settings = self.settings
+        if settings.url is not None:
+            return await WebSocketChannel.connect(
+                settings.url,
+                timeout=settings.connect_timeout,
+                keepalive=settings.keepalive_interval,
+            )
+        assert settings.program is not None
+        if settings.ssh is None:
+            return await ProcessChannel.spawn(
+                settings.program, settings.args, env=settings.env, cwd=settings.program_cwd
+            )
+        lost: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        connection, accepted = await open_connection(
+            settings.ssh, lost, client_keys=self._client_keys
+        )
+        if accepted:
+            self.notes.append(accepted)
+        try:
+            process = await connection.create_process(
+                remote_command(settings.program, settings.args, settings.env), encoding="utf-8"
+            )
+        except BaseException:
+            await close_connection(connection)
+            raise
+        return SshProcessChannel(connection, process, lost, settings.ssh.host)
+
+    async def _establish(self) -> tuple[Readiness, asyncio.Future[str]]:
+        self._channel = await self._open_channel()
+        self._rpc = rpc = JsonRpcClient(self._channel)
+        rpc.start()
+        timeout = self.settings.initialize_timeout
+        try:
+            await rpc.request("initialize", {"clientName": CLIENT_NAME}, timeout=timeout)
+        except TimeoutError:
+            raise RetryableError(
+                f"exec-server did not answer initialize within {timeout:g} s"
+            ) from None
+        except RpcError as exc:
+            raise RetryableError(f"exec-server refused initialize: {exc}") from None
+        except ChannelClosedError as exc:
+            raise RetryableError(str(exc)) from None
+        await rpc.notify("initialized")
+        try:
+            self.info = await rpc.request("environment/info", {}, timeout=timeout)
+        except (TimeoutError, RpcError):
+            self.info = None  # Codex: still ready, with no shell
+        except ChannelClosedError as exc:
+            raise RetryableError(str(exc)) from None
+        return readiness_from_info(self.info, self.cwd), rpc.closed
+
+    async def _teardown(self) -> None:
+        rpc, self._rpc = self._rpc, None
+        channel, self._channel = self._channel, None
+        if rpc is not None:
+            await rpc.aclose()  # closes the channel too
+        elif channel is not None:
+            await channel.close()
+
+    def _describe(self, exc: BaseException) -> str:
+        if isinstance(exc, RetryableError | PermanentError):
+            return str(exc)
+        if self.settings.ssh is not None:
+            return describe_ssh_error(exc, self.settings.ssh)
+        if isinstance(exc, OSError):
+            return f"exec-server {self.settings.describe()}: {exc.strerror or exc}"
+        return f"exec-server {self.settings.describe()}: {exc}"
+
+
+def default_program_cwd(codex_home: str | None, cwd: str | None) -> str | None:
+    """Codex resolves a relative exec-server ``cwd`` against CODEX_HOME."""
+    if cwd is None or codex_home is None or os.path.isabs(cwd):
+        return cwd
+    return os.path.join(codex_home, cwd)
