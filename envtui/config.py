@@ -125,6 +125,7 @@ class ExecServerEnvironmentConfig(_EnvironmentBase, _SshKeys):
     env: dict[str, str] = {}
     url: Annotated[str, StringConstraints(pattern=r"^wss?://\S+$")] | None = None
     host: NonBlank | None = None
+    program_cwd: NonBlank | None = None  # where the program runs (locally); default: here
     initialize_timeout: Seconds = 10.0
 
     @field_validator("id")
@@ -142,6 +143,8 @@ _HOST_ONLY_KEYS = frozenset(_SshKeys.model_fields) - {
     "backoff_max",
 }
 
+
+AnyEnvironmentConfig = LocalEnvironmentConfig | SshEnvironmentConfig | ExecServerEnvironmentConfig
 
 EnvironmentConfig = Annotated[
     LocalEnvironmentConfig | SshEnvironmentConfig | ExecServerEnvironmentConfig,
@@ -175,9 +178,7 @@ class Config(_Strict):
     def codex_profile(self) -> Profile:
         return Profile(self.profile)
 
-    def selected(
-        self,
-    ) -> list[LocalEnvironmentConfig | SshEnvironmentConfig | ExecServerEnvironmentConfig]:
+    def selected(self) -> list[AnyEnvironmentConfig]:
         """The environments in selection order; one local in the current directory if none."""
         if self.environments:
             return list(self.environments)
@@ -247,7 +248,7 @@ def parse_config(text: str, name: str = "<config>") -> Config:
     problem = _cross_check(config)
     if problem is not None:
         loc, message = problem
-        raise ConfigError(name, message, line=find_line(text, loc), key=_key_path(loc))
+        raise ConfigError(name, message, line=find_line(text, loc), key=key_path(loc))
     return config
 
 
@@ -256,7 +257,7 @@ def _exec_server_problem(env: ExecServerEnvironmentConfig) -> tuple[str | None, 
     if (env.program is None) == (env.url is None):
         return None, "an exec-server needs exactly one of program and url"
     if env.url is not None:
-        for key in ("args", "env", "host"):
+        for key in ("args", "env", "host", "program_cwd"):
             if key in given:
                 return key, "only taken with program, not with url"
     if env.host is None:
@@ -305,11 +306,12 @@ def _config_error(exc: ValidationError, text: str, name: str) -> ConfigError:
         message = "required key is missing"
     elif kind == "value_error":
         message = message.removeprefix("Value error, ")
-    key = _key_path(loc)
+    key = key_path(loc)
     return ConfigError(name, message, line=find_line(text, loc), key=key or None)
 
 
-def _key_path(loc: list[Any]) -> str:
+def key_path(loc: list[Any]) -> str:
+    """``['environments', 0, 'port']`` → ``environments[0].port``."""
     out = ""
     for part in loc:
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))

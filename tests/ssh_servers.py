@@ -23,6 +23,7 @@ class InProcessServer:
 
     shell: str = "/bin/zsh"
     auth_delay: float = 0.0
+    streaming: bool = False  # pipe stdin and stdout while the command runs (an exec-server)
     host_key: asyncssh.SSHKey = field(
         default_factory=lambda: asyncssh.generate_private_key("ssh-ed25519")
     )
@@ -66,6 +67,9 @@ class InProcessServer:
     async def _run_command(self, process: asyncssh.SSHServerProcess[str]) -> None:
         command = process.command or "true"
         self.commands.append(command)
+        if self.streaming:
+            await self._stream(process, command)
+            return
         proc = await asyncio.create_subprocess_shell(
             command,
             stdout=asyncio.subprocess.PIPE,
@@ -76,6 +80,41 @@ class InProcessServer:
         process.stdout.write(out.decode())
         process.stderr.write(err.decode())
         process.exit(proc.returncode or 0)
+
+    async def _stream(self, process: asyncssh.SSHServerProcess[str], command: str) -> None:
+        proc = await asyncio.create_subprocess_shell(
+            command,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            start_new_session=True,
+        )
+        child_in, child_out = proc.stdin, proc.stdout
+        assert child_in is not None
+        assert child_out is not None
+
+        async def upstream() -> None:
+            with contextlib.suppress(Exception):
+                async for line in process.stdin:
+                    child_in.write(line.encode())
+                    await child_in.drain()
+            child_in.close()
+
+        async def downstream() -> None:
+            while line := await child_out.readline():
+                process.stdout.write(line.decode())
+
+        pump = asyncio.ensure_future(upstream())
+        try:
+            await downstream()
+            await proc.wait()
+        finally:
+            pump.cancel()
+            if proc.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                await proc.wait()
+        with contextlib.suppress(Exception):
+            process.exit(proc.returncode or 0)
 
     def drop_all(self) -> None:
         """The server goes away mid-session: every connection is aborted."""

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
-from envtui.config import Config, ConfigError, load_config
+from envtui.config import AnyEnvironmentConfig, Config, ConfigError, load_config
 from envtui.safe_text import for_terminal
 
 
@@ -16,6 +17,29 @@ def add_config_argument(parser: argparse.ArgumentParser) -> None:
         help="config file (default: $ENVTUI_CONFIG, else $XDG_CONFIG_HOME/envtui/config.toml; "
         "without one, a local environment in the current directory)",
     )
+
+
+def add_codex_environments_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--codex-environments",
+        metavar="PATH",
+        help="take the environments from Codex's environments.toml (CODEX_HOME/environments.toml), "
+        "in Codex's selection order",
+    )
+
+
+def environments_from(
+    command: str, args: argparse.Namespace
+) -> list[AnyEnvironmentConfig] | int | None:
+    """The environments of ``--codex-environments`` (None without it), or an exit code."""
+    if not args.codex_environments:
+        return None
+    from envtui.codex_environments import codex_environment_configs
+
+    try:
+        return list(codex_environment_configs(Path(args.codex_environments)))
+    except ConfigError as exc:
+        return fail(command, str(exc))
 
 
 def fail(command: str, message: str) -> int:

@@ -13,7 +13,14 @@ import signal
 import sys
 from typing import IO, TYPE_CHECKING
 
-from envtui.commands.common import CONFIG_ERRORS, add_config_argument, fail, load
+from envtui.commands.common import (
+    CONFIG_ERRORS,
+    add_codex_environments_argument,
+    add_config_argument,
+    environments_from,
+    fail,
+    load,
+)
 from envtui.events import Event, encode_event
 
 if TYPE_CHECKING:  # the runtime (and asyncssh) loads only when the command runs
@@ -30,6 +37,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "(to standard output, or --out, which is truncated) until --duration ends or Ctrl+C.",
     )
     add_config_argument(parser)
+    add_codex_environments_argument(parser)
     parser.add_argument(
         "--duration",
         type=float,
@@ -72,6 +80,9 @@ def run(args: argparse.Namespace) -> int:
     config = load(COMMAND, args)
     if isinstance(config, int):
         return config
+    environments = environments_from(COMMAND, args)
+    if isinstance(environments, int):
+        return environments
     if args.duration is not None and args.duration < 0:
         return fail(COMMAND, "--duration must not be negative")
     try:
@@ -81,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
     from envtui.sources.engine import Engine
 
     try:
-        engine = Engine(config, _LineWriter(out))
+        engine = Engine(config, _LineWriter(out), environments=environments)
         asyncio.run(stream_events(engine, args.duration))
     except CONFIG_ERRORS as exc:
         return fail(COMMAND, str(exc))

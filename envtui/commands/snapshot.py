@@ -11,7 +11,14 @@ import asyncio
 import sys
 from typing import TYPE_CHECKING, Any
 
-from envtui.commands.common import CONFIG_ERRORS, add_config_argument, fail, load
+from envtui.commands.common import (
+    CONFIG_ERRORS,
+    add_codex_environments_argument,
+    add_config_argument,
+    environments_from,
+    fail,
+    load,
+)
 from envtui.safe_text import dumps_json_line, for_terminal
 
 if TYPE_CHECKING:  # the runtime (and asyncssh) loads only when the command runs
@@ -31,6 +38,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "and print id, status, primary, shell, cwd and error, then the context block.",
     )
     add_config_argument(parser)
+    add_codex_environments_argument(parser)
     parser.add_argument(
         "--timeout",
         type=float,
@@ -71,8 +79,11 @@ def run(args: argparse.Namespace) -> int:
     config = load(COMMAND, args)
     if isinstance(config, int):
         return config
+    environments = environments_from(COMMAND, args)
+    if isinstance(environments, int):
+        return environments
     try:
-        engine = Engine(config, lambda event: None)
+        engine = Engine(config, lambda event: None, environments=environments)
     except CONFIG_ERRORS as exc:
         return fail(COMMAND, str(exc))
     snapshot = asyncio.run(take_snapshot(engine, args.timeout))

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from datetime import datetime
 
 from envtui.config import (
+    AnyEnvironmentConfig,
     ExecServerEnvironmentConfig,
     LocalEnvironmentConfig,
     SshEnvironmentConfig,
@@ -35,7 +36,7 @@ def ssh_settings(config: SshEnvironmentConfig | ExecServerEnvironmentConfig) -> 
 
 
 def build_environment(
-    config: LocalEnvironmentConfig | SshEnvironmentConfig | ExecServerEnvironmentConfig,
+    config: AnyEnvironmentConfig,
     *,
     clock: Callable[[], datetime] = system_clock,
 ) -> Environment:
@@ -46,14 +47,12 @@ def build_environment(
     return ExecServerEnvironment(config.id, config.cwd, exec_server_settings(config), clock=clock)
 
 
-def exec_server_settings(
-    config: ExecServerEnvironmentConfig, *, program_cwd: str | None = None
-) -> ExecServerSettings:
+def exec_server_settings(config: ExecServerEnvironmentConfig) -> ExecServerSettings:
     return ExecServerSettings(
         program=config.program,
         args=tuple(config.args),
         env=dict(config.env),
-        program_cwd=program_cwd,
+        program_cwd=config.program_cwd,
         url=config.url,
         ssh=ssh_settings(config) if config.host is not None else None,
         connect_timeout=config.connect_timeout,

@@ -9,10 +9,10 @@ rule "a failed resolution is replaced on the next update" takes the recovered in
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 
-from envtui.config import Config
+from envtui.config import AnyEnvironmentConfig, Config
 from envtui.context.local_time import current_date, detect_timezone, system_clock
 from envtui.context.model import EnvironmentsState, NetworkContext
 from envtui.environments.factory import build_environment
@@ -31,15 +31,16 @@ class Engine:
         sink: EventSink,
         *,
         clock: Callable[[], datetime] = system_clock,
+        environments: Sequence[AnyEnvironmentConfig] | None = None,
     ) -> None:
+        """``environments`` replaces the config's own (for example Codex's environments.toml)."""
         self.config = config
         self._sink = sink
         self._clock = clock
         self.manager = EnvironmentManager(self._on_event, clock=clock)
-        self.environments = [build_environment(c, clock=clock) for c in config.selected()]
-        self.selections = [
-            Selection(c.id, c.cwd, tuple(c.workspace_roots)) for c in config.selected()
-        ]
+        chosen = list(environments) if environments is not None else config.selected()
+        self.environments = [build_environment(c, clock=clock) for c in chosen]
+        self.selections = [Selection(c.id, c.cwd, tuple(c.workspace_roots)) for c in chosen]
         self.timezone = detect_timezone(config.timezone)
         self._reselect_pending = False
 
