@@ -10,6 +10,7 @@ import socket
 import sys
 from pathlib import Path
 
+from processes import alive
 from ssh_servers import InProcessServer, in_process_server
 from waiting import wait_until
 
@@ -187,3 +188,55 @@ async def test_events_stops_after_the_duration(tmp_path: Path) -> None:
         "environment_status",
         "environment_status",
     ]
+
+
+async def test_events_with_an_exec_server_environment_report_its_death(tmp_path: Path) -> None:
+    fake = Path(__file__).with_name("fake_exec_server.py")
+    pid_file = tmp_path / "pids"
+    config = tmp_path / "config.toml"
+    config.write_text(
+        f"""
+[[environments]]
+id = "codex"
+kind = "exec-server"
+cwd = "{tmp_path}"
+program = "{sys.executable}"
+args = ["{fake}", "spawn-child"]
+env = {{ FAKE_PID_FILE = "{pid_file}" }}
+backoff_initial = 0.1
+backoff_max = 0.2
+"""
+    )
+    out = tmp_path / "events.jsonl"
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "envtui",
+        "events",
+        "--config",
+        str(config),
+        "--out",
+        str(out),
+        env=_env(tmp_path),
+    )
+    await wait_until(lambda: _connected_count(out) == 1, timeout=30, what="environment_connected")
+    server_pid = int(pid_file.read_text().split()[0])
+    os.kill(server_pid, signal.SIGKILL)
+    await wait_until(lambda: _connected_count(out) == 2, timeout=30, what="the reconnection")
+    proc.send_signal(signal.SIGINT)
+    assert await asyncio.wait_for(proc.wait(), timeout=30) == 0
+    events = _read_events(out)
+    kinds = [
+        e.msg.type
+        for e in events
+        if e.msg.type in ("environment_connected", "environment_disconnected")
+    ]
+    assert kinds == ["environment_connected", "environment_disconnected", "environment_connected"]
+    unavailable = [
+        e.msg
+        for e in events
+        if isinstance(e.msg, EnvironmentStatus) and e.msg.status == "unavailable"
+    ]
+    assert unavailable[0].error == "exec-server was killed by SIGKILL"
+    _, last_child = map(int, pid_file.read_text().split())
+    await wait_until(lambda: not alive(last_child), what="the exec-server's child to be ended")

@@ -227,3 +227,34 @@ def test_snapshot_without_config_watches_the_current_directory(tmp_path: Path) -
         }
     ]
     assert f"<cwd>{tmp_path}</cwd>" in data["context"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            '[[environments]]\nid = "x"\nkind = "exec-server"\ncwd = "/r"\n',
+            "c.toml:1: environments[0]: an exec-server needs exactly one of program and url",
+        ),
+        (
+            '[[environments]]\nid = "x"\nkind = "exec-server"\ncwd = "/r"\nurl = "ws://h:1"\nargs = ["a"]\n',
+            "c.toml:6: environments[0].args: only taken with program, not with url",
+        ),
+        (
+            '[[environments]]\nid = "x"\nkind = "exec-server"\ncwd = "/r"\nurl = "http://h"\n',
+            "c.toml:5: environments[0].url: String should match pattern '^wss?://\\S+$'",
+        ),
+    ],
+)
+def test_exec_server_config_rules(text: str, expected: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        parse_config(text, "c.toml")
+    assert str(caught.value) == expected
+
+
+def test_exec_server_url_takes_a_connect_timeout() -> None:
+    (env,) = parse_config(
+        '[[environments]]\nid = "x"\nkind = "exec-server"\ncwd = "/r"\nurl = "ws://h:1"\nconnect_timeout = 3\n'
+    ).environments
+    assert isinstance(env, ExecServerEnvironmentConfig)
+    assert env.connect_timeout == 3

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import os
 import signal
@@ -13,6 +12,7 @@ from typing import Any
 
 import pytest
 from fakes import Recorder
+from processes import alive
 from ssh_servers import in_process_server
 from waiting import wait_until
 from websockets.asyncio.server import ServerConnection, serve
@@ -155,17 +155,6 @@ async def test_missing_program_is_not_retried() -> None:
     await manager.aclose()
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    with contextlib.suppress(OSError):
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        return state != "Z"
-    return True
-
-
 async def test_closing_ends_the_child_and_its_children(tmp_path: Path) -> None:
     pid_file = tmp_path / "pids"
     environment = ExecServerEnvironment(
@@ -174,11 +163,11 @@ async def test_closing_ends_the_child_and_its_children(tmp_path: Path) -> None:
     manager, _ = await _managed(environment)
     assert (await _first_entry(manager)).state == "ready"
     server_pid, grandchild_pid = map(int, pid_file.read_text().split())
-    assert _alive(server_pid)
-    assert _alive(grandchild_pid)
+    assert alive(server_pid)
+    assert alive(grandchild_pid)
     await manager.aclose()
     await wait_until(
-        lambda: not _alive(server_pid) and not _alive(grandchild_pid), what="every process to end"
+        lambda: not alive(server_pid) and not alive(grandchild_pid), what="every process to end"
     )
 
 

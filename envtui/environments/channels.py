@@ -15,6 +15,7 @@ import shlex
 import signal
 from collections import deque
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 import asyncssh
 from websockets.asyncio.client import ClientConnection
@@ -44,7 +45,9 @@ class ProcessChannel:
         self.process = process
         self.program = program
         self._stderr: deque[str] = deque(maxlen=_STDERR_LINES)
-        self._stderr_task = asyncio.get_running_loop().create_task(self._drain_stderr())
+        loop = asyncio.get_running_loop()
+        self._stderr_task = loop.create_task(self._drain_stderr())
+        self._exited = loop.create_task(self._watch_exit())
 
     @classmethod
     async def spawn(
@@ -79,6 +82,20 @@ class ProcessChannel:
     def pid(self) -> int:
         return self.process.pid
 
+    async def _watch_exit(self) -> None:
+        """Completes when the process has exited.
+
+        ``Process.wait()`` also waits for every pipe to close, which never happens while a
+        child of the exec-server holds them; the return code is set as soon as it exits.
+        """
+        while self.process.returncode is None:
+            await asyncio.sleep(0.05)
+
+    async def _group_gone(self) -> None:
+        await asyncio.shield(self._exited)
+        while _process_group_alive(self.process.pid):
+            await asyncio.sleep(0.02)
+
     async def _drain_stderr(self) -> None:
         assert self.process.stderr is not None
         with contextlib.suppress(Exception):
@@ -95,17 +112,31 @@ class ProcessChannel:
             raise ChannelClosedError(await self.close_reason()) from exc
 
     async def receive(self) -> str | None:
+        """The next line; None at end of output or once the process has exited.
+
+        A child the exec-server started may still hold the pipe open after the exec-server
+        itself died, so the end of the process counts as the end of the channel too.
+        """
         stdout = self.process.stdout
         assert stdout is not None
+        read = asyncio.ensure_future(stdout.readline())
         try:
-            line = await stdout.readline()
+            await asyncio.wait({read, self._exited}, return_when=asyncio.FIRST_COMPLETED)
+            if not read.done():  # exited: take what it wrote before, if anything
+                await asyncio.wait({read}, timeout=0.2)
+            if not read.done():
+                return None
+            line = read.result()
         except (ValueError, asyncio.LimitOverrunError):
             raise ChannelClosedError(f"exec-server sent a line over {MAX_MESSAGE} bytes") from None
+        finally:
+            if not read.done():
+                read.cancel()
         return line.decode("utf-8", errors="replace") if line else None
 
     async def close_reason(self) -> str:
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self.process.wait(), timeout=2)
+            await asyncio.wait_for(asyncio.shield(self._exited), timeout=2)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.shield(self._stderr_task), timeout=0.5)
         code = self.process.returncode
@@ -119,16 +150,38 @@ class ProcessChannel:
         return f"{reason}: {last}" if last else reason
 
     async def close(self) -> None:
-        if self.process.returncode is None:
-            for sig, grace in ((signal.SIGTERM, 3.0), (signal.SIGKILL, 5.0)):
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.killpg(self.process.pid, sig)
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self.process.wait(), timeout=grace)
-                    break
+        """End the whole process group: the exec-server and anything it started."""
+        for sig, grace in ((signal.SIGTERM, 3.0), (signal.SIGKILL, 5.0)):
+            try:
+                os.killpg(self.process.pid, sig)
+            except (ProcessLookupError, PermissionError):
+                break  # the group is gone
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._group_gone(), timeout=grace)
+                break
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(self._exited), timeout=5)
+        self._exited.cancel()
         self._stderr_task.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await self._stderr_task
+
+
+def _process_group_alive(pgid: int) -> bool:
+    """Whether any process of the group still runs; zombies (exited, not yet reaped) do not."""
+    proc = Path("/proc")
+    if not proc.is_dir():
+        try:
+            os.killpg(pgid, 0)
+        except (ProcessLookupError, PermissionError):
+            return False
+        return True
+    for stat in proc.glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            if int(fields[2]) == pgid and fields[0] != "Z":
+                return True
+    return False
 
 
 def remote_command(program: str, args: Sequence[str], env: Mapping[str, str] | None) -> str:
