@@ -140,12 +140,14 @@ class ProcessChannel:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.shield(self._stderr_task), timeout=0.5)
         code = self.process.returncode
-        if code is None:
-            reason = "exec-server closed its output"
-        elif code < 0:
-            reason = f"exec-server was killed by {_signal_name(-code)}"
-        else:
-            reason = f"exec-server exited with status {code}"
+        if code is not None and code < 0:
+            return f"exec-server was killed by {_signal_name(-code)}"
+        reason = (
+            "exec-server closed its output"
+            if code is None
+            else f"exec-server exited with status {code}"
+        )
+        # What it said last is the likely cause of an exit (not of a kill from outside).
         last = next((line for line in reversed(self._stderr) if line.strip()), None)
         return f"{reason}: {last}" if last else reason
 
