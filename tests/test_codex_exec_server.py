@@ -47,6 +47,7 @@ async def test_stdio_exec_server_is_ready_and_killing_it_disconnects(tmp_path: P
     try:
         (entry,) = (await manager.snapshot_blocking(timeout=60)).entries
         assert entry.state == "ready", entry.error
+        assert entry.readiness is not None
         assert entry.readiness.shell_name
         assert entry.readiness.shell_path
         assert os.path.basename(entry.readiness.shell_path) == entry.readiness.shell_name
@@ -113,6 +114,7 @@ async def test_exec_server_over_real_ssh_is_ready_then_the_link_drops(tmp_path: 
         manager.update_selections([Selection("remote", str(tmp_path))])
         (entry,) = (await manager.snapshot_blocking(timeout=60)).entries
         assert entry.state == "ready", entry.error
+        assert entry.readiness is not None
         assert entry.readiness.shell_name
         await wait_until(
             lambda: recorder.connection_events() == [("", "environment_connected", "remote")]
