@@ -1,0 +1,146 @@
+"""Step capture: one snapshot in, one StepContext out, everything derived from that snapshot.
+
+At each step the turn's snapshot is refreshed (finished startups are promoted, no new
+selection is adopted), the environments section is built from it under the profile,
+rendered in full and as the diff against the previous step, its merge patch computed, the
+tool plan worked out, and the rules run. Because all of it comes from the one snapshot,
+what the model is told, what it is offered and where its calls go cannot disagree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from envtui.context import SECTION_ID
+from envtui.context.diff import render_diff
+from envtui.context.local_time import current_date, system_clock
+from envtui.context.model import EnvironmentsState, NetworkContext
+from envtui.context.patch import world_merge_patch
+from envtui.context.render import render_full
+from envtui.context.snapshot import snapshot as section_snapshot
+from envtui.environments.manager import EnvironmentSnapshot
+from envtui.environments.section import environment_states
+from envtui.profiles import Profile
+from envtui.steps.model import ConnectionState, Finding, StepView, ToolCall
+from envtui.steps.plan import ToolFeatures, plan_tools
+from envtui.steps.rules import check_step
+from envtui.steps.tools import ToolSpec
+
+
+@dataclass(frozen=True)
+class StepContext:
+    number: int
+    at: datetime
+    snapshot: EnvironmentSnapshot
+    state: EnvironmentsState | None
+    section: dict[str, Any] | None
+    full_text: str | None
+    diff_text: str | None
+    patch: dict[str, Any] | None
+    tools: tuple[ToolSpec, ...]
+    findings: tuple[Finding, ...]
+    notes: tuple[str, ...]
+    view: StepView
+
+
+class StepRecorder:
+    """Numbers steps from 1 and remembers the previous step's section for the next diff."""
+
+    def __init__(
+        self,
+        *,
+        profile: Profile,
+        timezone: str,
+        features: ToolFeatures | None = None,
+        clock: Callable[[], datetime] = system_clock,
+        network: NetworkContext | None = None,
+        include_environment_context: bool = True,
+    ) -> None:
+        self.profile = profile
+        self.timezone = timezone
+        self.features = features or ToolFeatures()
+        self._clock = clock
+        self._network = network
+        self._include = include_environment_context
+        self._previous: EnvironmentsState | None = None
+        self._world: dict[str, Any] = {}
+        self.steps: list[StepContext] = []
+
+    def section_for(self, snapshot: EnvironmentSnapshot, now: datetime) -> EnvironmentsState | None:
+        if not self._include:
+            return None
+        return EnvironmentsState(
+            environments=environment_states(snapshot, self.profile),
+            current_date=current_date(now, self.timezone),
+            timezone=self.timezone,
+            network=self._network,
+        )
+
+    def capture(
+        self,
+        snapshot: EnvironmentSnapshot,
+        *,
+        calls: Sequence[ToolCall] = (),
+        connection: Mapping[str, ConnectionState] | None = None,
+        tools: Sequence[ToolSpec] | None = None,
+    ) -> StepContext:
+        """Record one step. ``tools`` defaults to the profile's plan for this snapshot."""
+        now = self._clock()
+        number = len(self.steps) + 1
+        state = self.section_for(snapshot, now)
+        section = section_snapshot(state) if state is not None else None
+        world = {SECTION_ID: section} if section is not None else {}
+        patch = world_merge_patch(self._world, world)
+        view = StepView.from_snapshot(number, snapshot)
+        if state is not None:
+            marked = tuple(i for i in state.sorted_ids if state.environments[i].is_primary)
+            view = StepView(
+                number,
+                view.ready,
+                view.starting,
+                view.failed,
+                view.selection,
+                marked,
+                view.local_ids,
+            )
+        offered = (
+            tuple(tools)
+            if tools is not None
+            else tuple(plan_tools(view, self.profile, self.features))
+        )
+        result = check_step(
+            view, offered, self.profile, calls=calls, connection=connection, features=self.features
+        )
+        step = StepContext(
+            number=number,
+            at=now,
+            snapshot=snapshot,
+            state=state,
+            section=section,
+            full_text=render_full(state) if state is not None else None,
+            diff_text=render_diff(state, self._previous),
+            patch=patch,
+            tools=offered,
+            findings=tuple(result.findings),
+            notes=tuple(result.notes),
+            view=view,
+        )
+        self._previous = state
+        self._world = world
+        self.steps.append(step)
+        return step
+
+
+def route(call: ToolCall, snapshot: EnvironmentSnapshot) -> str | None:
+    """Where a call runs: the environment it names, else the primary of ``snapshot``.
+
+    Routing by the *step's* snapshot, not by whatever is primary when the call executes, is
+    what keeps a call in the environment the model was told about.
+    """
+    if call.environment_id is not None:
+        return call.environment_id
+    primary = snapshot.primary()
+    return primary.environment_id if primary is not None else None

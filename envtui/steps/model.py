@@ -1,0 +1,115 @@
+"""What the divergence rules look at: a step's environments, its tools, its calls."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from envtui.environments.manager import EnvironmentSnapshot
+
+Severity = Literal["warning", "error"]
+ConnectionState = Literal["connected", "disconnected"]
+
+ERROR_CODES = frozenset(
+    {
+        "call-to-unknown-environment",
+        "stale-available",
+        "primary-mismatch",
+        "execution-routed-elsewhere",
+        "context-mismatch",
+    }
+)
+
+
+@dataclass(frozen=True)
+class StepView:
+    """One step's environments as the rules see them, from a live snapshot or a rollout.
+
+    ``selection`` is None when it is not known (a rollout records no selection order);
+    ``ready`` is then in id order. ``marked_primary`` are the environments the context
+    flagged primary; ``local_ids`` the environments that are not remote.
+    """
+
+    number: int | None
+    ready: tuple[str, ...]
+    starting: tuple[str, ...] = ()
+    failed: tuple[str, ...] = ()
+    selection: tuple[str, ...] | None = None
+    marked_primary: tuple[str, ...] = ()
+    local_ids: frozenset[str] = frozenset({"local"})
+
+    @property
+    def selected_count(self) -> int:
+        return len(self.ready) + len(self.starting) + len(self.failed)
+
+    @property
+    def primary(self) -> str | None:
+        """The first ready environment (in selection order when it is known)."""
+        return self.ready[0] if self.ready else None
+
+    def single_local_environment(self) -> str | None:
+        if self.starting or len(self.ready) != 1:
+            return None
+        return self.ready[0] if self.ready[0] in self.local_ids else None
+
+    @classmethod
+    def from_snapshot(cls, number: int | None, snapshot: EnvironmentSnapshot) -> StepView:
+        primary = snapshot.primary()
+        return cls(
+            number=number,
+            ready=tuple(e.environment_id for e in snapshot.ready()),
+            starting=tuple(e.environment_id for e in snapshot.starting()),
+            failed=tuple(e.environment_id for e in snapshot.failed()),
+            selection=tuple(e.environment_id for e in snapshot.entries),
+            marked_primary=(primary.environment_id,) if primary is not None else (),
+            local_ids=frozenset(e.environment_id for e in snapshot.entries if not e.is_remote),
+        )
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """A call the model made: the tool, the environment it named, and where it ran (if known)."""
+
+    tool: str
+    environment_id: str | None = None
+    executed_in: str | None = None
+    call_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Finding:
+    code: str
+    severity: Severity
+    step: int | None
+    tool: str | None
+    environment_id: str | None
+    message: str
+    extra: Mapping[str, Any] = field(default_factory=dict, compare=False)
+
+    def as_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "code": self.code,
+            "severity": self.severity,
+            "step": self.step,
+            "tool": self.tool,
+            "environment_id": self.environment_id,
+            "message": self.message,
+        }
+        data.update(self.extra)
+        return data
+
+
+def finding(
+    code: str,
+    step: int | None,
+    message: str,
+    *,
+    tools: list[str] | tuple[str, ...] = (),
+    environment_id: str | None = None,
+    **extra: Any,
+) -> Finding:
+    """A finding with the severity its code has: errors for hazards, warnings otherwise."""
+    severity: Severity = "error" if code in ERROR_CODES else "warning"
+    tool = ", ".join(dict.fromkeys(tools)) or None
+    return Finding(code, severity, step, tool, environment_id, message, extra)

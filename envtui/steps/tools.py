@@ -1,0 +1,131 @@
+"""Tool specs, as Codex advertises them, reduced to what the divergence rules need.
+
+Three shapes are understood:
+
+* **function tools** ``{"type": "function", "name", "parameters": {JSON schema}}``: the
+  environment parameter is ``parameters.properties.environment_id`` (required when listed
+  in ``parameters.required``);
+* **freeform apply_patch** ``{"type": "custom", "name": "apply_patch", "format":
+  {"type": "grammar", "definition"}}``: it takes an environment when the grammar has the
+  ``*** Environment ID:`` line;
+* **code mode**: one custom tool ``exec`` whose description holds each nested tool as a
+  ``### `name``` section with a TypeScript declaration; ``environment_id?: string`` is
+  optional, ``environment_id: string`` required. ``apply_patch(input: string)`` there has no
+  grammar, so whether it takes an environment cannot be told.
+
+Tools may be nested in ``{"type": "namespace", "name", "tools": [...]}`` entries.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+EnvironmentParameter = Literal["absent", "optional", "required", "unknown"]
+
+ENVIRONMENT_TOOLS = (
+    "exec_command",
+    "write_stdin",
+    "shell_command",
+    "apply_patch",
+    "view_image",
+    "request_permissions",
+)
+"""The tools that run in an environment (``wait_for_environment`` waits for one)."""
+
+CODE_MODE_TOOL = "exec"
+_SECTION = re.compile(r"^### `([A-Za-z0-9_]+)`[ \t]*$", re.MULTILINE)
+_OPTIONAL_ID = re.compile(r"\benvironment_id\?\s*:\s*string\b")
+_REQUIRED_ID = re.compile(r"\benvironment_id\s*:\s*string\b")
+GRAMMAR_ENVIRONMENT_LINE = "Environment ID"
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """One advertised tool: its name, where it came from, and its environment parameter."""
+
+    name: str
+    environment_id: EnvironmentParameter = "absent"
+    namespace: str | None = None
+    shape: Literal["function", "freeform", "code-mode", "planned"] = "function"
+
+    @property
+    def takes_environment(self) -> bool | None:
+        """True or False; None when the shape cannot say (code-mode apply_patch)."""
+        if self.environment_id == "unknown":
+            return None
+        return self.environment_id != "absent"
+
+
+def _function_parameter(tool: Mapping[str, Any]) -> EnvironmentParameter:
+    parameters = tool.get("parameters")
+    if not isinstance(parameters, dict):
+        return "absent"
+    properties = parameters.get("properties")
+    if not isinstance(properties, dict) or "environment_id" not in properties:
+        return "absent"
+    required = parameters.get("required")
+    return "required" if isinstance(required, list) and "environment_id" in required else "optional"
+
+
+def _freeform_parameter(tool: Mapping[str, Any]) -> EnvironmentParameter:
+    fmt = tool.get("format")
+    definition = fmt.get("definition") if isinstance(fmt, dict) else None
+    if not isinstance(definition, str):
+        return "unknown"
+    return "optional" if GRAMMAR_ENVIRONMENT_LINE in definition else "absent"
+
+
+def code_mode_tools(description: str, namespace: str | None = None) -> list[ToolSpec]:
+    """The tools nested in a code-mode ``exec`` description, one per ``### `name``` section."""
+    headings = list(_SECTION.finditer(description))
+    tools = []
+    for index, heading in enumerate(headings):
+        end = headings[index + 1].start() if index + 1 < len(headings) else len(description)
+        section = description[heading.end() : end]
+        name = heading.group(1)
+        parameter: EnvironmentParameter
+        if _OPTIONAL_ID.search(section):
+            parameter = "optional"
+        elif _REQUIRED_ID.search(section):
+            parameter = "required"
+        elif name == "apply_patch":
+            parameter = "unknown"  # declared as apply_patch(input: string): no grammar to read
+        else:
+            parameter = "absent"
+        tools.append(ToolSpec(name, parameter, namespace, "code-mode"))
+    return tools
+
+
+def _walk(entries: Iterable[Any], namespace: str | None) -> Iterator[ToolSpec]:
+    for entry in entries:
+        if not isinstance(entry, dict):
+            continue
+        kind, name = entry.get("type"), entry.get("name")
+        if kind == "namespace" and isinstance(entry.get("tools"), list):
+            yield from _walk(entry["tools"], name if isinstance(name, str) else namespace)
+        elif not isinstance(name, str):
+            continue
+        elif kind == "function":
+            yield ToolSpec(name, _function_parameter(entry), namespace, "function")
+        elif (
+            kind == "custom"
+            and name == CODE_MODE_TOOL
+            and isinstance(entry.get("description"), str)
+        ):
+            yield ToolSpec(name, "absent", namespace, "function")
+            yield from code_mode_tools(entry["description"], namespace)
+        elif kind == "custom":
+            yield ToolSpec(name, _freeform_parameter(entry), namespace, "freeform")
+
+
+def parse_tools(entries: Iterable[Any]) -> list[ToolSpec]:
+    """Every tool in a list of Codex tool specs (namespaces and code mode unfolded)."""
+    return list(_walk(entries, None))
+
+
+def by_name(tools: Iterable[ToolSpec]) -> dict[str, ToolSpec]:
+    """The tools keyed by name (a later spec of the same name wins)."""
+    return {tool.name: tool for tool in tools}
