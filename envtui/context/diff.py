@@ -75,7 +75,10 @@ def environment_updates(
 
 
 def render_diff(
-    current: EnvironmentsState | None, previous: EnvironmentsState | None
+    current: EnvironmentsState | None,
+    previous: EnvironmentsState | None,
+    *,
+    codex_escaping: bool = False,
 ) -> str | None:
     """The block to send, or None when nothing is sent.
 
@@ -94,4 +97,5 @@ def render_diff(
         updates,
         legacy_single=legacy_single,
         include_primary=current.is_multi or prev.is_multi,
+        codex_escaping=codex_escaping,
     )

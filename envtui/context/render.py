@@ -7,7 +7,7 @@ are decided by the caller; this module only writes them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from enum import Enum
 from typing import Final
 
@@ -40,13 +40,27 @@ UNAVAILABLE: Final = Unavailable.UNAVAILABLE
 Update = EnvironmentState | Unavailable
 
 
-def render_full(state: EnvironmentsState) -> str:
-    """Every environment as an update: what the model is told with no baseline at all."""
+def _raw(value: str) -> str:
+    return value
+
+
+def list_escape(codex_escaping: bool) -> Callable[[str], str]:
+    """How network domains and subagent lines are written: escaped (envtui) or raw (Codex)."""
+    return _raw if codex_escaping else esc
+
+
+def render_full(state: EnvironmentsState, *, codex_escaping: bool = False) -> str:
+    """Every environment as an update: what the model is told with no baseline at all.
+
+    ``codex_escaping`` writes network domains and subagent lines raw, as Codex does, to
+    compare with text Codex recorded; envtui's own output always escapes them.
+    """
     return render_block(
         state,
         state.environments,
         legacy_single=state.is_legacy_single,
         include_primary=state.is_multi,
+        codex_escaping=codex_escaping,
     )
 
 
@@ -71,8 +85,10 @@ def render_block(
     *,
     legacy_single: bool,
     include_primary: bool,
+    codex_escaping: bool = False,
 ) -> str:
     """The block for ``updates`` plus every present turn value and the subagents of ``state``."""
+    escape_item = list_escape(codex_escaping)
     parts = [OPEN, "\n"]
     if legacy_single:
         for env in updates.values():  # at most one update in this layout
@@ -98,18 +114,18 @@ def render_block(
     if state.timezone is not None:
         parts.append(f"  <timezone>{esc(state.timezone)}</timezone>\n")
     if state.network is not None:
-        parts.append(f"  {network_element(state.network)}\n")
+        parts.append(f"  {network_element(state.network, codex_escaping=codex_escaping)}\n")
     if state.filesystem is not None:
         parts.append(f"  {filesystem_element(state.filesystem)}\n")
     if state.subagents is not None:
         parts.append("  <subagents>\n")
-        parts.extend(f"    {esc(line)}\n" for line in rust_lines(state.subagents))
+        parts.extend(f"    {escape_item(line)}\n" for line in rust_lines(state.subagents))
         parts.append("  </subagents>\n")
     parts.append(CLOSE)
     return "".join(parts)
 
 
-def network_element(network: NetworkContext | str) -> str:
+def network_element(network: NetworkContext | str, *, codex_escaping: bool = False) -> str:
     """The one-line ``<network>`` element; a string is an element already rendered.
 
     ``enabled="true"`` is a constant in Codex. Domains are escaped one by one (Codex writes
@@ -117,11 +133,12 @@ def network_element(network: NetworkContext | str) -> str:
     """
     if isinstance(network, str):
         return network
+    escape_item = list_escape(codex_escaping)
     out = '<network enabled="true">'
     if network.allowed_domains:
-        out += "<allowed>" + ",".join(map(esc, network.allowed_domains)) + "</allowed>"
+        out += "<allowed>" + ",".join(map(escape_item, network.allowed_domains)) + "</allowed>"
     if network.denied_domains:
-        out += "<denied>" + ",".join(map(esc, network.denied_domains)) + "</denied>"
+        out += "<denied>" + ",".join(map(escape_item, network.denied_domains)) + "</denied>"
     return out + "</network>"
 
 

@@ -129,3 +129,22 @@ def parse_tools(entries: Iterable[Any]) -> list[ToolSpec]:
 def by_name(tools: Iterable[ToolSpec]) -> dict[str, ToolSpec]:
     """The tools keyed by name (a later spec of the same name wins)."""
     return {tool.name: tool for tool in tools}
+
+
+def tool_groups(entries: Iterable[Any]) -> dict[tuple[str | None, str], list[ToolSpec]]:
+    """Tools keyed by (namespace, name) of the entry that declares them.
+
+    A later ``additional_tools`` item replaces the entries it names and keeps the others;
+    a code-mode ``exec`` entry carries all of its nested tools with it.
+    """
+    groups: dict[tuple[str | None, str], list[ToolSpec]] = {}
+    for entry in entries:
+        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
+            continue
+        if entry.get("type") == "namespace" and isinstance(entry.get("tools"), list):
+            for nested in entry["tools"]:
+                if isinstance(nested, dict) and isinstance(nested.get("name"), str):
+                    groups[(entry["name"], nested["name"])] = list(_walk([nested], entry["name"]))
+        else:
+            groups[(None, entry["name"])] = list(_walk([entry], None))
+    return groups
