@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 
 from envtui import __version__
-from envtui.commands import events, render, snapshot
+from envtui.commands import check, events, render, snapshot
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -25,6 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
     render.add_parser(subparsers)
     snapshot.add_parser(subparsers)
     events.add_parser(subparsers)
+    check.add_parser(subparsers)
     return parser
 
 

@@ -19,7 +19,15 @@ from envtui.environments.factory import build_environment
 from envtui.environments.manager import EnvironmentManager, EnvironmentSnapshot, Selection
 from envtui.environments.section import environment_states
 from envtui.environments.ssh import SshEnvironment
-from envtui.events import EnvironmentStatus, Event, WarningMessage, thread_event
+from envtui.events import (
+    EnvironmentConnected,
+    EnvironmentDisconnected,
+    EnvironmentStatus,
+    Event,
+    WarningMessage,
+    thread_event,
+)
+from envtui.steps.model import ConnectionState
 
 EventSink = Callable[[Event], None]
 
@@ -43,6 +51,7 @@ class Engine:
         self.selections = [Selection(c.id, c.cwd, tuple(c.workspace_roots)) for c in chosen]
         self.timezone = detect_timezone(config.timezone)
         self._reselect_pending = False
+        self.connection: dict[str, ConnectionState] = {}  # the latest connection event per id
 
     def start(self) -> None:
         for environment in self.environments:
@@ -52,6 +61,10 @@ class Engine:
     def _on_event(self, event: Event) -> None:
         self._sink(event)
         msg = event.msg
+        if isinstance(msg, EnvironmentConnected):
+            self.connection[msg.environment_id] = "connected"
+        elif isinstance(msg, EnvironmentDisconnected):
+            self.connection[msg.environment_id] = "disconnected"
         if isinstance(msg, EnvironmentStatus) and msg.status == "ready":
             self._note_accepted_keys(msg.environment_id)
             if self._resolution_failed(msg.environment_id) and not self._reselect_pending:
@@ -88,17 +101,20 @@ class Engine:
         """The context section for ``snapshot`` (None when include_environment_context is off)."""
         if not self.config.include_environment_context:
             return None
-        network = None
-        if self.config.network is not None:
-            network = NetworkContext(
-                allowed_domains=tuple(self.config.network.allowed),
-                denied_domains=tuple(self.config.network.denied),
-            )
         return EnvironmentsState(
             environments=environment_states(snapshot, self.config.codex_profile),
             current_date=current_date(self._clock(), self.timezone),
             timezone=self.timezone,
-            network=network,
+            network=self.network(),
+        )
+
+    def network(self) -> NetworkContext | None:
+        """The configured ``[network]`` rules, as the context renders them."""
+        if self.config.network is None:
+            return None
+        return NetworkContext(
+            allowed_domains=tuple(self.config.network.allowed),
+            denied_domains=tuple(self.config.network.denied),
         )
 
     async def aclose(self) -> None:
