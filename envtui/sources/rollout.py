@@ -148,6 +148,7 @@ class _Reader:
         self.tools_recorded = False
         self.step: RolloutStep | None = None
         self.last: Literal["request", "model", "tool_output"] | None = None
+        self.step_answered = False  # the model produced output in the current step
         self.turn = 0
         self.turn_steps = 0
         self.in_turn = False
@@ -166,6 +167,7 @@ class _Reader:
         self.step.section = self._section()
         self.step.has_baseline = self.world is not None
         self.last = "request"
+        self.step_answered = False
         self.turn_steps += 1
         return self.step
 
@@ -181,7 +183,8 @@ class _Reader:
         return [tool for group in self.tools.values() for tool in group]
 
     def request_evidence(self, line: int, *, opens_after_model: bool) -> RolloutStep:
-        if self.step is None or (opens_after_model and self.last == "model"):
+        """A sign of a model request; after the model has answered in this step, a new step."""
+        if self.step is None or (opens_after_model and self.step_answered):
             return self.open_step(line)
         return self.step
 
@@ -257,11 +260,12 @@ class _Reader:
             step.has_baseline = True
         step.world_state_line = number
         step.section = self._section()
+        step.at = self.when
 
     def _on_response_item(self, number: int, payload: dict[str, Any]) -> None:
         kind = payload.get("type")
         if kind == "additional_tools":
-            if self.step is not None and self.last == "model":
+            if self.step is not None and self.step_answered:
                 self.open_step(number)
             entries = payload.get("tools")
             self.tools.update(tool_groups(entries if isinstance(entries, list) else []))
@@ -272,6 +276,7 @@ class _Reader:
             if text is not None:
                 step = self.request_evidence(number, opens_after_model=True)
                 step.context_text, step.context_line = text, number
+                step.at = self.when  # the moment the model was told
             elif payload.get("role") == "assistant":
                 self._model_output(number, payload)
             return
@@ -286,6 +291,7 @@ class _Reader:
         assert self.step is not None
         self.step.calls.extend(calls_from(payload))
         self.last = "model"
+        self.step_answered = True
 
 
 def read_rollout_lines(lines: Iterable[str]) -> Rollout:

@@ -33,7 +33,7 @@ MAX_DIFF_LINES = 12
 class StepReport:
     number: int
     turn: int
-    line: int
+    line: int | None
     context: str | None
     findings: list[Finding] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)

@@ -36,7 +36,7 @@ async def check_engine_steps(
     finally:
         await engine.aclose()
     reports = [
-        StepReport(s.number, 1, 0, s.diff_text, list(s.findings), list(s.notes))
+        StepReport(s.number, 1, None, s.diff_text, list(s.findings), list(s.notes))
         for s in recorder.steps
     ]
     thread = selected_never_resolved(
