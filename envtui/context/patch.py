@@ -16,6 +16,8 @@ JSON = Any
 
 def json_equal(a: JSON, b: JSON) -> bool:
     """``serde_json::Value`` equality: the same type and the same value, recursively."""
+    if a is b:
+        return True
     if type(a) is not type(b):
         return False
     if isinstance(a, dict):
@@ -35,26 +37,24 @@ def remove_null_object_fields(value: JSON) -> JSON:
 def create_merge_patch(previous: JSON, current: JSON) -> JSON | None:
     """The merge patch turning ``previous`` into ``current``, or None when they are equal.
 
-    Scalars and arrays are replaced whole; removed keys come first, as ``null``.
+    Scalars and arrays are replaced whole; removed keys come first, as ``null``. Equal
+    members are skipped with the cheap equality test; only differing ones are descended into.
     """
+    if previous is current:
+        return None
+    if isinstance(current, dict) and isinstance(previous, dict):
+        patch: dict[str, JSON] = {key: None for key in previous if key not in current}
+        for key, value in current.items():
+            if key not in previous:
+                patch[key] = value
+            elif not json_equal(previous[key], value):
+                sub = create_merge_patch(previous[key], value)
+                if sub is not None:
+                    patch[key] = sub
+        return patch or None
     if json_equal(previous, current):
         return None
-    if not isinstance(current, dict):
-        return current
-    patch: dict[str, JSON] = {}
-    prev_obj = previous if isinstance(previous, dict) else None
-    if prev_obj is not None:
-        for key in prev_obj:
-            if key not in current:
-                patch[key] = None
-    for key, value in current.items():
-        if prev_obj is not None and key in prev_obj:
-            sub = create_merge_patch(prev_obj[key], value)
-            if sub is not None:
-                patch[key] = sub
-        else:
-            patch[key] = value
-    return patch
+    return current
 
 
 def apply_merge_patch(target: JSON, patch: JSON) -> JSON:
