@@ -9,7 +9,9 @@ run. Run: ``python benchmarks/bench_steps.py``.
 from __future__ import annotations
 
 import argparse
+import itertools
 import timeit
+from collections.abc import Iterator
 from datetime import UTC, datetime
 
 from envtui.context.render import render_full
@@ -50,13 +52,12 @@ def main() -> None:
         recorder = StepRecorder(
             profile=Profile.CODEX_0171, timezone="Europe/Berlin", clock=lambda: NOW
         )
-        turn = [0]
+        cycle = itertools.cycle(snapshots)
 
         def one_step(
-            recorder: StepRecorder = recorder, snapshots: list[EnvironmentSnapshot] = snapshots
+            recorder: StepRecorder = recorder, cycle: Iterator[EnvironmentSnapshot] = cycle
         ) -> None:
-            turn[0] += 1
-            recorder.capture(snapshots[turn[0] % 2], connection={})
+            recorder.capture(next(cycle), connection={})
             recorder.steps.clear()  # keep memory flat; numbering is not measured
 
         state = recorder.section_for(snapshots[0], NOW)
@@ -68,8 +69,8 @@ def main() -> None:
         render_number, _ = render_timer.autorange()
         per_render = min(render_timer.repeat(args.repeat, render_number)) / render_number
         print(
-            f"{count:>5}  {1 / per_step:>9.0f}  {per_step * 1e3:>8.3f}ms  {per_render * 1e3:>9.3f}ms"
-            f"  {per_step / per_render:>10.1f}x"
+            f"{count:>5}  {1 / per_step:>9.0f}  {per_step * 1e3:>8.3f}ms"
+            f"  {per_render * 1e3:>9.3f}ms  {per_step / per_render:>10.1f}x"
         )
 
 
