@@ -223,3 +223,60 @@ def test_engine_steps_find_an_environment_that_never_resolved(
     assert [(f["code"], f["environment_id"], f["step"]) for f in findings] == [
         ("selected-never-resolved", "gone", None)
     ]
+
+
+def test_tools_from_a_json_file_replace_the_plan(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "c.toml"
+    config.write_text(f'[[environments]]\nid = "local"\nkind = "local"\ncwd = "{tmp_path}"\n')
+    tools = tmp_path / "tools.json"
+    tools.write_text(
+        json.dumps(
+            {
+                "tools": [
+                    function_tool("exec_command", environment_id=True),
+                    function_tool("write_stdin"),
+                    function_tool("view_image"),
+                    APPLY_PATCH,
+                ]
+            }
+        )
+    )
+    assert (
+        main(
+            [
+                "check",
+                "--config",
+                str(config),
+                "--steps",
+                "1",
+                "--interval",
+                "0",
+                "--tools",
+                str(tools),
+            ]
+        )
+        == 1
+    )
+    assert capsys.readouterr().out.startswith(
+        "step 1: unexpected-environment-id: exec_command: -: with 1 selected environment"
+    )
+    tools.write_text("[1, 2")
+    assert main(["check", "--config", str(config), "--tools", str(tools)]) == 2
+    assert "invalid JSON" in capsys.readouterr().err
+
+
+def test_tools_from_a_file_for_a_rollout_without_recorded_tools(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    writer = RolloutWriter(cli_version="0.150.0")
+    writer.turn()
+    writer.step(TWO)
+    tools = tmp_path / "tools.json"
+    tools.write_text(json.dumps(list(TOOLS)))
+    code, out, _ = _run(tmp_path, writer, "--tools", str(tools), capsys=capsys)
+    assert code == 1
+    assert out.startswith(
+        "step 1: missing-environment-id: exec_command, apply_patch, view_image: -: with 2 ready environments"
+    )

@@ -14,6 +14,13 @@ RUNTIME_MODULES = (
     "envtui.sources.engine",
     "envtui.commands.snapshot",
     "envtui.commands.events",
+    "envtui.commands.check",
+    "envtui.steps.capture",
+    "envtui.steps.check",
+    "envtui.steps.live",
+    "envtui.sources.rollout",
+    "envtui.codex_environments",
+    "envtui.environments.exec_server",
 )
 
 

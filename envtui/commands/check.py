@@ -23,6 +23,7 @@ from envtui.safe_text import dumps_json_line, for_terminal
 
 if TYPE_CHECKING:
     from envtui.steps.check import CheckReport
+    from envtui.steps.tools import ToolSpec
 
 COMMAND = "check"
 
@@ -44,6 +45,11 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument(
         "--events", metavar="FILE", help="a recorded envtui event stream (connection state)"
     )
+    parser.add_argument(
+        "--tools",
+        metavar="FILE",
+        help="tool specs (JSON) to check instead of the recorded or planned ones",
+    )
     add_config_argument(parser)
     add_codex_environments_argument(parser)
     parser.add_argument(
@@ -56,6 +62,18 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--json", action="store_true", help='print {"steps", "findings", ...} as JSON'
     )
     parser.set_defaults(handler=run)
+
+
+def _tools(args: argparse.Namespace) -> list[ToolSpec] | int | None:
+    """The tool specs of ``--tools``, None without it, or the exit code after an error."""
+    if not args.tools:
+        return None
+    from envtui.steps.tools import read_tool_file
+
+    try:
+        return read_tool_file(Path(args.tools))
+    except ValueError as exc:
+        return fail(COMMAND, f"{args.tools}: {exc}")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -88,7 +106,10 @@ def _check_rollout(args: argparse.Namespace) -> CheckReport | int:
         decoded = list(decode_lines(text.splitlines()))
         events = [e for e in decoded if isinstance(e, Event)]
         extra_notes += [f"{args.events}: {e}" for e in decoded if isinstance(e, DecodeError)]
-    report = check_rollout(rollout, profile, events=events)
+    tools = _tools(args)
+    if isinstance(tools, int):
+        return tools
+    report = check_rollout(rollout, profile, events=events, tools=tools)
     report.notes = extra_notes + report.notes
     if rollout.bad_lines:
         report.notes.append(
@@ -120,9 +141,14 @@ def _check_engine(args: argparse.Namespace) -> CheckReport | int:
         engine = Engine(config, lambda event: None, environments=environments)
     except CONFIG_ERRORS as exc:
         return fail(COMMAND, str(exc))
+    tools = _tools(args)
+    if isinstance(tools, int):
+        return tools
     profile = Profile(args.profile) if args.profile else config.codex_profile
     return asyncio.run(
-        check_engine_steps(engine, steps=args.steps, interval=args.interval, profile=profile)
+        check_engine_steps(
+            engine, steps=args.steps, interval=args.interval, profile=profile, tools=tools
+        )
     )
 
 

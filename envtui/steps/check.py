@@ -25,6 +25,7 @@ from envtui.sources.rollout import Rollout, RolloutStep
 from envtui.steps.model import ConnectionState, Finding, StepView, finding
 from envtui.steps.plan import ToolFeatures
 from envtui.steps.rules import check_step
+from envtui.steps.tools import ToolSpec
 
 MAX_DIFF_LINES = 12
 
@@ -153,7 +154,9 @@ def check_rollout(
     *,
     events: list[Event] | None = None,
     features: ToolFeatures | None = None,
+    tools: list[ToolSpec] | None = None,
 ) -> CheckReport:
+    """Check every step; ``tools`` (from a file) replaces the recorded tool lists."""
     features = features or ToolFeatures()
     reports: list[StepReport] = []
     notes = list(rollout.notes)
@@ -165,7 +168,7 @@ def check_rollout(
     notes.append(
         "selected-never-resolved needs the thread's selection, which a rollout does not record"
     )
-    if not any(step.tools is not None for step in rollout.steps):
+    if tools is None and not any(step.tools is not None for step in rollout.steps):
         notes.append("no tool list was recorded (flat tools are not): tool rules skipped")
     for step in rollout.steps:
         report = StepReport(step.number, step.turn, step.first_line, step.context_text)
@@ -178,7 +181,7 @@ def check_rollout(
             connection = connection_at(events, step.at) if events is not None else None
             result = check_step(
                 view_of(step.number, state),
-                step.tools,
+                tools if tools is not None else step.tools,
                 profile,
                 calls=step.calls,
                 connection=connection,

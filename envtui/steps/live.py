@@ -9,10 +9,16 @@ from envtui.sources.engine import Engine
 from envtui.steps.capture import StepRecorder
 from envtui.steps.check import CheckReport, StepReport
 from envtui.steps.rules import selected_never_resolved
+from envtui.steps.tools import ToolSpec
 
 
 async def check_engine_steps(
-    engine: Engine, *, steps: int, interval: float, profile: Profile
+    engine: Engine,
+    *,
+    steps: int,
+    interval: float,
+    profile: Profile,
+    tools: list[ToolSpec] | None = None,
 ) -> CheckReport:
     """Start the environments, take the turn's snapshot, then ``steps`` steps ``interval`` apart.
 
@@ -31,7 +37,9 @@ async def check_engine_steps(
         for _ in range(steps):
             await asyncio.sleep(interval)
             recorder.capture(
-                engine.manager.refresh_readiness(turn), connection=dict(engine.connection)
+                engine.manager.refresh_readiness(turn),
+                connection=dict(engine.connection),
+                tools=tools,
             )
     finally:
         await engine.aclose()

@@ -18,9 +18,11 @@ Tools may be nested in ``{"type": "namespace", "name", "tools": [...]}`` entries
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 EnvironmentParameter = Literal["absent", "optional", "required", "unknown"]
@@ -148,3 +150,23 @@ def tool_groups(entries: Iterable[Any]) -> dict[tuple[str | None, str], list[Too
         else:
             groups[(None, entry["name"])] = list(_walk([entry], None))
     return groups
+
+
+def read_tool_file(path: Path) -> list[ToolSpec]:
+    """Tool specs from a JSON file: a list of Codex tool specs, or ``{"tools": [...]}``.
+
+    Raises ValueError with a message that names the problem.
+    """
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ValueError(f"cannot read: {exc.strerror or exc}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"invalid JSON: {exc}") from None
+    entries = data.get("tools") if isinstance(data, dict) else data
+    if not isinstance(entries, list):
+        raise ValueError('expected a list of tool specs or {"tools": [...]}')
+    tools = parse_tools(entries)
+    if entries and not tools:
+        raise ValueError("no tool spec with a type and a name")
+    return tools
