@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 
 from envtui import __version__
-from envtui.commands import check, events, render, snapshot
+from envtui.commands import check, dashboard, events, render, snapshot
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -26,12 +26,18 @@ def build_parser() -> argparse.ArgumentParser:
     snapshot.add_parser(subparsers)
     events.add_parser(subparsers)
     check.add_parser(subparsers)
+    dashboard.add_parsers(subparsers)
     return parser
+
+
+def with_default_command(argv: Sequence[str]) -> list[str]:
+    """``envtui`` alone starts the dashboard on the embedded demo."""
+    return list(argv) if argv else ["demo"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(with_default_command(sys.argv[1:] if argv is None else argv))
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2

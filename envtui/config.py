@@ -161,6 +161,11 @@ class Config(_Strict):
     timezone: str | None = None
     profile: Literal["codex-0.171", "codex-0.150"] = DEFAULT_PROFILE.value
     include_environment_context: bool = True
+    theme: str | None = None  # the dashboard's theme; default envtui-dark
+    keymap: dict[str, str] = {}  # binding id -> keys, e.g. { pause = "space" }
+    event_log_lines: Annotated[int, Field(ge=10, le=1_000_000)] = 10_000
+    step_history: Annotated[int, Field(ge=1, le=100_000)] = 1_000
+    step_interval: Seconds = 2.0  # seconds between the engine's own steps
     network: NetworkConfig | None = None
     environments: list[EnvironmentConfig] = []
 

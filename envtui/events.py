@@ -85,16 +85,31 @@ class WarningMessage(_Message):
     environment_id: str | None = None
 
 
+class StepTool(BaseModel):
+    """A tool the step offered, and its environment parameter."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    name: str
+    environment_id: Literal["absent", "optional", "required", "unknown"] = "absent"
+
+
 class StepRecorded(_Message):
-    """envtui: one sampling step's context, snapshot and patch."""
+    """envtui: one sampling step: its full context, the diff sent, snapshot, patch and tools.
+
+    ``text`` is the full render; ``diff`` what was sent (None: nothing); ``patch`` the
+    world-state merge patch against the previous step.
+    """
 
     TYPE: ClassVar[str] = "step"
     type: Literal["step"] = "step"
     step: int
+    thread: str | None = None
     text: str | None = None
     diff: str | None = None
     snapshot: dict[str, Any] | None = None
     patch: dict[str, Any] | None = None
+    tools: list[StepTool] | None = None
+    notes: list[str] = Field(default_factory=list)
 
 
 class FindingReported(_Message):

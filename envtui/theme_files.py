@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 Colour = Annotated[str, StringConstraints(pattern=r"^#[0-9a-fA-F]{6}$")]
 VariableName = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9-]*$")]
 
-REQUIRED_VARIABLES = ("status-ready", "status-starting", "status-unavailable")
+REQUIRED_VARIABLES = ("status-ready", "status-starting", "status-unavailable", "status-primary")
 """Status colours are theme variables, so a colour-blind or high-contrast theme sets them."""
 
 _PACKAGED_DIR = Path(__file__).parent / "themes"

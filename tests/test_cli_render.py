@@ -373,6 +373,8 @@ def test_bad_input_in_a_subprocess_has_no_traceback(tmp_path: Path) -> None:
     assert b"Traceback" not in result.stderr
 
 
-def test_no_command_prints_usage_and_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main([]) == 2
-    assert "usage: envtui" in capsys.readouterr().err
+def test_no_command_starts_the_demo() -> None:
+    from envtui.cli import build_parser, with_default_command
+
+    args = build_parser().parse_args(with_default_command([]))
+    assert (args.command, args.mode) == ("demo", "demo")

@@ -15,13 +15,19 @@ primary = "#112233"
 status-ready = "#00ff00"
 status-starting = "#ffff00"
 status-unavailable = "#ff0000"
+status-primary = "#0000ff"
 """
 
 
 def test_builtin_themes_validate() -> None:
     themes, problems = load_themes(builtin_theme_dir())
     assert problems == []
-    assert "envtui-dark" in {theme.name for theme in themes}
+    assert {theme.name for theme in themes} == {
+        "envtui-dark",
+        "envtui-light",
+        "envtui-high-contrast",
+        "envtui-okabe-ito",
+    }
 
 
 def test_user_theme_dir_follows_xdg(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -18,7 +18,9 @@ from envtui.environments.local import LocalEnvironment
 from envtui.environments.ssh import DEFAULT_KNOWN_HOSTS, SshEnvironment, SshSettings
 
 
-def ssh_settings(config: SshEnvironmentConfig | ExecServerEnvironmentConfig) -> SshSettings:
+def ssh_settings(
+    config: SshEnvironmentConfig | ExecServerEnvironmentConfig, *, hermetic: bool = False
+) -> SshSettings:
     assert config.host is not None
     return SshSettings(
         host=config.host,
@@ -32,6 +34,8 @@ def ssh_settings(config: SshEnvironmentConfig | ExecServerEnvironmentConfig) -> 
         keepalive_count_max=config.keepalive_count_max,
         backoff_initial=config.backoff_initial,
         backoff_max=config.backoff_max,
+        read_ssh_config=not hermetic,
+        use_agent=not hermetic,
     )
 
 
@@ -39,11 +43,14 @@ def build_environment(
     config: AnyEnvironmentConfig,
     *,
     clock: Callable[[], datetime] = system_clock,
+    hermetic: bool = False,
 ) -> Environment:
     if isinstance(config, LocalEnvironmentConfig):
         return LocalEnvironment(config.id, config.cwd)
     if isinstance(config, SshEnvironmentConfig):
-        return SshEnvironment(config.id, config.cwd, ssh_settings(config), clock=clock)
+        return SshEnvironment(
+            config.id, config.cwd, ssh_settings(config, hermetic=hermetic), clock=clock
+        )
     return ExecServerEnvironment(config.id, config.cwd, exec_server_settings(config), clock=clock)
 
 

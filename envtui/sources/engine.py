@@ -40,14 +40,18 @@ class Engine:
         *,
         clock: Callable[[], datetime] = system_clock,
         environments: Sequence[AnyEnvironmentConfig] | None = None,
+        hermetic: bool = False,
     ) -> None:
-        """``environments`` replaces the config's own (for example Codex's environments.toml)."""
+        """``environments`` replaces the config's own (for example Codex's environments.toml).
+
+        ``hermetic`` keeps SSH away from ``~/.ssh/config`` and the agent (the demo's own hosts).
+        """
         self.config = config
         self._sink = sink
-        self._clock = clock
+        self.clock = clock
         self.manager = EnvironmentManager(self._on_event, clock=clock)
         chosen = list(environments) if environments is not None else config.selected()
-        self.environments = [build_environment(c, clock=clock) for c in chosen]
+        self.environments = [build_environment(c, clock=clock, hermetic=hermetic) for c in chosen]
         self.selections = [Selection(c.id, c.cwd, tuple(c.workspace_roots)) for c in chosen]
         self.timezone = detect_timezone(config.timezone)
         self._reselect_pending = False
@@ -90,7 +94,7 @@ class Engine:
                 self._sink(
                     thread_event(
                         WarningMessage(message=note, environment_id=environment_id),
-                        at=self._clock(),
+                        at=self.clock(),
                     )
                 )
 
@@ -103,7 +107,7 @@ class Engine:
             return None
         return EnvironmentsState(
             environments=environment_states(snapshot, self.config.codex_profile),
-            current_date=current_date(self._clock(), self.timezone),
+            current_date=current_date(self.clock(), self.timezone),
             timezone=self.timezone,
             network=self.network(),
         )

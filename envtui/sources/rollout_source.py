@@ -1,0 +1,80 @@
+"""A Codex rollout as an event source: each step's record and findings, optionally followed.
+
+Steps are emitted as ``step`` and ``finding`` events, exactly what the engine emits, so the
+dashboard shows a rollout like a live run. With ``follow`` the file is re-read as it grows
+and only new steps are emitted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from pathlib import Path
+
+from envtui.events import Event, StepRecorded, StepTool, WarningMessage, thread_event
+from envtui.profiles import Profile
+from envtui.sources.rollout import read_rollout
+from envtui.steps.check import check_rollout
+from envtui.steps.events import finding_event
+
+POLL = 1.0
+
+
+async def follow_rollout(
+    path: Path,
+    sink: Callable[[Event], None],
+    stop: asyncio.Event,
+    *,
+    follow: bool = False,
+    profile: Profile | None = None,
+) -> None:
+    emitted = 0
+    warned_lines: set[int] = set()
+    while not stop.is_set():
+        try:
+            rollout = read_rollout(path)
+        except OSError as exc:
+            sink(
+                thread_event(WarningMessage(message=f"{path}: cannot read: {exc.strerror or exc}"))
+            )
+            rollout = None
+        if rollout is not None:
+            chosen = profile or rollout.default_profile()[0]
+            report = check_rollout(rollout, chosen)
+            complete = (
+                rollout.steps if not follow else rollout.steps[:-1]
+            )  # the last may still grow
+            for step, step_report in zip(rollout.steps, report.steps, strict=True):
+                if step.number <= emitted or step not in complete:
+                    continue
+                tools = (
+                    [StepTool(name=t.name, environment_id=t.environment_id) for t in step.tools]
+                    if step.tools is not None
+                    else None
+                )
+                record = StepRecorded(
+                    step=step.number,
+                    thread=rollout.thread_id,
+                    text=step.context_text,
+                    diff=step.context_text,
+                    snapshot=step.section,
+                    tools=tools,
+                    notes=step_report.notes,
+                )
+                sink(thread_event(record, at=step.at))
+                for finding in step_report.findings:
+                    sink(thread_event(finding_event(finding), at=step.at))
+                emitted = step.number
+            for line in rollout.bad_lines:
+                if line not in warned_lines and line != rollout.lines:
+                    warned_lines.add(line)
+                    sink(
+                        thread_event(
+                            WarningMessage(message=f"{path}: line {line} is not JSON; skipped")
+                        )
+                    )
+        if not follow:
+            return
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), timeout=POLL)

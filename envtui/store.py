@@ -1,0 +1,247 @@
+"""The dashboard's state: a reducer over the event stream. No Textual, no I/O, no asyncio.
+
+:meth:`Store.apply` folds one event in, touching only what the event concerns, and notes
+what changed (environments by id, new log lines, steps, findings) so a view can redraw
+just that, in one batch per frame. Every collection is bounded: the event log keeps the
+last ``max_log_lines`` lines and the step history the last ``max_steps`` steps, however
+long the dashboard runs.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, deque
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from envtui.events import (
+    EnvironmentConnected,
+    EnvironmentDisconnected,
+    EnvironmentRemoved,
+    EnvironmentStatus,
+    Event,
+    FindingReported,
+    LiveState,
+    StepRecorded,
+    UnknownMessage,
+    WarningMessage,
+    message_to_json,
+)
+from envtui.safe_text import for_terminal
+
+DEFAULT_LOG_LINES = 10_000
+DEFAULT_STEPS = 1_000
+
+
+@dataclass
+class EnvironmentRow:
+    """One environment as the table shows it."""
+
+    id: str
+    order: int
+    kind: str = "?"
+    status: LiveState = "starting"
+    primary: bool = False
+    shell: str | None = None
+    shell_path: str | None = None
+    cwd: str | None = None
+    error: str | None = None
+    changed_at: datetime | None = None
+    next_retry_at: datetime | None = None
+    connection: str | None = None  # the latest connection event: connected / disconnected
+    events: deque[str] = field(default_factory=lambda: deque(maxlen=50))
+
+
+@dataclass
+class StepRecord:
+    number: int
+    at: datetime | None
+    thread: str | None
+    text: str | None
+    diff: str | None
+    snapshot: dict[str, Any] | None
+    patch: dict[str, Any] | None
+    tools: list[tuple[str, str]] | None
+    notes: list[str]
+    findings: list[FindingReported] = field(default_factory=list)
+
+    @property
+    def current_date(self) -> str | None:
+        value = (self.snapshot or {}).get("current_date")
+        return value if isinstance(value, str) else None
+
+    @property
+    def timezone(self) -> str | None:
+        value = (self.snapshot or {}).get("timezone")
+        return value if isinstance(value, str) else None
+
+
+@dataclass
+class Changes:
+    """What changed since the view last looked."""
+
+    environments: set[str]
+    removed: set[str]
+    log_lines: list[str]
+    steps: bool
+    findings: bool
+
+    @property
+    def any(self) -> bool:
+        return bool(
+            self.environments or self.removed or self.log_lines or self.steps or self.findings
+        )
+
+
+def log_line(event: Event) -> str:
+    """One readable line per event; the event id is always shown, ``id ""`` included."""
+    when = event.at.strftime("%H:%M:%S") if event.at else "--:--:--"
+    msg = event.msg
+    if isinstance(msg, EnvironmentConnected | EnvironmentDisconnected | EnvironmentRemoved):
+        detail = msg.environment_id
+    elif isinstance(msg, EnvironmentStatus):
+        detail = f"{msg.environment_id} {msg.status}"
+        if msg.primary:
+            detail += " primary"
+        if msg.error:
+            detail += f": {msg.error}"
+    elif isinstance(msg, WarningMessage):
+        detail = msg.message
+    elif isinstance(msg, StepRecorded):
+        detail = f"#{msg.step}" + (" context sent" if msg.diff else " no context change")
+    elif isinstance(msg, FindingReported):
+        detail = f"{msg.code}: {msg.message}"
+    elif isinstance(msg, UnknownMessage):
+        detail = str(message_to_json(msg))[:200]
+    else:
+        detail = ""
+    kind = msg.type
+    return for_terminal(f'{when} id "{event.id}" {kind} {detail}'.rstrip()).replace("\n", " ")
+
+
+class Store:
+    def __init__(
+        self, *, max_log_lines: int = DEFAULT_LOG_LINES, max_steps: int = DEFAULT_STEPS
+    ) -> None:
+        self.environments: dict[str, EnvironmentRow] = {}
+        self.log: deque[str] = deque(maxlen=max_log_lines)
+        self.steps: deque[StepRecord] = deque(maxlen=max_steps)
+        self.thread_findings: deque[FindingReported] = deque(maxlen=max_steps)
+        self.counters: Counter[str] = Counter()
+        self.thread: str | None = None
+        self._next_order = 0
+        self._changes = Changes(set(), set(), [], False, False)
+        self._max_log_lines = max_log_lines
+
+    # --- reducing ------------------------------------------------------------------------------
+
+    def apply(self, event: Event) -> None:
+        msg = event.msg
+        self.counters[msg.type] += 1
+        self.counters["total"] += 1
+        line = log_line(event)
+        self.log.append(line)
+        pending = self._changes.log_lines
+        pending.append(line)
+        if len(pending) > self._max_log_lines:  # a paused view never needs more than the log holds
+            del pending[: len(pending) - self._max_log_lines]
+        if isinstance(msg, EnvironmentStatus):
+            self._status(msg, event.at, line)
+        elif isinstance(msg, EnvironmentConnected | EnvironmentDisconnected):
+            self._connection(msg, event.at, line)
+        elif isinstance(msg, EnvironmentRemoved):
+            if self.environments.pop(msg.environment_id, None) is not None:
+                self._changes.removed.add(msg.environment_id)
+                self._changes.environments.discard(msg.environment_id)
+        elif isinstance(msg, StepRecorded):
+            self._step(msg, event.at)
+        elif isinstance(msg, FindingReported):
+            self._finding(msg)
+
+    def apply_all(self, events: Iterable[Event]) -> None:
+        for event in events:
+            self.apply(event)
+
+    def _row(self, environment_id: str) -> EnvironmentRow:
+        row = self.environments.get(environment_id)
+        if row is None:
+            row = EnvironmentRow(environment_id, self._next_order)
+            self._next_order += 1
+            self.environments[environment_id] = row
+            self._changes.removed.discard(environment_id)
+        return row
+
+    def _status(self, msg: EnvironmentStatus, at: datetime | None, line: str) -> None:
+        row = self._row(msg.environment_id)
+        if row.status != msg.status or row.changed_at is None:
+            row.changed_at = at
+        row.kind = msg.kind
+        row.status = msg.status
+        row.primary = msg.primary
+        row.shell, row.shell_path = msg.shell, msg.shell_path
+        row.cwd = msg.cwd
+        row.error = msg.error
+        row.next_retry_at = msg.next_retry_at
+        row.events.append(line)
+        self._changes.environments.add(row.id)
+
+    def _connection(
+        self, msg: EnvironmentConnected | EnvironmentDisconnected, at: datetime | None, line: str
+    ) -> None:
+        row = self._row(msg.environment_id)
+        row.connection = "connected" if isinstance(msg, EnvironmentConnected) else "disconnected"
+        if row.connection == "disconnected" and row.status == "ready":
+            row.status, row.error, row.changed_at = "unavailable", "disconnected", at
+        row.events.append(line)
+        self._changes.environments.add(row.id)
+
+    def _step(self, msg: StepRecorded, at: datetime | None) -> None:
+        tools: list[tuple[str, str]] | None = None
+        if msg.tools is not None:
+            tools = [(t.name, str(t.environment_id)) for t in msg.tools]
+        self.steps.append(
+            StepRecord(
+                msg.step,
+                at,
+                msg.thread,
+                msg.text,
+                msg.diff,
+                msg.snapshot,
+                msg.patch,
+                tools,
+                list(msg.notes),
+            )
+        )
+        if msg.thread:
+            self.thread = msg.thread
+        self._changes.steps = True
+
+    def _finding(self, msg: FindingReported) -> None:
+        if msg.step is not None:
+            for step in reversed(self.steps):
+                if step.number == msg.step:
+                    step.findings.append(msg)
+                    self._changes.findings = True
+                    return
+        self.thread_findings.append(msg)
+        self._changes.findings = True
+
+    # --- reading -------------------------------------------------------------------------------
+
+    def take_changes(self) -> Changes:
+        """What changed since the last call; the view redraws exactly that."""
+        changes, self._changes = self._changes, Changes(set(), set(), [], False, False)
+        return changes
+
+    def findings(self) -> list[FindingReported]:
+        """Every finding still held, newest step first, then the per-thread ones."""
+        out = [f for step in reversed(self.steps) for f in step.findings]
+        return out + list(self.thread_findings)
+
+    def step(self, number: int) -> StepRecord | None:
+        return next((s for s in reversed(self.steps) if s.number == number), None)
+
+    @property
+    def primary(self) -> str | None:
+        return next((r.id for r in self.environments.values() if r.primary), None)

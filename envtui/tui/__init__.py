@@ -1,0 +1,1 @@
+"""The Textual dashboard. The only package of envtui that imports Textual."""
