@@ -22,7 +22,7 @@ from textual.binding import Binding, BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Input, OptionList, Static, TabbedContent, TabPane
+from textual.widgets import DataTable, Footer, Input, OptionList, Static, TabbedContent, TabPane
 
 from envtui.context.local_time import system_clock
 from envtui.events import Event, encode_event
@@ -85,6 +85,7 @@ class MainScreen(Screen[None]):
         self.step_number: int | None = None  # None: follow the latest step
         self.wide = True
         self._ticks = 0
+        self._recomposing = False
 
     # --- layout ----------------------------------------------------------------------------------
 
@@ -124,8 +125,12 @@ class MainScreen(Screen[None]):
         self.query_one(EnvironmentTable).focus()
 
     async def on_resize(self) -> None:
-        if (self.app.size.width >= WIDE) != self.wide:
-            await self.recompose()
+        if (self.app.size.width >= WIDE) != self.wide and not self._recomposing:
+            self._recomposing = True  # the frame timer waits until the new layout is mounted
+            try:
+                await self.recompose()
+            finally:
+                self._recomposing = False
             self.redraw_all()
 
     # --- drawing ---------------------------------------------------------------------------------
@@ -154,6 +159,8 @@ class MainScreen(Screen[None]):
     def flush(self) -> None:
         """One frame: apply what the store collected since the last one, in one batch."""
         self._ticks += 1
+        if self._recomposing:
+            return
         if self.paused:
             self._draw_header()
             return
@@ -318,13 +325,14 @@ class MainScreen(Screen[None]):
         text = self.query_one(ContextPanel).text
         self.app.copy_to_clipboard(text)
         self.notify(
-            f"copied {len(text)} characters of the {self.query_one(ContextPanel).view} view"
+            f"copied {len(text)} characters of the {self.query_one(ContextPanel).view} view",
+            markup=False,
         )
 
     def action_export(self) -> None:
         step = self.current_step()
         if step is None:
-            self.notify("no step to export yet", severity="warning")
+            self.notify("no step to export yet", severity="warning", markup=False)
             return
         directory = self.options.export_dir or Path.cwd()
         thread = "".join(
@@ -347,9 +355,11 @@ class MainScreen(Screen[None]):
         try:
             path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         except OSError as exc:
-            self.notify(f"could not write {path}: {exc.strerror or exc}", severity="error")
+            self.notify(
+                f"could not write {path}: {exc.strerror or exc}", severity="error", markup=False
+            )
             return
-        self.notify(f"wrote {path}")
+        self.notify(f"wrote {path}", markup=False)
 
     def action_theme(self) -> None:
         self.app.action_change_theme()
@@ -369,6 +379,10 @@ class MainScreen(Screen[None]):
 
     @on(OptionList.OptionSelected, "#findings")
     def _finding_selected(self) -> None:
+        self.action_details()
+
+    @on(DataTable.RowSelected, "#table")
+    def _environment_selected(self) -> None:
         self.action_details()
 
 
@@ -442,11 +456,16 @@ class EnvTuiApp(App[None]):
         if self.theme_problems:
             listed = "\n".join(p.reason for p in self.theme_problems)
             self.notify(
-                f"some theme files could not be used:\n{listed}", severity="error", timeout=10
+                f"some theme files could not be used:\n{listed}",
+                severity="error",
+                timeout=10,
+                markup=False,
             )
         if self.options.theme and self.options.theme not in self.available_themes:
             self.notify(
-                f"unknown theme {self.options.theme!r}; using {DEFAULT_THEME}", severity="warning"
+                f"unknown theme {self.options.theme!r}; using {DEFAULT_THEME}",
+                severity="warning",
+                markup=False,
             )
         if self.source is not None:
             self._source_task = asyncio.get_running_loop().create_task(
@@ -459,7 +478,7 @@ class EnvTuiApp(App[None]):
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # a source failure is a notice, never a crash
-            self.notify(f"the source stopped: {exc}", severity="error", timeout=15)
+            self.notify(f"the source stopped: {exc}", severity="error", timeout=15, markup=False)
 
     def ingest(self, event: Event) -> None:
         """Fold one event into the store (and the recording); the screen redraws per frame."""

@@ -8,6 +8,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
+from textual.markup import escape
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
@@ -35,7 +36,7 @@ class TextScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         scroll = VerticalScroll()
-        scroll.border_title = self.title_text
+        scroll.border_title = escape(for_terminal(self.title_text))  # titles are markup
         with scroll:
             yield Static(Text(for_terminal(self.body)), markup=False, id="text-body")
 

@@ -19,7 +19,7 @@ from textual.widgets.option_list import Option
 from envtui.events import FindingReported
 from envtui.safe_text import for_terminal
 from envtui.store import EnvironmentRow, StepRecord
-from envtui.tui.format import COLUMNS, matches, row_values
+from envtui.tui.format import COLUMNS, clean, matches, row_values
 
 VIEWS = ("full", "diff", "snapshot", "patch")
 ESCAPING_NOTE = (
@@ -86,7 +86,7 @@ class EnvironmentTable(DataTable[Text]):
             elif changed is None or env_id in changed:
                 for (column, _, _), cell in zip(COLUMNS, cells, strict=True):
                     self.update_cell(env_id, column, cell)
-        self._apply_sort({row.id: row.order for row in rows})
+        self._apply_sort({clean(row.id): row.order for row in rows})
         if selected is not None and selected in wanted:
             self.move_cursor(row=self.get_row_index(selected), scroll=False)
         self.border_title = (

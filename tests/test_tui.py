@@ -1,0 +1,306 @@
+"""The dashboard, driven by Pilot: every key, and each panel against a scripted stream."""
+
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from scripted import clock, scripted_events, scripted_source, status
+
+from envtui.tui.app import DashboardOptions, EnvTuiApp, MainScreen
+from envtui.tui.screens import TextScreen
+from envtui.tui.widgets import ContextPanel, EnvironmentTable, EventLog, FindingsList, ToolsPanel
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+
+def make_app(
+    tmp_path: Path | None = None, source: Any = scripted_source, **options: Any
+) -> EnvTuiApp:
+    return EnvTuiApp(
+        source, DashboardOptions(source_name="test", clock=clock, export_dir=tmp_path, **options)
+    )
+
+
+def screen(app: EnvTuiApp) -> MainScreen:
+    assert isinstance(app.screen, MainScreen)
+    return app.screen
+
+
+def table_rows(app: EnvTuiApp) -> list[list[str]]:
+    table = app.screen.query_one(EnvironmentTable)
+    return [[cell.plain for cell in table.get_row_at(i)] for i in range(table.row_count)]
+
+
+async def test_panels_show_the_scripted_stream(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=(140, 44)) as pilot:
+        await pilot.pause(0.3)
+        assert table_rows(app) == [
+            [
+                "",
+                "✕ unavailable",
+                "build",
+                "ssh",
+                "/srv/build",
+                "-",
+                "24s ago",
+                "connection lost: Connection lost",
+            ],
+            ["★", "● ready", "local", "local", "/repo", "bash", "29s ago", ""],
+            [
+                "",
+                "✕ unavailable",
+                "legacy",
+                "ssh",
+                "/",
+                "-",
+                "28s ago",
+                "host key mismatch: the key [127.0.0.1]:2222 differs",
+            ],
+        ]
+        log = app.screen.query_one(EventLog)
+        assert log.line_count == len(scripted_events())
+        assert any('id "" environment_connected build' in line for line in log.lines)
+        context = app.screen.query_one(ContextPanel)
+        assert context.text.startswith("<environment_context>\n  <environments>")
+        assert context.border_title == "context · step 2 · full"
+        assert "exec_command" in str(app.screen.query_one(ToolsPanel).render())
+        findings = app.screen.query_one(FindingsList)
+        assert findings.option_count == 2
+        banner = app.screen.query_one("#banner")
+        assert banner.has_class("-visible")
+        assert "2 finding(s): stale-available, execution-routed-elsewhere" in str(banner.render())
+        header = str(app.screen.query_one("#header").render())
+        assert "thread thread-1" in header
+        assert "step 2" in header
+        assert "2026-11-30 Europe/Berlin" in header
+
+
+async def test_d_cycles_full_diff_snapshot_patch(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=(140, 44)) as pilot:
+        await pilot.pause(0.3)
+        context = app.screen.query_one(ContextPanel)
+        seen = []
+        for _ in range(4):
+            await pilot.press("d")
+            seen.append(context.border_title)
+        assert seen == [
+            "context · step 2 · diff",
+            "context · step 2 · snapshot",
+            "context · step 2 · patch",
+            "context · step 2 · full",
+        ]
+        await pilot.press("d", "d")
+        assert json.loads(context.text)["environments"]["build"]["is_primary"] is True
+
+
+async def test_brackets_move_between_steps(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=(140, 44)) as pilot:
+        await pilot.pause(0.3)
+        context = app.screen.query_one(ContextPanel)
+        await pilot.press("left_square_bracket")
+        assert context.border_title == "context · step 1 · full"
+        assert "<status>starting</status>" in context.text
+        await pilot.press("left_square_bracket")
+        assert context.border_title == "context · step 1 · full"
+        await pilot.press("right_square_bracket")
+        assert context.border_title == "context · step 2 · full"
+
+
+async def test_filter_with_slash_and_clear_with_escape(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=(140, 44)) as pilot:
+        await pilot.pause(0.3)
+        await pilot.press("slash")
+        await pilot.press(*"host key")
+        assert [row[2] for row in table_rows(app)] == ["legacy"]
+        table = app.screen.query_one(EnvironmentTable)
+        assert table.border_title == "environments  filter: host key"
+        await pilot.press("enter")  # leaves the box; the filter stays
+        assert [row[2] for row in table_rows(app)] == ["legacy"]
+        await pilot.press("escape")
+        assert [row[2] for row in table_rows(app)] == ["build", "local", "legacy"]
+        assert table.border_title == "environments"
+
+
+async def test_pause_freezes_the_view_and_resume_catches_up(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=(140, 44)) as pilot:
+        await pilot.pause(0.3)
+        await pilot.press("p")
+        main = screen(app)
+        assert main.paused
+        for second in range(5):
+            app.ingest(status(f"new-{second}", "starting", 20))
+        await pilot.pause(0.3)
+        assert len(table_rows(app)) == 3
+        assert "PAUSED +5 events" in str(app.screen.query_one("#header").render())
+        await pilot.press("p")
+        await pilot.pause(0.2)
+        assert len(table_rows(app)) == 8
+        assert app.screen.query_one(EventLog).line_count == len(scripted_events()) + 5
+
+
+async def test_enter_explains_an_environment_and_a_finding(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=(140, 44)) as pilot:
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        assert isinstance(app.screen, TextScreen)
+        assert app.screen.title_text == "environment · build"
+        assert "connection  disconnected" in app.screen.body
+        assert "environment_disconnected build" in app.screen.body
+        await pilot.press("escape")
+        app.screen.query_one(FindingsList).focus()
+        await pilot.press("enter")
+        assert isinstance(app.screen, TextScreen)
+        assert app.screen.title_text == "finding · stale-available"
+        assert "known to be lost" in app.screen.body
+        await pilot.press("escape")
+
+
+async def test_question_mark_lists_every_key(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=(140, 44)) as pilot:
+        await pilot.pause(0.2)
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, TextScreen)
+        for description in (
+            "Help",
+            "Filter",
+            "Pause",
+            "Diff/full",
+            "Prev step",
+            "Next step",
+            "Details",
+            "Copy",
+            "Export",
+            "Theme",
+            "Sort",
+            "Quit",
+        ):
+            assert description in app.screen.body
+        assert "escapes everything" in app.screen.body
+
+
+async def test_y_copies_the_context_and_e_exports_the_step(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=(140, 44)) as pilot:
+        await pilot.pause(0.3)
+        await pilot.press("y")
+        assert app.clipboard == app.screen.query_one(ContextPanel).text
+        await pilot.press("e")
+        exported = json.loads((tmp_path / "envtui-step-thread-1-2.json").read_text())
+        assert exported["step"] == 2
+        assert exported["context"].startswith("<environment_context>")
+        assert exported["tools"] == [
+            {"name": "exec_command", "environment_id": "optional"},
+            {"name": "write_stdin", "environment_id": "absent"},
+        ]
+        assert [f["code"] for f in exported["findings"]] == ["stale-available"]
+
+
+async def test_s_cycles_the_sort_and_keeps_the_selected_environment(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=(140, 44)) as pilot:
+        await pilot.pause(0.3)
+        table = app.screen.query_one(EnvironmentTable)
+        table.move_cursor(row=2)
+        assert table.selected_id() == "legacy"
+        await pilot.press("s")  # by status
+        assert table.sort_key == "status"
+        assert table.selected_id() == "legacy"
+        await pilot.press("s")  # by id
+        assert [row[2] for row in table_rows(app)] == ["build", "legacy", "local"]
+        await pilot.press("S")
+        assert [row[2] for row in table_rows(app)] == ["local", "legacy", "build"]
+        assert table.selected_id() == "legacy"
+
+
+async def test_t_opens_the_theme_picker_and_themes_switch(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=(140, 44)) as pilot:
+        await pilot.pause(0.2)
+        await pilot.press("t")
+        await pilot.pause(0.2)
+        assert type(app.screen).__name__ == "CommandPalette"
+        await pilot.press("escape")
+        for name in ("envtui-light", "envtui-high-contrast", "envtui-okabe-ito", "nord"):
+            app.theme = name
+            await pilot.pause(0.05)
+        assert app.theme == "nord"
+
+
+async def test_q_quits(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause(0.2)
+        await pilot.press("q")
+        await pilot.pause(0.1)
+    assert app.return_code == 0
+
+
+async def test_narrow_terminal_uses_tabs(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause(0.3)
+        assert app.screen.query("TabbedContent")
+        assert app.screen.query_one(FindingsList).option_count == 2
+        await pilot.resize_terminal(130, 40)
+        await pilot.pause(0.3)
+        assert not app.screen.query("TabbedContent")
+        assert app.screen.query_one(FindingsList).option_count == 2
+
+
+async def test_keymap_from_config_moves_a_key(tmp_path: Path) -> None:
+    app = make_app(tmp_path, keymap={"pause": "space"})
+    async with app.run_test(size=(140, 44)) as pilot:
+        await pilot.pause(0.2)
+        await pilot.press("space")
+        assert screen(app).paused
+
+
+async def test_untrusted_text_is_shown_literally(tmp_path: Path) -> None:
+    nasty = ["[/]", "[bold red]x", "\x1b[31mred\x1b[0m", "\x1b]0;title\x07", "\x9b2J"]
+
+    async def source(sink, stop) -> None:  # type: ignore[no-untyped-def]
+        for index, text in enumerate(nasty):
+            sink(status(text, "ready", index, cwd=text, shell=text, error=text))
+
+    app = make_app(tmp_path, source=source)
+    async with app.run_test(size=(140, 44)) as pilot:
+        await pilot.pause(0.3)
+        rows = table_rows(app)
+        assert [row[2] for row in rows] == [
+            "[/]",
+            "[bold red]x",
+            "\\x1b[31mred\\x1b[0m",
+            "\\x1b]0;title\\x07",
+            "\\x9b2J",
+        ]
+        svg = html.unescape(app.export_screenshot()).replace("\xa0", " ")
+        assert "[bold red]x" in svg
+        assert "\x1b" not in svg
+        assert "\x9b" not in svg
+        await pilot.press("enter")
+        assert "\x1b" not in str(app.screen.query_one("#text-body").render())
+
+
+async def test_a_broken_user_theme_is_a_notice_not_a_crash(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    themes = tmp_path / "xdg" / "envtui" / "themes"
+    themes.mkdir(parents=True)
+    (themes / "broken.toml").write_text("name = ")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    app = make_app(tmp_path)
+    async with app.run_test(size=(100, 30), notifications=True) as pilot:
+        await pilot.pause(0.2)
+        assert app.theme_problems
+        assert any("broken.toml" in n.message for n in app._notifications)
