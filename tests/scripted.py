@@ -30,7 +30,7 @@ def at(seconds: float) -> datetime:
 
 def status(env_id: str, state: str, seconds: float, **fields: Any) -> Event:
     kind = fields.pop("kind", "ssh")
-    msg = EnvironmentStatus(environment_id=env_id, kind=kind, status=state, **fields)  # type: ignore[arg-type]
+    msg = EnvironmentStatus(environment_id=env_id, kind=kind, status=state, **fields)
     return thread_event(msg, at=at(seconds))
 
 
