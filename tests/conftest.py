@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,9 @@ def _isolated_user_config(
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     monkeypatch.delenv("ENVTUI_CONFIG", raising=False)
     monkeypatch.setenv("LC_ALL", "C.UTF-8")
+    monkeypatch.setenv("TZ", "UTC")  # the dashboard's wall clock is local time
+    time.tzset()
+    monkeypatch.setenv("TEXTUAL_ANIMATIONS", "none")
     monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
 
 
