@@ -239,6 +239,17 @@ class Store:
         out = [f for step in reversed(self.steps) for f in step.findings]
         return out + list(self.thread_findings)
 
+    def finding_groups(self) -> list[tuple[FindingReported, int]]:
+        """One entry per (code, environment): its latest finding and how many there are.
+
+        A condition that holds at every step (a stale environment) would otherwise push a
+        rarer finding out of view.
+        """
+        groups: dict[tuple[str, str | None], list[FindingReported]] = {}
+        for finding in self.findings():
+            groups.setdefault((finding.code, finding.environment_id), []).append(finding)
+        return [(items[0], len(items)) for items in groups.values()]
+
     def step(self, number: int) -> StepRecord | None:
         return next((s for s in reversed(self.steps) if s.number == number), None)
 

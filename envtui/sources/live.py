@@ -62,12 +62,12 @@ class LiveRun:
         self.engine.start()
         try:
             turn_number = 0
+            pending: tuple[StepContext, Sequence[ToolCall]] | None = None
             while not stop.is_set():
                 turn_number += 1
                 if self._on_turn is not None:
                     await self._on_turn(turn_number)
                 turn = self.engine.manager.snapshot()
-                pending: tuple[StepContext, Sequence[ToolCall]] | None = None
                 for _ in range(self.turn_steps):
                     if await self._sleep(stop):
                         return

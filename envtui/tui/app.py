@@ -195,7 +195,7 @@ class MainScreen(Screen[None]):
 
     def _draw_findings(self) -> None:
         findings = self.store.findings()
-        self.query_one(FindingsList).show(findings)
+        self.query_one(FindingsList).show(self.store.finding_groups(), len(findings))
         banner = self.query_one("#banner", Static)
         if findings:
             codes = ", ".join(dict.fromkeys(f.code for f in findings))
@@ -286,15 +286,17 @@ class MainScreen(Screen[None]):
     def action_details(self) -> None:
         findings_list = self.query_one(FindingsList)
         if self.focused is findings_list and findings_list.highlighted is not None:
-            findings = self.store.findings()
-            if findings_list.highlighted < len(findings):
-                f = findings[findings_list.highlighted]
+            groups = self.store.finding_groups()
+            if findings_list.highlighted < len(groups):
+                f, count = groups[findings_list.highlighted]
                 where = f.step if f.step is not None else "thread"
                 body = (
                     f"code: {f.code}\nseverity: {f.severity}\nstep: {where}\n"
                     f"tool: {f.tool or '-'}\nenvironment: {f.environment_id or '-'}\n"
                     f"\n{f.message}\n"
                 )
+                if count > 1:
+                    body += f"\nreported {count} times; this is the latest.\n"
                 step = self.store.step(f.step) if f.step is not None else None
                 if step is not None and step.diff:
                     body += f"\nthe step's context:\n{step.diff}\n"

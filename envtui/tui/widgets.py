@@ -178,22 +178,18 @@ class ToolsPanel(Static):
 
 
 class FindingsList(OptionList):
-    """Findings, newest step first; ``enter`` explains the highlighted one."""
+    """Findings grouped by code and environment, newest first; ``enter`` explains one."""
 
-    def show(self, findings: list[FindingReported]) -> None:
-        self.border_title = f"findings ({len(findings)})"
+    def show(self, groups: list[tuple[FindingReported, int]], total: int) -> None:
+        self.border_title = f"findings ({total})"
         highlighted = self.highlighted
         self.clear_options()
-        self.add_options(
-            Option(
-                Text(
-                    f"{'step ' + str(f.step) if f.step is not None else 'thread'}  {f.code}"
-                    f"  {for_terminal(f.environment_id or '-')}",
-                    no_wrap=True,
-                ),
-                id=str(index),
-            )
-            for index, f in enumerate(findings)
-        )
-        if findings:
-            self.highlighted = min(highlighted or 0, len(findings) - 1)
+        options = []
+        for index, (finding, count) in enumerate(groups):
+            where = f"step {finding.step}" if finding.step is not None else "thread"
+            times = f"  x{count}" if count > 1 else ""
+            label = f"{where}  {finding.code}  {for_terminal(finding.environment_id or '-')}{times}"
+            options.append(Option(Text(label, no_wrap=True), id=str(index)))
+        self.add_options(options)
+        if groups:
+            self.highlighted = min(highlighted or 0, len(groups) - 1)
