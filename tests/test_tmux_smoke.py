@@ -35,6 +35,7 @@ def test_demo_in_tmux_shows_everything_and_quits_with_q(tmp_path: Path) -> None:
         "LANG": "C.UTF-8",
     }
     env.pop("TMUX", None)
+    assert TMUX is not None
     started = subprocess.run(
         [TMUX, "-L", socket, "-f", "/dev/null", "new-session", "-d", "-s", "envtui", "-x", "140", "-y", "44",
          f"cd {tmp_path} && {sys.executable} -m envtui"],
