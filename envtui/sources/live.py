@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable, Sequence
 
+from envtui.config import AnyEnvironmentConfig, Config
 from envtui.events import Event, thread_event
 from envtui.sources.engine import Engine
 from envtui.steps.capture import StepContext, StepRecorder
@@ -97,3 +98,15 @@ class LiveRun:
         for finding in result.findings:
             if finding.code == "execution-routed-elsewhere":
                 self._sink(thread_event(finding_event(finding), at=self.engine.clock()))
+
+
+async def watch(
+    config: Config,
+    sink: Callable[[Event], None],
+    stop: asyncio.Event,
+    *,
+    environments: Sequence[AnyEnvironmentConfig] | None = None,
+) -> None:
+    """``envtui watch``: the configured environments, a step every ``step_interval``."""
+    engine = Engine(config, sink, environments=environments)
+    await LiveRun(engine, sink, step_interval=config.step_interval).run(stop)

@@ -59,6 +59,7 @@ class RolloutStep:
     unchecked: str | None = None  # why the context cannot be checked, if it cannot
     tools: list[ToolSpec] | None = None
     calls: list[ToolCall] = field(default_factory=list)
+    complete: bool = False  # a later step or the end of its turn follows it in the file
 
 
 @dataclass
@@ -171,8 +172,9 @@ class _Reader:
         self.turn_steps += 1
         return self.step
 
-    def close_step(self) -> None:
+    def close_step(self, *, complete: bool = True) -> None:
         if self.step is not None:
+            self.step.complete = complete
             self.step.tools = self.current_tools()
             self.rollout.steps.append(self.step)
             self.step = None
@@ -188,8 +190,8 @@ class _Reader:
             return self.open_step(line)
         return self.step
 
-    def end_turn(self) -> None:
-        self.close_step()
+    def end_turn(self, *, complete: bool = True) -> None:
+        self.close_step(complete=complete)
         if self.in_turn and self.turn_steps == 0:
             self.rollout.turns_without_step += 1
         self.in_turn = False
@@ -298,7 +300,7 @@ def read_rollout_lines(lines: Iterable[str]) -> Rollout:
     reader = _Reader()
     for number, line in enumerate(lines, start=1):
         reader.feed(number, line)
-    reader.end_turn()
+    reader.end_turn(complete=False)  # the file may still grow: its last step is not known complete
     return reader.rollout
 
 

@@ -42,12 +42,9 @@ async def follow_rollout(
         if rollout is not None:
             chosen = profile or rollout.default_profile()[0]
             report = check_rollout(rollout, chosen)
-            complete = (
-                rollout.steps if not follow else rollout.steps[:-1]
-            )  # the last may still grow
             for step, step_report in zip(rollout.steps, report.steps, strict=True):
-                if step.number <= emitted or step not in complete:
-                    continue
+                if step.number <= emitted or (follow and not step.complete):
+                    continue  # a step that may still grow is shown once it is complete
                 tools = (
                     [StepTool(name=t.name, environment_id=t.environment_id) for t in step.tools]
                     if step.tools is not None
