@@ -9,77 +9,40 @@ import shutil
 import signal
 import subprocess
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import asyncssh
 
 from envtui.environments.ssh import SshSettings, known_hosts_pattern
+from envtui.sources.ssh_server import DemoSshServer
 
 
-@dataclass
-class InProcessServer:
-    """One asyncssh server on 127.0.0.1 that runs probe commands with a given ``$SHELL``."""
+class InProcessServer(DemoSshServer):
+    """The demo's in-process server, with a fresh key pair, settings for it, and streaming.
 
-    shell: str = "/bin/zsh"
-    auth_delay: float = 0.0
-    streaming: bool = False  # pipe stdin and stdout while the command runs (an exec-server)
-    host_key: asyncssh.SSHKey = field(
-        default_factory=lambda: asyncssh.generate_private_key("ssh-ed25519")
-    )
-    client_key: asyncssh.SSHKey = field(
-        default_factory=lambda: asyncssh.generate_private_key("ssh-ed25519")
-    )
-    commands: list[str] = field(default_factory=list)
-    live: set[asyncssh.SSHServerConnection] = field(default_factory=set)
-    port: int = 0
-    _server: asyncssh.SSHAcceptor | None = None
+    ``streaming`` pipes stdin and stdout while the command runs (an exec-server over SSH).
+    """
+
+    def __init__(
+        self, *, shell: str = "/bin/zsh", auth_delay: float = 0.0, streaming: bool = False
+    ) -> None:
+        super().__init__(
+            asyncssh.generate_private_key("ssh-ed25519"), shell=shell, auth_delay=auth_delay
+        )
+        self.streaming = streaming
 
     async def start(self) -> InProcessServer:
-        owner = self
-
-        class _Server(asyncssh.SSHServer):
-            def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
-                self._conn = conn
-                owner.live.add(conn)
-
-            def connection_lost(self, exc: Exception | None) -> None:
-                owner.live.discard(self._conn)
-
-            async def begin_auth(self, username: str) -> bool:
-                if owner.auth_delay:
-                    await asyncio.sleep(owner.auth_delay)
-                return True
-
-        self._server = await asyncssh.create_server(
-            _Server,
-            "127.0.0.1",
-            0,
-            server_host_keys=[self.host_key],
-            authorized_client_keys=asyncssh.import_authorized_keys(
-                self.client_key.export_public_key().decode()
-            ),
-            process_factory=self._run_command,
-        )
-        self.port = self._server.sockets[0].getsockname()[1]
+        await super().start()
         return self
 
     async def _run_command(self, process: asyncssh.SSHServerProcess[str]) -> None:
+        if not self.streaming:
+            await super()._run_command(process)
+            return
         command = process.command or "true"
         self.commands.append(command)
-        if self.streaming:
-            await self._stream(process, command)
-            return
-        proc = await asyncio.create_subprocess_shell(
-            command,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            env={**os.environ, "SHELL": self.shell},
-        )
-        out, err = await proc.communicate()
-        process.stdout.write(out.decode())
-        process.stderr.write(err.decode())
-        process.exit(proc.returncode or 0)
+        await self._stream(process, command)
 
     async def _stream(self, process: asyncssh.SSHServerProcess[str], command: str) -> None:
         proc = await asyncio.create_subprocess_shell(
@@ -116,18 +79,6 @@ class InProcessServer:
         with contextlib.suppress(Exception):
             process.exit(proc.returncode or 0)
 
-    def drop_all(self) -> None:
-        """The server goes away mid-session: every connection is aborted."""
-        for connection in list(self.live):
-            connection.abort()
-        self.live.clear()
-
-    async def close(self) -> None:
-        self.drop_all()
-        if self._server is not None:
-            self._server.close()
-            await self._server.wait_closed()
-
     def known_hosts_line(self, port: int | None = None) -> str:
         key = self.host_key.export_public_key().decode().split()[:2]
         return f"{known_hosts_pattern('127.0.0.1', port or self.port)} {' '.join(key)}\n"
@@ -155,8 +106,8 @@ class InProcessServer:
 
 
 @contextlib.asynccontextmanager
-async def in_process_server(**options: object) -> AsyncIterator[InProcessServer]:
-    server = await InProcessServer(**options).start()  # type: ignore[arg-type]
+async def in_process_server(**options: Any) -> AsyncIterator[InProcessServer]:
+    server = await InProcessServer(**options).start()
     try:
         yield server
     finally:

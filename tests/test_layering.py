@@ -21,6 +21,12 @@ RUNTIME_MODULES = (
     "envtui.sources.rollout",
     "envtui.codex_environments",
     "envtui.environments.exec_server",
+    "envtui.store",
+    "envtui.sources.demo",
+    "envtui.sources.live",
+    "envtui.sources.replay",
+    "envtui.sources.rollout_source",
+    "envtui.commands.dashboard",
 )
 
 

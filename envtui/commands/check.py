@@ -11,12 +11,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from envtui.commands.common import (
-    CONFIG_ERRORS,
     add_codex_environments_argument,
     add_config_argument,
-    environments_from,
+    engine_for,
     fail,
-    load,
 )
 from envtui.profiles import Profile
 from envtui.safe_text import dumps_json_line, for_terminal
@@ -126,21 +124,14 @@ def _check_rollout(args: argparse.Namespace) -> CheckReport | int:
 def _check_engine(args: argparse.Namespace) -> CheckReport | int:
     import asyncio
 
-    from envtui.sources.engine import Engine
     from envtui.steps.live import check_engine_steps
 
     if args.steps < 1 or args.interval < 0:
         return fail(COMMAND, "--steps must be at least 1 and --interval not negative")
-    config = load(COMMAND, args)
-    if isinstance(config, int):
-        return config
-    environments = environments_from(COMMAND, args)
-    if isinstance(environments, int):
-        return environments
-    try:
-        engine = Engine(config, lambda event: None, environments=environments)
-    except CONFIG_ERRORS as exc:
-        return fail(COMMAND, str(exc))
+    built = engine_for(COMMAND, args)
+    if isinstance(built, int):
+        return built
+    config, engine = built
     tools = _tools(args)
     if isinstance(tools, int):
         return tools

@@ -4,10 +4,16 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from envtui.config import AnyEnvironmentConfig, Config, ConfigError, load_config
+from envtui.events import Event
 from envtui.safe_text import for_terminal
+
+if TYPE_CHECKING:
+    from envtui.sources.engine import Engine
 
 
 def add_config_argument(parser: argparse.ArgumentParser) -> None:
@@ -56,3 +62,24 @@ def load(command: str, args: argparse.Namespace) -> Config | int:
 
 
 CONFIG_ERRORS = (ConfigError,)
+
+
+def engine_for(
+    command: str, args: argparse.Namespace, sink: Callable[[Event], None] | None = None
+) -> tuple[Config, Engine] | int:
+    """The config and an engine over its environments (or ``--codex-environments``).
+
+    Returns the exit code instead when the config or the environments file is bad.
+    """
+    from envtui.sources.engine import Engine
+
+    config = load(command, args)
+    if isinstance(config, int):
+        return config
+    environments = environments_from(command, args)
+    if isinstance(environments, int):
+        return environments
+    try:
+        return config, Engine(config, sink or (lambda event: None), environments=environments)
+    except CONFIG_ERRORS as exc:
+        return fail(command, str(exc))

@@ -11,15 +11,14 @@ import asyncio
 import contextlib
 import signal
 import sys
+from collections.abc import Callable
 from typing import IO, TYPE_CHECKING
 
 from envtui.commands.common import (
-    CONFIG_ERRORS,
     add_codex_environments_argument,
     add_config_argument,
-    environments_from,
+    engine_for,
     fail,
-    load,
 )
 from envtui.events import Event, encode_event
 
@@ -77,26 +76,32 @@ async def stream_events(engine: Engine, duration: float | None) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    config = load(COMMAND, args)
-    if isinstance(config, int):
-        return config
-    environments = environments_from(COMMAND, args)
-    if isinstance(environments, int):
-        return environments
     if args.duration is not None and args.duration < 0:
         return fail(COMMAND, "--duration must not be negative")
+    forward = _Forward()
+    built = engine_for(COMMAND, args, forward)  # a bad config fails before --out is truncated
+    if isinstance(built, int):
+        return built
+    _, engine = built
     try:
         out: IO[bytes] = open(args.out, "wb") if args.out else sys.stdout.buffer  # noqa: SIM115
     except OSError as exc:
         return fail(COMMAND, f"{args.out}: cannot write: {exc.strerror or exc}")
-    from envtui.sources.engine import Engine
-
+    forward.target = _LineWriter(out)
     try:
-        engine = Engine(config, _LineWriter(out), environments=environments)
         asyncio.run(stream_events(engine, args.duration))
-    except CONFIG_ERRORS as exc:
-        return fail(COMMAND, str(exc))
     finally:
         if out is not sys.stdout.buffer:
             out.close()
     return 0
+
+
+class _Forward:
+    """The engine's sink, pointed at the output once it is open."""
+
+    def __init__(self) -> None:
+        self.target: Callable[[Event], None] | None = None
+
+    def __call__(self, event: Event) -> None:
+        if self.target is not None:
+            self.target(event)

@@ -12,12 +12,9 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from envtui.commands.common import (
-    CONFIG_ERRORS,
     add_codex_environments_argument,
     add_config_argument,
-    environments_from,
-    fail,
-    load,
+    engine_for,
 )
 from envtui.safe_text import dumps_json_line, for_terminal
 
@@ -74,18 +71,11 @@ async def take_snapshot(engine: Engine, timeout: float) -> EnvironmentSnapshot:
 
 def run(args: argparse.Namespace) -> int:
     from envtui.context.render import render_full
-    from envtui.sources.engine import Engine
 
-    config = load(COMMAND, args)
-    if isinstance(config, int):
-        return config
-    environments = environments_from(COMMAND, args)
-    if isinstance(environments, int):
-        return environments
-    try:
-        engine = Engine(config, lambda event: None, environments=environments)
-    except CONFIG_ERRORS as exc:
-        return fail(COMMAND, str(exc))
+    built = engine_for(COMMAND, args)
+    if isinstance(built, int):
+        return built
+    _, engine = built
     snapshot = asyncio.run(take_snapshot(engine, args.timeout))
     primary_entry = snapshot.primary()
     primary = primary_entry.environment_id if primary_entry else None
