@@ -113,7 +113,8 @@ def log_line(event: Event) -> str:
     elif isinstance(msg, FindingReported):
         detail = f"{msg.code}: {msg.message}"
     elif isinstance(msg, UnknownMessage):
-        detail = str(message_to_json(msg))[:200]
+        method = msg.raw.get("method")
+        detail = str(method) if isinstance(method, str) else str(message_to_json(msg))[:200]
     else:
         detail = ""
     kind = msg.type

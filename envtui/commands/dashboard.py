@@ -47,6 +47,12 @@ def add_parsers(subparsers: argparse._SubParsersAction[argparse.ArgumentParser])
     )
     _common(replay)
     replay.set_defaults(handler=run, mode="replay")
+    codex = subparsers.add_parser("codex", help="the dashboard attached to a real codex app-server")
+    from envtui.commands.codex import add_codex_arguments
+
+    add_codex_arguments(codex, flag_takes_path=True)
+    _common(codex)
+    codex.set_defaults(handler=run, mode="codex")
     rollout = subparsers.add_parser("rollout", help="the dashboard on a Codex rollout file")
     rollout.add_argument("file", metavar="FILE")
     rollout.add_argument("--follow", action="store_true", help="keep reading as the file grows")
@@ -81,6 +87,16 @@ def run(args: argparse.Namespace) -> int:
         async def source(sink: Any, stop: asyncio.Event) -> None:
             engine = Engine(config, sink, environments=environments)
             await LiveRun(engine, sink, step_interval=config.step_interval).run(stop)
+    elif command == "codex":
+        from envtui.commands.codex import codex_options
+        from envtui.sources.codex import CodexSource
+
+        attach = codex_options(command, args, args.codex)
+        if isinstance(attach, int):
+            return attach
+
+        async def source(sink: Any, stop: asyncio.Event) -> None:
+            await CodexSource(attach, sink).run(stop)
     elif command == "replay":
         if not Path(args.file).is_file():
             return fail(command, f"{args.file}: no such file")
@@ -96,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
     from envtui.tui.app import DashboardOptions, EnvTuiApp
 
     options = DashboardOptions(
-        source_name=command if command != "rollout" else f"rollout {Path(args.file).name}",
+        source_name=f"rollout {Path(args.file).name}" if command == "rollout" else command,
         theme=args.theme or config.theme,
         keymap=dict(config.keymap),
         max_log_lines=config.event_log_lines,

@@ -44,6 +44,17 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="stop after S seconds (default: run until Ctrl+C)",
     )
     parser.add_argument("--out", metavar="FILE", help="write to FILE instead of standard output")
+    parser.add_argument(
+        "--codex",
+        nargs="?",
+        const="",
+        metavar="PATH",
+        help="attach to a codex app-server instead (PATH: the binary; "
+        "default $ENVTUI_CODEX, then PATH)",
+    )
+    from envtui.commands.codex import add_codex_arguments
+
+    add_codex_arguments(parser, flag_takes_path=False)
     parser.set_defaults(handler=run)
 
 
@@ -78,6 +89,8 @@ async def stream_events(engine: Engine, duration: float | None) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.duration is not None and args.duration < 0:
         return fail(COMMAND, "--duration must not be negative")
+    if args.codex is not None:
+        return _run_codex(args)
     forward = _Forward()
     built = engine_for(COMMAND, args, forward)  # a bad config fails before --out is truncated
     if isinstance(built, int):
@@ -105,3 +118,46 @@ class _Forward:
     def __call__(self, event: Event) -> None:
         if self.target is not None:
             self.target(event)
+
+
+def _run_codex(args: argparse.Namespace) -> int:
+    """Exit 0 at the end of --duration or on Ctrl+C, 1 when the app-server failed, 2 on bad
+    input."""
+    from envtui.commands.codex import codex_options
+    from envtui.sources.codex import CodexError, CodexSource
+
+    options = codex_options(COMMAND, args, args.codex or None)
+    if isinstance(options, int):
+        return options
+    try:
+        out: IO[bytes] = open(args.out, "wb") if args.out else sys.stdout.buffer  # noqa: SIM115
+    except OSError as exc:
+        return fail(COMMAND, f"{args.out}: cannot write: {exc.strerror or exc}")
+    source = CodexSource(options, _LineWriter(out))
+    try:
+        died = asyncio.run(_attach(source, args.duration))
+    except CodexError as exc:
+        print(f"envtui {COMMAND}: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        if out is not sys.stdout.buffer:
+            out.close()
+    return 1 if died else 0
+
+
+async def _attach(source: object, duration: float | None) -> bool:
+    """Run until the duration ends or a signal; True when the app-server died on its own."""
+    from envtui.sources.codex import CodexSource
+
+    assert isinstance(source, CodexSource)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(signum, stop.set)
+    task = asyncio.ensure_future(source.run(stop))
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(asyncio.shield(task), timeout=duration)
+    stop.set()
+    await task
+    return source.died

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+from collections.abc import Callable
 from typing import Any, Protocol
 
 
@@ -41,9 +42,21 @@ class ChannelClosedError(ConnectionError):
     """The channel closed while a request was waiting; the message is the reason."""
 
 
+NotificationHandler = Callable[[dict[str, Any]], None]
+METHOD_NOT_FOUND = -32601
+
+
 class JsonRpcClient:
-    def __init__(self, channel: MessageChannel) -> None:
+    """Requests with ids, notifications to ``on_notification`` (or kept, bounded).
+
+    A request *from* the server gets a JSON-RPC error -32601: envtui only observes.
+    """
+
+    def __init__(
+        self, channel: MessageChannel, on_notification: NotificationHandler | None = None
+    ) -> None:
         self._channel = channel
+        self._on_notification = on_notification
         self._pending: dict[int, asyncio.Future[Any]] = {}
         self._next_id = 1
         self._reader: asyncio.Task[None] | None = None
@@ -100,6 +113,13 @@ class JsonRpcClient:
 
     def _dispatch(self, message: dict[str, Any]) -> None:
         request_id = message.get("id")
+        if request_id is not None and "method" in message:
+            answer = {
+                "id": request_id,
+                "error": {"code": METHOD_NOT_FOUND, "message": "envtui only observes"},
+            }
+            asyncio.get_running_loop().create_task(self._channel.send(json.dumps(answer)))
+            return
         if isinstance(request_id, int) and ("result" in message or "error" in message):
             future = self._pending.get(request_id)
             if future is None or future.done():
@@ -111,8 +131,11 @@ class JsonRpcClient:
                 future.set_exception(RpcError(code, str(text)))
             else:
                 future.set_result(message.get("result"))
-        elif "method" in message and len(self.notifications) < 1000:
-            self.notifications.append(message)
+        elif "method" in message:
+            if self._on_notification is not None:
+                self._on_notification(message)
+            elif len(self.notifications) < 1000:
+                self.notifications.append(message)
 
     def _close(self, reason: str) -> None:
         if not self.closed.done():

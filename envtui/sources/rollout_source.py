@@ -28,7 +28,10 @@ async def follow_rollout(
     *,
     follow: bool = False,
     profile: Profile | None = None,
+    connection_events: Callable[[], list[Event]] | None = None,
 ) -> None:
+    """Emit the rollout's steps; ``connection_events`` (the notifications seen so far) lets
+    the stale-available rule run on them."""
     emitted = 0
     warned_lines: set[int] = set()
     while not stop.is_set():
@@ -41,7 +44,8 @@ async def follow_rollout(
             rollout = None
         if rollout is not None:
             chosen = profile or rollout.default_profile()[0]
-            report = check_rollout(rollout, chosen)
+            events = connection_events() if connection_events is not None else None
+            report = check_rollout(rollout, chosen, events=events)
             for step, step_report in zip(rollout.steps, report.steps, strict=True):
                 if step.number <= emitted or (follow and not step.complete):
                     continue  # a step that may still grow is shown once it is complete
