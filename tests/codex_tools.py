@@ -24,3 +24,23 @@ def offline(*command: str) -> list[str]:
     """``command`` in a new, empty network namespace: Codex never reaches the network."""
     assert UNSHARE is not None
     return [UNSHARE, "-n", *command]
+
+
+def offline_codex(directory: Path) -> Path:
+    """A ``codex`` that always runs in an empty network namespace, for ``--codex``."""
+    assert CODEX is not None
+    assert UNSHARE is not None
+    wrapper = directory / "codex-offline"
+    wrapper.write_text(f'#!/bin/sh\nexec {UNSHARE} -n {CODEX} "$@"\n')
+    wrapper.chmod(0o755)
+    return wrapper
+
+
+def stdio_remote(name: str = "devbox", *, delay: float = 0) -> str:
+    """An environments.toml entry for a stdio exec-server (started after ``delay`` seconds)."""
+    if delay:
+        return (
+            f'[[environments]]\nid = "{name}"\nprogram = "/bin/sh"\n'
+            f'args = ["-c", "sleep {delay}; exec {CODEX} exec-server --listen stdio"]\ninitialize_timeout_sec = 60\n'
+        )
+    return f'[[environments]]\nid = "{name}"\nprogram = "{CODEX}"\nargs = ["exec-server", "--listen", "stdio"]\n'

@@ -27,6 +27,9 @@ RUNTIME_MODULES = (
     "envtui.sources.replay",
     "envtui.sources.rollout_source",
     "envtui.commands.dashboard",
+    "envtui.commands.codex",
+    "envtui.sources.codex",
+    "envtui.sources.processes",
 )
 
 

@@ -47,8 +47,9 @@ async def follow_rollout(
             events = connection_events() if connection_events is not None else None
             report = check_rollout(rollout, chosen, events=events)
             for step, step_report in zip(rollout.steps, report.steps, strict=True):
-                if step.number <= emitted or (follow and not step.complete):
-                    continue  # a step that may still grow is shown once it is complete
+                settled = step.complete or step.world_state_line is not None
+                if step.number <= emitted or (follow and not settled):
+                    continue  # shown once its context is recorded (or it is complete)
                 tools = (
                     [StepTool(name=t.name, environment_id=t.environment_id) for t in step.tools]
                     if step.tools is not None
