@@ -261,6 +261,7 @@ async def test_an_app_server_on_an_ssh_host(tmp_path: Path) -> None:
             cwd=str(work),
             poll_interval=0.3,
             ssh=ssh,
+            prompt="hello",
         )
         source = CodexSource(options, store.apply)
         stop = asyncio.Event()
@@ -273,6 +274,10 @@ async def test_an_app_server_on_an_ssh_host(tmp_path: Path) -> None:
             timeout=60,
             what="both ready over ssh",
         )
+        await wait_until(
+            lambda: bool(store.steps), timeout=60, what="a step from the remote rollout"
+        )
+        assert (store.steps[0].text or "").startswith("<environment_context>")
         server.drop_connections()
         await wait_until(
             lambda: any("codex app-server exited" in line for line in store.log),
@@ -284,3 +289,32 @@ async def test_an_app_server_on_an_ssh_host(tmp_path: Path) -> None:
         assert source.died
     finally:
         server.stop()
+
+
+async def test_resuming_a_thread_by_id(tmp_path: Path) -> None:
+    async with attached(tmp_path, stdio_remote(), prompt="hello") as (source, store, _):
+        await wait_until(lambda: bool(store.steps), timeout=90, what="a recorded step")
+        thread = source.thread_id
+    assert thread is not None
+    home, work = tmp_path / "home", tmp_path / "work"
+    store = Store()
+    options = CodexOptions(
+        codex=str(offline_codex(tmp_path)), codex_home=home, thread=thread, poll_interval=0.3
+    )
+    resumed = CodexSource(options, store.apply)
+    stop = asyncio.Event()
+    task = asyncio.ensure_future(resumed.run(stop))
+    try:
+        await wait_until(
+            lambda: (
+                {r.id: r.status for r in store.environments.values()}
+                == {"local": "ready", "devbox": "ready"}
+            ),
+            timeout=60,
+        )
+        assert resumed.thread_id == thread
+        assert store.environments["local"].cwd == str(work)
+        await wait_until(lambda: bool(store.steps), timeout=30, what="the resumed thread's steps")
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, timeout=30)

@@ -22,11 +22,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+import asyncssh
 
 from envtui import __version__
 from envtui.context.local_time import system_clock
@@ -44,7 +48,8 @@ from envtui.events import (
     thread_event,
 )
 from envtui.sources import processes
-from envtui.sources.rollout_source import follow_rollout
+from envtui.sources.rollout import Rollout, read_rollout_lines
+from envtui.sources.rollout_source import follow_rollout, follow_steps
 
 STATUS = {
     "pending": "starting",
@@ -55,6 +60,7 @@ STATUS = {
 CONNECTED = "thread/environment/connected"
 DISCONNECTED = "thread/environment/disconnected"
 REQUEST_TIMEOUT = 60.0
+_THREAD_ID = re.compile(r"[A-Za-z0-9-]{1,80}")
 
 
 class CodexError(Exception):
@@ -222,7 +228,11 @@ class CodexSource:
                 )
             loop = asyncio.get_running_loop()
             tasks.append(loop.create_task(self._poll(rpc, stop)))
-            if self.options.ssh is None:
+            if isinstance(channel, SshProcessChannel):
+                tasks.append(
+                    loop.create_task(self._follow_remote_rollout(channel.connection, stop))
+                )
+            else:
                 tasks.append(loop.create_task(self._follow_rollout(stop)))
             stopped: asyncio.Future[Any] = asyncio.ensure_future(stop.wait())
             closed: asyncio.Future[Any] = asyncio.ensure_future(asyncio.shield(rpc.closed))
@@ -314,6 +324,39 @@ class CodexSource:
             return None
         found = sorted(home.glob(f"sessions/*/*/*/rollout-*-{self.thread_id}.jsonl"))
         return found[-1] if found else None
+
+    async def _follow_remote_rollout(
+        self, connection: asyncssh.SSHClientConnection, stop: asyncio.Event
+    ) -> None:
+        """The rollout on the app-server's host, read over the same SSH connection."""
+        thread = self.thread_id or ""
+        if not _THREAD_ID.fullmatch(thread):
+            return
+        home = (
+            shlex.quote(str(self.options.codex_home))
+            if self.options.codex_home
+            else '"$HOME"/.codex'
+        )
+        find = f"ls -1 -- {home}/sessions/*/*/*/rollout-*-{thread}.jsonl 2>/dev/null | tail -n 1"
+        path = ""
+        while not path and not stop.is_set():
+            with contextlib.suppress(asyncssh.Error, OSError):
+                path = str((await connection.run(find, check=False)).stdout or "").strip()
+            if not path:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), timeout=self.options.poll_interval)
+
+        async def load() -> Rollout | None:
+            try:
+                result = await connection.run(f"cat -- {shlex.quote(path)}", check=False)
+            except (asyncssh.Error, OSError):
+                return None
+            return read_rollout_lines(str(result.stdout or "").splitlines())
+
+        await follow_steps(
+            load, f"{self.options.ssh.host if self.options.ssh else ''}:{path}", self._sink, stop,
+            follow=True, connection_events=lambda: list(self.connection_events),
+        )  # fmt: skip
 
     async def _follow_rollout(self, stop: asyncio.Event) -> None:
         while not stop.is_set():

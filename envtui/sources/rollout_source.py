@@ -9,16 +9,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from envtui.events import Event, StepRecorded, StepTool, WarningMessage, thread_event
 from envtui.profiles import Profile
-from envtui.sources.rollout import read_rollout
+from envtui.sources.rollout import Rollout, read_rollout
 from envtui.steps.check import check_rollout
 from envtui.steps.events import finding_event
 
 POLL = 1.0
+
+
+RolloutLoader = Callable[[], Awaitable["Rollout | None"]]
 
 
 async def follow_rollout(
@@ -30,53 +33,99 @@ async def follow_rollout(
     profile: Profile | None = None,
     connection_events: Callable[[], list[Event]] | None = None,
 ) -> None:
-    """Emit the rollout's steps; ``connection_events`` (the notifications seen so far) lets
-    the stale-available rule run on them."""
-    emitted = 0
-    warned_lines: set[int] = set()
-    while not stop.is_set():
+    """Emit a local rollout file's steps (see :func:`follow_steps`)."""
+
+    async def load() -> Rollout | None:
         try:
-            rollout = read_rollout(path)
+            return read_rollout(path)
         except OSError as exc:
             sink(
                 thread_event(WarningMessage(message=f"{path}: cannot read: {exc.strerror or exc}"))
             )
-            rollout = None
+            return None
+
+    await follow_steps(
+        load,
+        str(path),
+        sink,
+        stop,
+        follow=follow,
+        profile=profile,
+        connection_events=connection_events,
+    )
+
+
+async def follow_steps(
+    load: RolloutLoader,
+    name: str,
+    sink: Callable[[Event], None],
+    stop: asyncio.Event,
+    *,
+    follow: bool = False,
+    profile: Profile | None = None,
+    connection_events: Callable[[], list[Event]] | None = None,
+) -> None:
+    """Emit the steps of the rollout ``load`` returns, re-loading as it grows when following.
+
+    ``connection_events`` (the notifications seen so far) lets the stale-available rule run.
+    """
+    emitted = 0
+    warned_lines: set[int] = set()
+    while not stop.is_set():
+        rollout = await load()
         if rollout is not None:
-            chosen = profile or rollout.default_profile()[0]
-            events = connection_events() if connection_events is not None else None
-            report = check_rollout(rollout, chosen, events=events)
-            for step, step_report in zip(rollout.steps, report.steps, strict=True):
-                settled = step.complete or step.world_state_line is not None
-                if step.number <= emitted or (follow and not settled):
-                    continue  # shown once its context is recorded (or it is complete)
-                tools = (
-                    [StepTool(name=t.name, environment_id=t.environment_id) for t in step.tools]
-                    if step.tools is not None
-                    else None
-                )
-                record = StepRecorded(
-                    step=step.number,
-                    thread=rollout.thread_id,
-                    text=step.context_text,
-                    diff=step.context_text,
-                    snapshot=step.section,
-                    tools=tools,
-                    notes=step_report.notes,
-                )
-                sink(thread_event(record, at=step.at))
-                for finding in step_report.findings:
-                    sink(thread_event(finding_event(finding), at=step.at))
-                emitted = step.number
+            emitted = _emit_new_steps(
+                rollout,
+                emitted,
+                sink,
+                follow=follow,
+                profile=profile,
+                connection_events=connection_events,
+            )
             for line in rollout.bad_lines:
                 if line not in warned_lines and line != rollout.lines:
                     warned_lines.add(line)
                     sink(
                         thread_event(
-                            WarningMessage(message=f"{path}: line {line} is not JSON; skipped")
+                            WarningMessage(message=f"{name}: line {line} is not JSON; skipped")
                         )
                     )
         if not follow:
             return
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(stop.wait(), timeout=POLL)
+
+
+def _emit_new_steps(
+    rollout: Rollout,
+    emitted: int,
+    sink: Callable[[Event], None],
+    *,
+    follow: bool,
+    profile: Profile | None,
+    connection_events: Callable[[], list[Event]] | None,
+) -> int:
+    chosen = profile or rollout.default_profile()[0]
+    events = connection_events() if connection_events is not None else None
+    report = check_rollout(rollout, chosen, events=events)
+    for step, step_report in zip(rollout.steps, report.steps, strict=True):
+        settled = step.complete or step.world_state_line is not None
+        if step.number <= emitted or (follow and not settled):
+            continue  # shown once its context is recorded (or it is complete)
+        tools = None
+        if step.tools is not None:
+            tools = [StepTool(name=t.name, environment_id=t.environment_id) for t in step.tools]
+        record = StepRecorded(
+            step=step.number,
+            thread=rollout.thread_id,
+            text=step.context_text,
+            diff=step.context_text,
+            snapshot=step.section,
+            tools=tools,
+            notes=step_report.notes,
+        )
+        sink(thread_event(record, at=step.at))
+        for finding in step_report.findings:
+            sink(thread_event(finding_event(finding), at=step.at))
+        emitted = step.number
+    return emitted

@@ -25,7 +25,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, OptionList, Static, TabbedContent, TabPane
 
 from envtui.context.local_time import system_clock
-from envtui.events import Event, encode_event
+from envtui.events import Event, WarningMessage, encode_event
 from envtui.safe_text import for_terminal
 from envtui.store import StepRecord, Store
 from envtui.tui.format import SORTABLE, WARNING
@@ -485,6 +485,9 @@ class EnvTuiApp(App[None]):
     def ingest(self, event: Event) -> None:
         """Fold one event into the store (and the recording); the screen redraws per frame."""
         self.store.apply(event)
+        msg = event.msg
+        if isinstance(msg, WarningMessage) and msg.message.startswith("codex app-server exited"):
+            self.notify(msg.message, severity="error", timeout=30, markup=False)
         if self._record_handle is not None:
             self._record_handle.write(encode_event(event) + "\n")
 
