@@ -304,3 +304,22 @@ async def test_a_broken_user_theme_is_a_notice_not_a_crash(
         await pilot.pause(0.2)
         assert app.theme_problems
         assert any("broken.toml" in n.message for n in app._notifications)
+
+
+async def test_command_palette_keeps_textuals_commands_and_adds_envtuis(tmp_path: Path) -> None:
+    from textual.app import App
+
+    from envtui.tui.app import EnvtuiCommands
+
+    assert App.COMMANDS <= EnvTuiApp.COMMANDS
+    assert EnvtuiCommands in EnvTuiApp.COMMANDS
+    app = make_app(tmp_path)
+    async with app.run_test(size=(140, 44)) as pilot:
+        await pilot.pause(0.2)
+        await pilot.press("ctrl+p")
+        await pilot.pause(0.2)
+        await pilot.press(*"pause or resume")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await pilot.pause(0.3)
+        assert screen(app).paused
