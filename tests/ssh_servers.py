@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import getpass
 import os
 import shutil
 import signal
+import socket
 import subprocess
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -209,6 +211,34 @@ class OpenSshServer:
         (d / "known_hosts").write_text(f"[127.0.0.1]:{self.port} {' '.join(host_key)}\n")
         return self
 
+    async def accepting(self, timeout: float = 5.0) -> None:
+        """Wait until sshd accepts connections (it needs a few milliseconds after start)."""
+        deadline = asyncio.get_running_loop().time() + timeout
+        while True:
+            try:
+                _, writer = await asyncio.open_connection("127.0.0.1", self.port)
+            except OSError:
+                if asyncio.get_running_loop().time() > deadline:
+                    raise
+                await asyncio.sleep(0.01)
+                continue
+            writer.close()
+            return
+
+    def settings(self, **overrides: Any) -> SshSettings:
+        """Settings for this server as the current user, with its temporary keys."""
+        values: dict[str, Any] = {
+            "host": "127.0.0.1",
+            "port": self.port,
+            "user": getpass.getuser(),
+            "identity_files": (str(self.directory / "clientkey"),),
+            "known_hosts": (str(self.directory / "known_hosts"),),
+            "read_ssh_config": False,
+            "use_agent": False,
+        }
+        values.update(overrides)
+        return SshSettings(**values)
+
     def children(self) -> list[int]:
         """sshd forks one child per connection; dropping a link means stopping those."""
         assert self.process is not None
@@ -230,3 +260,9 @@ class OpenSshServer:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.process.pid, signal.SIGTERM)
             self.process.wait(timeout=10)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])

@@ -228,12 +228,9 @@ def test_events_codex_exits_1_when_the_app_server_cannot_start(tmp_path: Path) -
     reason="needs OpenSSH sshd (Debian openssh-server, which .ci/run installs)",
 )
 async def test_an_app_server_on_an_ssh_host(tmp_path: Path) -> None:
-    import getpass
     import socket
 
     from ssh_servers import OpenSshServer
-
-    from envtui.environments.ssh import SshSettings
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -244,17 +241,8 @@ async def test_an_app_server_on_an_ssh_host(tmp_path: Path) -> None:
     home, work = _home(tmp_path, stdio_remote())
     store = Store()
     try:
-        for _ in range(500):
-            try:
-                _, writer = await asyncio.open_connection("127.0.0.1", port)
-                writer.close()
-                break
-            except OSError:
-                await asyncio.sleep(0.01)
-        ssh = SshSettings(
-            host="127.0.0.1", port=port, user=getpass.getuser(), identity_files=(str(keys / "clientkey"),),
-            known_hosts=(str(keys / "known_hosts"),), read_ssh_config=False, use_agent=False,
-        )  # fmt: skip
+        await server.accepting()
+        ssh = server.settings(keepalive_interval=1, keepalive_count_max=2)
         options = CodexOptions(
             codex=str(offline_codex(tmp_path)),
             codex_home=home,

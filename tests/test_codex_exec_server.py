@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import getpass
 import json
 import os
 import signal
@@ -20,7 +18,6 @@ from waiting import wait_until
 
 from envtui.environments.exec_server import ExecServerEnvironment, ExecServerSettings
 from envtui.environments.manager import EnvironmentManager, Selection
-from envtui.environments.ssh import SshSettings
 
 pytestmark = needs_codex
 
@@ -97,18 +94,8 @@ async def test_exec_server_over_real_ssh_is_ready_then_the_link_drops(tmp_path: 
     recorder = Recorder()
     manager = EnvironmentManager(recorder)
     try:
-        for _ in range(500):
-            try:
-                _, writer = await asyncio.open_connection("127.0.0.1", port)
-                writer.close()
-                break
-            except OSError:
-                await asyncio.sleep(0.01)
-        ssh = SshSettings(
-            host="127.0.0.1", port=port, user=getpass.getuser(), identity_files=(str(tmp_path / "clientkey"),),
-            known_hosts=(str(tmp_path / "known_hosts"),), read_ssh_config=False, use_agent=False,
-            keepalive_interval=1, keepalive_count_max=2,
-        )  # fmt: skip
+        await server.accepting()
+        ssh = server.settings(keepalive_interval=1, keepalive_count_max=2)
         environment = ExecServerEnvironment("remote", str(tmp_path), _stdio_settings(ssh=ssh))
         manager.register(environment)
         manager.update_selections([Selection("remote", str(tmp_path))])

@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-import asyncio
-import getpass
 import os
 import pwd
-import socket
 from pathlib import Path
 
 import pytest
 from fakes import Recorder
-from ssh_servers import SSHD, OpenSshServer
+from ssh_servers import SSHD, OpenSshServer, free_port
 from waiting import wait_until
 
 from envtui.environments.manager import EnvironmentManager, Selection
-from envtui.environments.ssh import SshEnvironment, SshSettings
+from envtui.environments.ssh import SshEnvironment
 
 pytestmark = pytest.mark.skipif(
     SSHD is None,
@@ -23,41 +20,13 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-async def _accepting(port: int) -> bool:
-    try:
-        _, writer = await asyncio.open_connection("127.0.0.1", port)
-    except OSError:
-        return False
-    writer.close()
-    return True
-
-
 async def test_real_sshd_ready_then_dropped_then_back(tmp_path: Path) -> None:
-    server = OpenSshServer(tmp_path, _free_port()).start()
+    server = OpenSshServer(tmp_path, free_port()).start()
     manager: EnvironmentManager | None = None
     try:
-        for _ in range(500):
-            if await _accepting(server.port):
-                break
-            await asyncio.sleep(0.01)
-        settings = SshSettings(
-            host="127.0.0.1",
-            port=server.port,
-            user=getpass.getuser(),
-            identity_files=(str(tmp_path / "clientkey"),),
-            known_hosts=(str(tmp_path / "known_hosts"),),
-            keepalive_interval=0.5,
-            keepalive_count_max=2,
-            backoff_initial=0.1,
-            backoff_max=0.5,
-            read_ssh_config=False,
-            use_agent=False,
+        await server.accepting()
+        settings = server.settings(
+            keepalive_interval=0.5, keepalive_count_max=2, backoff_initial=0.1, backoff_max=0.5
         )
         recorder = Recorder()
         manager = EnvironmentManager(recorder)
