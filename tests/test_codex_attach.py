@@ -174,6 +174,16 @@ async def test_an_app_server_that_dies_is_reported_and_the_dashboard_stays_usabl
             ),
             timeout=60,
         )
+        await pilot.pause(0.3)
+        table = app.screen.query_one(EnvironmentTable)
+        shown = {
+            table.get_row_at(i)[2].plain: (
+                table.get_row_at(i)[0].plain,
+                table.get_row_at(i)[1].plain,
+            )
+            for i in range(table.row_count)
+        }
+        assert shown == {"local": ("★", "● ready"), "devbox": ("", "● ready")}
         pid = sources[0].app_server_pid
         assert pid is not None
         os.kill(pid, signal.SIGKILL)
