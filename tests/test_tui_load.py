@@ -61,20 +61,25 @@ async def test_burst_keeps_the_app_responsive_and_the_table_equal_to_the_store()
         assert screen.paused
         assert app.store.counters["total"] < EVENTS  # still arriving
         await pilot.press("p")
-        for _ in range(100):
-            await pilot.pause(0.1)
-            if app.store.counters["total"] == EVENTS and not app.store.take_changes().any:
-                break
-        await pilot.pause(0.3)
         table = app.screen.query_one(EnvironmentTable)
+
+        def shown() -> dict[str, tuple[str, str]]:
+            rows = (table.get_row_at(i) for i in range(table.row_count))
+            return {row[2].plain: (row[1].plain.split(" ")[-1], row[7].plain) for row in rows}
+
+        def stored() -> dict[str, tuple[str, str]]:
+            return {
+                env_id: (row.status, row.error or "")
+                for env_id, row in app.store.environments.items()
+            }
+
+        for _ in range(200):  # the view catches up within a few frames; bounded so a bug fails
+            await pilot.pause(0.05)
+            if app.store.counters["total"] == EVENTS and shown() == stored():
+                break
+        assert app.store.counters["total"] == EVENTS
         assert table.row_count == ENVIRONMENTS
-        for env_id, row in app.store.environments.items():  # the table equals the store
-            cells = [cell.plain for cell in table.get_row(env_id)]
-            assert (cells[1].split(" ")[-1], cells[2], cells[7]) == (
-                row.status,
-                env_id,
-                row.error or "",
-            )
+        assert shown() == stored()  # the table equals the store
         _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     assert peak < MEMORY_BOUND, f"peak {peak / 1e6:.0f} MB"
