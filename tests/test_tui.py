@@ -25,6 +25,20 @@ def make_app(
     )
 
 
+async def settled(app: EnvTuiApp, pilot: Any, events: int | None = None) -> None:
+    """Wait (bounded) until the source's events are in the store and drawn."""
+    expected = len(scripted_events()) if events is None else events
+    for _ in range(200):
+        if app.store.counters["total"] >= expected and isinstance(app.screen, MainScreen):
+            table = app.screen.query_one(EnvironmentTable)
+            if table.row_count == len(app.store.environments) and app.screen.query_one(
+                EventLog
+            ).line_count >= min(expected, len(app.store.log)):
+                break
+        await pilot.pause(0.05)
+    await pilot.pause(0.1)
+
+
 def screen(app: EnvTuiApp) -> MainScreen:
     assert isinstance(app.screen, MainScreen)
     return app.screen
@@ -38,7 +52,7 @@ def table_rows(app: EnvTuiApp) -> list[list[str]]:
 async def test_panels_show_the_scripted_stream(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(140, 44)) as pilot:
-        await pilot.pause(0.3)
+        await settled(app, pilot)
         assert table_rows(app) == [
             [
                 "",
@@ -83,7 +97,7 @@ async def test_panels_show_the_scripted_stream(tmp_path: Path) -> None:
 async def test_d_cycles_full_diff_snapshot_patch(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(140, 44)) as pilot:
-        await pilot.pause(0.3)
+        await settled(app, pilot)
         context = app.screen.query_one(ContextPanel)
         seen = []
         for _ in range(4):
@@ -102,7 +116,7 @@ async def test_d_cycles_full_diff_snapshot_patch(tmp_path: Path) -> None:
 async def test_brackets_move_between_steps(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(140, 44)) as pilot:
-        await pilot.pause(0.3)
+        await settled(app, pilot)
         context = app.screen.query_one(ContextPanel)
         await pilot.press("left_square_bracket")
         assert context.border_title == "context · step 1 · full"
@@ -116,7 +130,7 @@ async def test_brackets_move_between_steps(tmp_path: Path) -> None:
 async def test_filter_with_slash_and_clear_with_escape(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(140, 44)) as pilot:
-        await pilot.pause(0.3)
+        await settled(app, pilot)
         await pilot.press("slash")
         await pilot.press(*"host key")
         assert [row[2] for row in table_rows(app)] == ["legacy"]
@@ -132,17 +146,17 @@ async def test_filter_with_slash_and_clear_with_escape(tmp_path: Path) -> None:
 async def test_pause_freezes_the_view_and_resume_catches_up(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(140, 44)) as pilot:
-        await pilot.pause(0.3)
+        await settled(app, pilot)
         await pilot.press("p")
         main = screen(app)
         assert main.paused
         for second in range(5):
             app.ingest(status(f"new-{second}", "starting", 20))
-        await pilot.pause(0.3)
+        await pilot.pause(0.3)  # several frames: a paused view draws none of them
         assert len(table_rows(app)) == 3
         assert "PAUSED +5 events" in str(app.screen.query_one("#header").render())
         await pilot.press("p")
-        await pilot.pause(0.2)
+        await settled(app, pilot, events=len(scripted_events()) + 5)
         assert len(table_rows(app)) == 8
         assert app.screen.query_one(EventLog).line_count == len(scripted_events()) + 5
 
@@ -150,7 +164,7 @@ async def test_pause_freezes_the_view_and_resume_catches_up(tmp_path: Path) -> N
 async def test_enter_explains_an_environment_and_a_finding(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(140, 44)) as pilot:
-        await pilot.pause(0.3)
+        await settled(app, pilot)
         await pilot.press("enter")
         assert isinstance(app.screen, TextScreen)
         assert app.screen.title_text == "environment · build"
@@ -192,7 +206,7 @@ async def test_question_mark_lists_every_key(tmp_path: Path) -> None:
 async def test_y_copies_the_context_and_e_exports_the_step(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(140, 44)) as pilot:
-        await pilot.pause(0.3)
+        await settled(app, pilot)
         await pilot.press("y")
         assert app.clipboard == app.screen.query_one(ContextPanel).text
         await pilot.press("e")
@@ -209,7 +223,7 @@ async def test_y_copies_the_context_and_e_exports_the_step(tmp_path: Path) -> No
 async def test_s_cycles_the_sort_and_keeps_the_selected_environment(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(140, 44)) as pilot:
-        await pilot.pause(0.3)
+        await settled(app, pilot)
         table = app.screen.query_one(EnvironmentTable)
         table.move_cursor(row=2)
         assert table.selected_id() == "legacy"
@@ -249,11 +263,11 @@ async def test_q_quits(tmp_path: Path) -> None:
 async def test_narrow_terminal_uses_tabs(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause(0.3)
+        await settled(app, pilot)
         assert app.screen.query("TabbedContent")
         assert app.screen.query_one(FindingsList).option_count == 2
         await pilot.resize_terminal(130, 40)
-        await pilot.pause(0.3)
+        await settled(app, pilot)
         assert not app.screen.query("TabbedContent")
         assert app.screen.query_one(FindingsList).option_count == 2
 
@@ -275,7 +289,7 @@ async def test_untrusted_text_is_shown_literally(tmp_path: Path) -> None:
 
     app = make_app(tmp_path, source=source)
     async with app.run_test(size=(140, 44)) as pilot:
-        await pilot.pause(0.3)
+        await settled(app, pilot, events=len(nasty))
         rows = table_rows(app)
         assert [row[2] for row in rows] == [
             "[/]",
@@ -321,5 +335,5 @@ async def test_command_palette_keeps_textuals_commands_and_adds_envtuis(tmp_path
         await pilot.press(*"pause or resume")
         await pilot.pause(0.5)
         await pilot.press("enter")
-        await pilot.pause(0.3)
+        await settled(app, pilot)
         assert screen(app).paused
