@@ -44,6 +44,17 @@ def test_core_and_cli_do_not_import_textual() -> None:
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
+def test_building_the_command_line_loads_neither_textual_nor_asyncssh() -> None:
+    code = (
+        "import sys\n"
+        "from envtui.cli import build_parser\n"
+        "build_parser().parse_args(['render', 'x.json'])\n"
+        "loaded = sorted(m for m in ('textual', 'asyncssh') if m in sys.modules)\n"
+        "assert not loaded, loaded\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
 def test_runtime_does_not_import_textual() -> None:
     code = (
         "import sys\n"

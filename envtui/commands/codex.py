@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from envtui.codex_binary import find_codex
 from envtui.commands.common import fail
-from envtui.sources.codex import CodexOptions
 
-ROOT = Path(__file__).resolve().parent.parent.parent
+if TYPE_CHECKING:  # the client (and asyncssh) loads only when the command runs
+    from envtui.sources.codex import CodexOptions
 
 
 def add_codex_arguments(parser: argparse.ArgumentParser, *, flag_takes_path: bool) -> None:
@@ -46,6 +47,8 @@ def add_codex_arguments(parser: argparse.ArgumentParser, *, flag_takes_path: boo
 
 def codex_options(command: str, args: argparse.Namespace, codex: str | None) -> CodexOptions | int:
     """The app-server options from the command line, or the exit code after an error."""
+    from envtui.sources.codex import CodexOptions
+
     if args.poll_interval <= 0:
         return fail(command, "--poll-interval must be positive")
     ssh = None
