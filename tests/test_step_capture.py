@@ -18,6 +18,17 @@ from envtui.steps.tools import by_name
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 
 
+async def _local_and_devbox() -> tuple[FakeLocal, FakeRemote, EnvironmentManager]:
+    """A manager with ``local`` selected before ``devbox``, both still starting."""
+    local, devbox = FakeLocal("local"), FakeRemote("devbox")
+    manager = EnvironmentManager(Recorder())
+    manager.register(local)
+    manager.register(devbox)
+    manager.update_selections([Selection("local", "/r"), Selection("devbox", "/r")])
+    await settle()
+    return local, devbox, manager
+
+
 def _recorder(profile: Profile) -> StepRecorder:
     return StepRecorder(profile=profile, timezone="Europe/Berlin", clock=lambda: NOW)
 
@@ -129,12 +140,7 @@ async def test_each_step_records_full_text_diff_patch_and_plan_from_one_snapshot
 
 
 async def test_failed_environment_follows_the_profile() -> None:
-    local, devbox = FakeLocal("local"), FakeRemote("devbox")
-    manager = EnvironmentManager(Recorder())
-    manager.register(local)
-    manager.register(devbox)
-    manager.update_selections([Selection("local", "/r"), Selection("devbox", "/r")])
-    await settle()
+    local, devbox, manager = await _local_and_devbox()
     local.become_ready()
     await settle()
     turn = manager.snapshot()
@@ -156,12 +162,7 @@ async def test_failed_environment_follows_the_profile() -> None:
 
 
 async def test_stale_available_on_a_live_step() -> None:
-    local, devbox = FakeLocal("local"), FakeRemote("devbox")
-    manager = EnvironmentManager(Recorder())
-    manager.register(local)
-    manager.register(devbox)
-    manager.update_selections([Selection("local", "/r"), Selection("devbox", "/r")])
-    await settle()
+    local, devbox, manager = await _local_and_devbox()
     local.become_ready()
     devbox.become_ready()
     await settle()

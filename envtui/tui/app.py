@@ -86,6 +86,7 @@ class MainScreen(Screen[None]):
         self.wide = True
         self._ticks = 0
         self._recomposing = False
+        self._finding_count = 0
 
     # --- layout ----------------------------------------------------------------------------------
 
@@ -195,6 +196,7 @@ class MainScreen(Screen[None]):
 
     def _draw_findings(self) -> None:
         findings = self.store.findings()
+        self._finding_count = len(findings)  # the header reads this every frame
         self.query_one(FindingsList).show(self.store.finding_groups(), len(findings))
         banner = self.query_one("#banner", Static)
         if findings:
@@ -217,7 +219,7 @@ class MainScreen(Screen[None]):
             if step.current_date or step.timezone:
                 parts.append(f"{step.current_date or '-'} {step.timezone or ''}".strip())
         parts.append(self.options.clock().astimezone().strftime("%H:%M:%S"))
-        findings = len(self.store.findings())
+        findings = self._finding_count
         if findings:
             parts.append(f"{WARNING} {findings}")
         if self.paused:
