@@ -306,3 +306,19 @@ async def test_local_environment_checks_its_cwd(
         await bad.wait_ready()
     await good.aclose()
     await bad.aclose()
+
+
+async def test_a_replaced_instance_starts_even_when_its_resolution_is_reused() -> None:
+    old, new = FakeRemote("a"), FakeRemote("a")
+    manager, _ = _manager(old)
+    manager.update_selections([_sel("a")])
+    await settle()
+    old.become_ready()
+    await settle()
+    reused = manager.snapshot().entries[0].resolution
+    manager.register(new)
+    manager.update_selections([_sel("a")])
+    await settle()
+    assert manager.snapshot().entries[0].resolution is reused  # Codex: same id, cwd and roots
+    assert new.started == 1  # but the new instance has its own connection to bring up
+    await manager.aclose()

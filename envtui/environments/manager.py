@@ -225,6 +225,8 @@ class EnvironmentManager:
             else:
                 resolution = self._spawn_resolution(environment)
             result.append(_Selected(selection, environment, resolution, listener, watcher))
+            environment.start()  # connect now (listeners already subscribed), even when the
+            # resolution of a replaced instance is reused: that instance has its own connection
         previous, self._selected = self._selected, result
         kept_tasks = {id(t) for s in result for t in (s.listener, s.watcher, s.resolution)}
         for old_selected in previous:

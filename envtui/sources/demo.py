@@ -145,6 +145,11 @@ class Demo:
                 old = engine.manager.get("build")
                 self.servers["build"].auth_delay = BUILD_DELAY
                 fresh = build_environment(build_config, clock=self._clock, hermetic=True)
+                # Deselect, replace, reselect: a fresh resolution, as a turn after
+                # ``environment/add`` would get, so the StepContext case plays again.
+                engine.manager.update_selections(
+                    [s for s in engine.selections if s.environment_id != "build"]
+                )
                 engine.manager.register(fresh)
                 engine.manager.update_selections(engine.selections)
                 if old is not None:
