@@ -26,8 +26,9 @@ from pathlib import Path
 
 import asyncssh
 
-from envtui.environments.manager import EnvironmentManager, Selection
+from envtui.environments.manager import EnvironmentManager
 from envtui.environments.ssh import SshEnvironment, SshSettings, probe_command
+from envtui.steps.selection import Selection
 
 SIZES = (10, 50, 100)
 

@@ -15,16 +15,16 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 
 from envtui.context.render import render_full
-from envtui.environments.base import Readiness
-from envtui.environments.manager import EnvironmentSnapshot, Selection, SnapshotEntry
 from envtui.profiles import Profile
-from envtui.steps.capture import StepRecorder
+from envtui.steps.capture import StepCapture
+from envtui.steps.section import SectionSettings, section_for
+from envtui.steps.selection import Readiness, Selection, SelectionSnapshot, SnapshotEntry
 
 SIZES = (10, 1000)
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 
 
-def make_snapshot(count: int, variant: int) -> EnvironmentSnapshot:
+def make_snapshot(count: int, variant: int) -> SelectionSnapshot:
     entries = []
     for index in range(count):
         selection = Selection(f"env-{index:04d}", f"/home/dev/projects/service-{index}")
@@ -34,7 +34,7 @@ def make_snapshot(count: int, variant: int) -> EnvironmentSnapshot:
         shell = "zsh" if index == count - 1 and variant else "bash"
         readiness = Readiness(shell, f"/bin/{shell}", selection.cwd)
         entries.append(SnapshotEntry(selection, "ssh", index != 0, "ready", readiness=readiness))
-    return EnvironmentSnapshot(tuple(entries))
+    return SelectionSnapshot(tuple(entries))
 
 
 def main() -> None:
@@ -49,18 +49,16 @@ def main() -> None:
     print("-" * 54)
     for count in SIZES:
         snapshots = [make_snapshot(count, 0), make_snapshot(count, 1)]
-        recorder = StepRecorder(
-            profile=Profile.CODEX_0171, timezone="Europe/Berlin", clock=lambda: NOW
-        )
+        settings = SectionSettings(Profile.CODEX_0171, "Europe/Berlin")
+        capture = StepCapture(settings, clock=lambda: NOW)
         cycle = itertools.cycle(snapshots)
 
         def one_step(
-            recorder: StepRecorder = recorder, cycle: Iterator[EnvironmentSnapshot] = cycle
+            capture: StepCapture = capture, cycle: Iterator[SelectionSnapshot] = cycle
         ) -> None:
-            recorder.capture(next(cycle), connection={})
-            recorder.steps.clear()  # keep memory flat; numbering is not measured
+            capture.capture(next(cycle), connection={})
 
-        state = recorder.section_for(snapshots[0], NOW)
+        state = section_for(snapshots[0], settings, NOW)
         assert state is not None
         step_timer = timeit.Timer(one_step)
         number, _ = step_timer.autorange()

@@ -14,17 +14,26 @@ envtui does not know is kept whole as :class:`UnknownMessage`, and written back 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Annotated, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+if TYPE_CHECKING:
+    import asyncio
 
 THREAD_EVENT_ID = ""
 """The ``id`` of thread-level events such as connection changes: no submission caused them."""
 
+LOCAL_ID = "local"
+"""The id Codex reserves for the built-in local environment."""
+
 LiveState = Literal["starting", "ready", "unavailable"]
+ConnectionState = Literal["connected", "disconnected"]
+"""A remote environment's connection, as the latest connection event left it."""
+Severity = Literal["info", "warning", "error"]
 
 
 class _Message(BaseModel):
@@ -77,12 +86,19 @@ class EnvironmentRemoved(_Message):
 
 
 class WarningMessage(_Message):
-    """envtui: something was skipped or degraded, but nothing stopped."""
+    """envtui: a notice about the run itself: something skipped, degraded or stopped.
+
+    ``severity`` None is a plain warning (and is not written, so streams stay as they
+    were); ``info`` is news ("attached to codex thread …"), ``error`` a failure an operator
+    must see, such as the source itself stopping. Front ends decide by the severity, never
+    by the wording.
+    """
 
     TYPE: ClassVar[str] = "warning"
     type: Literal["warning"] = "warning"
     message: str
     environment_id: str | None = None
+    severity: Severity | None = None
 
 
 class StepTool(BaseModel):
@@ -118,7 +134,7 @@ class FindingReported(_Message):
     TYPE: ClassVar[str] = "finding"
     type: Literal["finding"] = "finding"
     code: str
-    severity: Literal["info", "warning", "error"]
+    severity: Severity
     step: int | None = None
     tool: str | None = None
     environment_id: str | None = None
@@ -146,7 +162,7 @@ KNOWN_MESSAGES: dict[str, type[_Message]] = {
     )
 }
 
-Message = Annotated[
+AnyMessage = Annotated[
     EnvironmentConnected
     | EnvironmentDisconnected
     | EnvironmentStatus
@@ -164,13 +180,48 @@ class Event(BaseModel):
 
     model_config = ConfigDict(frozen=True)
     id: str
-    msg: Message
+    msg: AnyMessage
     at: datetime | None = None
 
 
-def thread_event(msg: _Message, *, at: datetime | None = None) -> Event:
+def thread_event(msg: _Message | UnknownMessage, *, at: datetime | None = None) -> Event:
     """An event that belongs to the thread, not to a submission: ``id`` is ``""``."""
     return Event(id=THREAD_EVENT_ID, msg=msg, at=at)
+
+
+EventSink: TypeAlias = Callable[[Event], None]
+"""Where a source puts its events: the dashboard's store, a JSONL writer, a recording."""
+
+Source: TypeAlias = "Callable[[EventSink, asyncio.Event], Awaitable[None]]"
+"""A stream of events: runs, calling the sink for each event, until the event is set."""
+
+
+def connection_change(msg: object) -> tuple[str, ConnectionState] | None:
+    """The environment and its new connection state, if ``msg`` is a connection event."""
+    if isinstance(msg, EnvironmentConnected):
+        return msg.environment_id, "connected"
+    if isinstance(msg, EnvironmentDisconnected):
+        return msg.environment_id, "disconnected"
+    return None
+
+
+def connection_states(
+    events: Iterable[Event], until: datetime | None = None
+) -> dict[str, ConnectionState]:
+    """The latest connection state per environment, from events at or before ``until``.
+
+    An event without a time counts as before any ``until``; ``until`` None takes them all.
+    This is the one fold of connection events: the live engine keeps the same dictionary
+    up to date with :func:`connection_change`, the dashboard's store per row.
+    """
+    state: dict[str, ConnectionState] = {}
+    for event in events:
+        if until is not None and event.at is not None and event.at > until:
+            continue
+        change = connection_change(event.msg)
+        if change is not None:
+            state[change[0]] = change[1]
+    return state
 
 
 # --- JSONL -------------------------------------------------------------------------------

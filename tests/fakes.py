@@ -5,13 +5,14 @@ from __future__ import annotations
 import asyncio
 from typing import ClassVar, TypeVar
 
-from envtui.environments.base import Environment, LiveStatus, Readiness
+from envtui.environments.base import Environment, LiveStatus
 from envtui.events import (
     EnvironmentConnected,
     EnvironmentDisconnected,
     EnvironmentStatus,
     Event,
 )
+from envtui.steps.selection import Readiness
 
 M = TypeVar("M")
 

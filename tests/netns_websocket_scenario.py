@@ -15,8 +15,9 @@ import sys
 import time
 
 from envtui.environments.exec_server import ExecServerEnvironment, ExecServerSettings
-from envtui.environments.manager import EnvironmentManager, Selection
+from envtui.environments.manager import EnvironmentManager
 from envtui.events import EnvironmentConnected, EnvironmentDisconnected, EnvironmentStatus, Event
+from envtui.steps.selection import Selection
 
 PORT = 47631
 

@@ -17,7 +17,7 @@ from typing import Any
 import asyncssh
 
 from envtui.environments.ssh import SshSettings, known_hosts_pattern
-from envtui.sources.ssh_server import DemoSshServer
+from envtui.sources.demo_ssh_server import DemoSshServer
 
 
 class InProcessServer(DemoSshServer):

@@ -12,14 +12,15 @@ import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import psutil
 import pytest
 from codex_tools import needs_codex, offline_codex, stdio_remote
 from waiting import wait_until
 
 from envtui.cli import main
+from envtui.environments import processes
 from envtui.events import EnvironmentConnected, EnvironmentDisconnected, Event
-from envtui.sources import processes
-from envtui.sources.codex import CodexOptions, CodexSource
+from envtui.sources.codex_attach import CodexOptions, CodexSource
 from envtui.store import Store
 from envtui.tui.app import DashboardOptions, EnvTuiApp
 from envtui.tui.widgets import EnvironmentTable
@@ -66,12 +67,12 @@ async def attached(
 
 
 def _exec_server_pids(source: CodexSource) -> list[int]:
-    assert source.app_server_pid is not None
+    assert source.client.app_server_pid is not None
     found = []
-    for pid, _ in processes.descendants(source.app_server_pid):
-        with contextlib.suppress(OSError):
-            if b"exec-server" in Path(f"/proc/{pid}/cmdline").read_bytes():
-                found.append(pid)
+    for process in processes.descendants(source.client.app_server_pid):
+        with contextlib.suppress(psutil.Error):
+            if "exec-server" in " ".join(process.cmdline()):
+                found.append(process.pid)
     return found
 
 
@@ -184,7 +185,7 @@ async def test_an_app_server_that_dies_is_reported_and_the_dashboard_stays_usabl
             for i in range(table.row_count)
         }
         assert shown == {"local": ("★", "● ready"), "devbox": ("", "● ready")}
-        pid = sources[0].app_server_pid
+        pid = sources[0].client.app_server_pid
         assert pid is not None
         os.kill(pid, signal.SIGKILL)
         await wait_until(

@@ -17,7 +17,8 @@ from ssh_servers import SSHD, OpenSshServer
 from waiting import wait_until
 
 from envtui.environments.exec_server import ExecServerEnvironment, ExecServerSettings
-from envtui.environments.manager import EnvironmentManager, Selection
+from envtui.environments.manager import EnvironmentManager
+from envtui.steps.selection import Selection
 
 pytestmark = needs_codex
 

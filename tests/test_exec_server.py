@@ -18,7 +18,8 @@ from waiting import wait_until
 from websockets.asyncio.server import ServerConnection, serve
 
 from envtui.environments.exec_server import ExecServerEnvironment, ExecServerSettings
-from envtui.environments.manager import EnvironmentManager, Selection
+from envtui.environments.manager import EnvironmentManager
+from envtui.steps.selection import Selection
 
 FAKE = str(Path(__file__).with_name("fake_exec_server.py"))
 

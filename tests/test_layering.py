@@ -1,75 +1,220 @@
-"""The core never imports Textual: checked in a fresh interpreter, as a user's import would."""
+"""The layer table of ARCHITECTURE.md, enforced on every module of the package.
+
+Every module is found by walking the package (no hand-kept list), its imports are read
+with ``ast`` (also those inside functions and under ``TYPE_CHECKING``: a lazy import is
+still a dependency), and each import of an envtui unit or a third-party package is
+checked against the table. The packages and loose modules must also form no cycle. The
+run-time checks at the end import the modules in a fresh interpreter, which is the only
+way to prove that a deferred import really defers.
+"""
 
 from __future__ import annotations
 
+import ast
+import pkgutil
 import subprocess
 import sys
+from collections.abc import Iterator
+from pathlib import Path
 
-CORE_MODULES = ("envtui.context", "envtui.cli", "envtui.theme_files")
-RUNTIME_MODULES = (
-    "envtui.events",
-    "envtui.config",
-    "envtui.environments.manager",
-    "envtui.environments.ssh",
-    "envtui.sources.engine",
-    "envtui.commands.snapshot",
-    "envtui.commands.events",
-    "envtui.commands.check",
-    "envtui.steps.capture",
-    "envtui.steps.check",
-    "envtui.steps.live",
-    "envtui.sources.rollout",
-    "envtui.codex_environments",
-    "envtui.environments.exec_server",
-    "envtui.store",
-    "envtui.sources.demo",
-    "envtui.sources.live",
-    "envtui.sources.replay",
-    "envtui.sources.rollout_source",
-    "envtui.commands.dashboard",
-    "envtui.commands.codex",
-    "envtui.sources.codex",
-    "envtui.sources.processes",
+import envtui
+
+PACKAGE_DIR = Path(envtui.__file__).parent
+
+LAYERS: dict[str, int] = {
+    # 1 vocabulary: the context engine, events and their codec, profiles, config readers,
+    # safe text, theme files, and the two tiny helpers everything may use.
+    "envtui": 1,
+    "envtui.context": 1,
+    "envtui.events": 1,
+    "envtui.profiles": 1,
+    "envtui.validation": 1,
+    "envtui.config": 1,
+    "envtui.codex_environments": 1,
+    "envtui.codex_binary": 1,
+    "envtui.safe_text": 1,
+    "envtui.theme_files": 1,
+    "envtui.stopping": 1,
+    # 2 turn logic: pure, synchronous.
+    "envtui.steps": 2,
+    "envtui.store": 2,
+    # 3 runtime: transports, the manager, processes, the app-server client.
+    "envtui.environments": 3,
+    # 4 sources: streams of events.
+    "envtui.sources": 4,
+    # 5 front ends.
+    "envtui.cli": 5,
+    "envtui.commands": 5,
+    "envtui.tui": 5,
+    "envtui.__main__": 5,
+}
+"""Each unit (a subpackage or a loose module) and its layer; a unit imports only its own
+layer or those below it."""
+
+THIRD_PARTY_FLOOR: dict[str, int] = {"asyncssh": 3, "websockets": 3, "psutil": 3}
+"""Third-party packages that only the runtime and above may import."""
+
+FRONT_END_ONLY = {"textual": "envtui.tui", "rich": "envtui.tui"}
+"""Packages that only one unit may import: Textual and Rich are the dashboard's."""
+
+
+def unit_of(module: str) -> str:
+    parts = module.split(".")
+    return ".".join(parts[:2])
+
+
+def modules() -> Iterator[tuple[str, Path]]:
+    """Every module of the package with its file, found by walking it."""
+    yield "envtui", PACKAGE_DIR / "__init__.py"
+    for info in pkgutil.walk_packages([str(PACKAGE_DIR)], "envtui."):
+        relative = Path(*info.name.split(".")[1:])
+        path = PACKAGE_DIR / relative / "__init__.py" if info.ispkg else None
+        yield info.name, path or (PACKAGE_DIR / relative).with_suffix(".py")
+
+
+def imports(module: str, path: Path) -> Iterator[tuple[int, str]]:
+    """(line, imported module) for every import in the file, lazy ones included."""
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node.lineno, alias.name
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, *([base] if base else [])])
+            yield node.lineno, base
+            if base in ("envtui", *LAYERS):  # ``from envtui import steps`` names a unit
+                for alias in node.names:
+                    yield node.lineno, f"{base}.{alias.name}"
+
+
+def edges() -> Iterator[tuple[str, int, str, str]]:
+    """(module, line, imported module, kind) with kind "envtui" or "third-party"."""
+    for module, path in modules():
+        for line, target in imports(module, path):
+            if target == "envtui" or target.startswith("envtui."):
+                if unit_of(target) in LAYERS or target == "envtui":
+                    yield module, line, target, "envtui"
+            else:
+                yield module, line, target, "third-party"
+
+
+def test_every_module_belongs_to_a_layer() -> None:
+    unknown = sorted({unit_of(m) for m, _ in modules() if unit_of(m) not in LAYERS})
+    assert not unknown, f"add these units to the layer table: {unknown}"
+
+
+def test_imports_follow_the_layer_table() -> None:
+    wrong = []
+    for module, line, target, kind in edges():
+        here = LAYERS[unit_of(module)]
+        top = target.split(".")[0]
+        if kind == "envtui":
+            there = LAYERS.get(unit_of(target), LAYERS["envtui"])
+            if there > here:
+                wrong.append(f"{module}:{line} imports {target} (layer {there} > {here})")
+        elif top in THIRD_PARTY_FLOOR and here < THIRD_PARTY_FLOOR[top]:
+            wrong.append(f"{module}:{line} imports {top}, which starts at layer {here}")
+        elif top in FRONT_END_ONLY and unit_of(module) != FRONT_END_ONLY[top]:
+            wrong.append(f"{module}:{line} imports {top}, which only {FRONT_END_ONLY[top]} may")
+    assert not wrong, "\n".join(wrong)
+
+
+def unit_graph() -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {unit: set() for unit in LAYERS}
+    for module, _, target, kind in edges():
+        if kind == "envtui" and target != "envtui" and unit_of(module) != unit_of(target):
+            graph[unit_of(module)].add(unit_of(target))
+    return graph
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One cycle of the graph as a path that ends where it starts, or None."""
+    state: dict[str, str] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = "open"
+        stack.append(node)
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == "open":
+                return [*stack[stack.index(nxt) :], nxt]
+            if nxt not in state and (found := visit(nxt)):
+                return found
+        stack.pop()
+        state[node] = "done"
+        return None
+
+    for node in sorted(graph):
+        if node not in state and (found := visit(node)):
+            return found
+    return None
+
+
+def test_no_cycle_between_packages_and_modules() -> None:
+    cycle = find_cycle(unit_graph())
+    assert cycle is None, " -> ".join(cycle or [])
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+def test_the_walk_sees_lazy_and_type_checking_imports() -> None:
+    found = {target for _, _, target, _ in edges()}
+    # imported only inside a function of commands/dashboard.py, and under TYPE_CHECKING
+    # in commands/check.py: both must be seen, or the table would not guard them.
+    assert "envtui.tui.app" in found
+    assert "envtui.steps.check" in found
+
+
+# --- at run time, in a fresh interpreter -----------------------------------------------------
+
+HEADLESS = sorted(m for m, _ in modules() if not m.startswith("envtui.tui") and "__main__" not in m)
+LIGHT = sorted(
+    m for m in HEADLESS if LAYERS[unit_of(m)] <= 2 or unit_of(m) in ("envtui.cli", "envtui.commands")
 )
 
 
-def test_core_and_cli_do_not_import_textual() -> None:
-    code = (
-        "import sys\n"
-        f"import {', '.join(CORE_MODULES)}\n"
-        "from envtui.cli import main\n"
-        "assert 'textual' not in sys.modules, sorted(m for m in sys.modules if m.startswith('textual'))\n"
-        "assert 'asyncssh' not in sys.modules\n"
-    )
+def _run(code: str) -> None:
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
+def test_nothing_outside_the_tui_imports_textual() -> None:
+    _run(
+        "import importlib, sys\n"
+        f"for name in {HEADLESS!r}: importlib.import_module(name)\n"
+        "assert 'textual' not in sys.modules, sorted(m for m in sys.modules if m.startswith('textual'))\n"
+    )
+
+
+def test_vocabulary_logic_and_commands_load_neither_textual_nor_asyncssh() -> None:
+    _run(
+        "import importlib, sys\n"
+        f"for name in {LIGHT!r}: importlib.import_module(name)\n"
+        "loaded = sorted(m for m in ('textual', 'asyncssh', 'websockets') if m in sys.modules)\n"
+        "assert not loaded, loaded\n"
+    )
+
+
 def test_building_the_command_line_loads_neither_textual_nor_asyncssh() -> None:
-    code = (
+    _run(
         "import sys\n"
         "from envtui.cli import build_parser\n"
         "build_parser().parse_args(['render', 'x.json'])\n"
         "loaded = sorted(m for m in ('textual', 'asyncssh') if m in sys.modules)\n"
         "assert not loaded, loaded\n"
     )
-    subprocess.run([sys.executable, "-c", code], check=True)
 
 
-def test_runtime_does_not_import_textual() -> None:
+def test_envtui_render_runs_without_textual() -> None:
     code = (
         "import sys\n"
-        f"import {', '.join(RUNTIME_MODULES)}\n"
-        "assert 'textual' not in sys.modules, sorted(m for m in sys.modules if m.startswith('textual'))\n"
-    )
-    subprocess.run([sys.executable, "-c", code], check=True)
-
-
-def test_envtui_render_runs_without_textual(tmp_path: object) -> None:
-    code = (
-        "import sys, io\n"
         "sys.modules['textual'] = None  # any import of textual now fails\n"
         "from envtui.cli import main\n"
-        "sys.argv = ['envtui', 'render', '-']\n"
         "raise SystemExit(main(['render', '-']))\n"
     )
     result = subprocess.run(

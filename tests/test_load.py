@@ -11,8 +11,9 @@ from fakes import Recorder
 from ssh_servers import InProcessServer
 from waiting import wait_until
 
-from envtui.environments.manager import EnvironmentManager, Selection
+from envtui.environments.manager import EnvironmentManager
 from envtui.environments.ssh import SshEnvironment
+from envtui.steps.selection import Selection
 
 HOSTS = 100
 

@@ -8,7 +8,7 @@ from rollouts import RolloutWriter, code_mode_exec, function_tool
 
 from envtui.context import EnvironmentsState, EnvironmentState
 from envtui.profiles import Profile
-from envtui.sources.rollout import calls_from, read_rollout_lines
+from envtui.steps.rollout import calls_from, read_rollout_lines
 from envtui.steps.tools import tool_groups
 
 LOCAL = EnvironmentState(cwd="/repo", shell="bash", is_primary=True)

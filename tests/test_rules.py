@@ -93,8 +93,11 @@ def test_missing_environment_id_on_the_apply_patch_grammar_under_0150() -> None:
         connection={},
     )
     assert result.findings == []
-    assert result.notes == [
-        "apply_patch: whether it takes an environment cannot be told (code mode)"
+    assert [(n.code, n.text) for n in result.notes] == [
+        (
+            "tool-parameter-unknown",
+            "apply_patch: whether it takes an environment cannot be told (code mode)",
+        )
     ]
 
 
@@ -257,7 +260,7 @@ def test_one_finding_per_code_per_step_listing_the_tools() -> None:
 def test_tool_rules_are_skipped_without_a_tool_list() -> None:
     result = check_step(view(), None, P171, connection=None)
     assert result.findings == []
-    assert result.notes == [
+    assert [n.text for n in result.notes] == [
         "tool rules skipped: no tool list is known for this step",
         "stale-available not checked: no connection state is known",
     ]

@@ -4,15 +4,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from envtui.context import (
-    EnvironmentState,
-    FileSystemContext,
-    environments_section,
-    format_subagents,
-    render_diff,
-)
+from envtui.context import EnvironmentState, FileSystemContext, render_diff
 from envtui.context.model import ExternalProfile
-from envtui.context.section import network_from_domains
+from envtui.steps.section import build_section, format_subagents, network_from_domains
 
 NOW = datetime(2026, 6, 20, 7, 0, tzinfo=UTC)
 FS = FileSystemContext(permission_profile=ExternalProfile())
@@ -20,15 +14,13 @@ FS = FileSystemContext(permission_profile=ExternalProfile())
 
 def test_switch_off_means_no_section_and_no_block() -> None:
     envs = {"local": EnvironmentState(cwd="/r", shell="bash", is_primary=True)}
-    section = environments_section(
-        envs, now=NOW, timezone="Etc/UTC", include_environment_context=False
-    )
+    section = build_section(envs, now=NOW, timezone="Etc/UTC", include_environment_context=False)
     assert section is None
     assert render_diff(section, None) is None
 
 
 def test_date_and_timezone_are_filled_from_the_clock() -> None:
-    section = environments_section({}, now=NOW, timezone="Pacific/Kiritimati")
+    section = build_section({}, now=NOW, timezone="Pacific/Kiritimati")
     assert section is not None
     assert (section.current_date, section.timezone) == ("2026-06-20", "Pacific/Kiritimati")
 
@@ -36,8 +28,8 @@ def test_date_and_timezone_are_filled_from_the_clock() -> None:
 def test_filesystem_needs_a_ready_environment() -> None:
     starting = {"r": EnvironmentState(cwd="/r", status="starting")}
     ready = {"r": EnvironmentState(cwd="/r", is_primary=True)}
-    without = environments_section(starting, now=NOW, timezone="Etc/UTC", filesystem=FS)
-    with_primary = environments_section(ready, now=NOW, timezone="Etc/UTC", filesystem=FS)
+    without = build_section(starting, now=NOW, timezone="Etc/UTC", filesystem=FS)
+    with_primary = build_section(ready, now=NOW, timezone="Etc/UTC", filesystem=FS)
     assert without is not None
     assert without.filesystem is None
     assert with_primary is not None

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from fakes import FakeLocal, FakeRemote, Recorder, settle
 
-from envtui.environments.base import ConnectionState
 from envtui.environments.local import LocalEnvironment
-from envtui.environments.manager import EnvironmentManager, Selection
+from envtui.environments.manager import EnvironmentManager
 from envtui.events import EnvironmentRemoved, WarningMessage
+from envtui.steps.selection import Selection
 
 
 def _manager(*environments: FakeRemote) -> tuple[EnvironmentManager, Recorder]:
@@ -137,7 +137,7 @@ async def test_listener_is_aborted_when_the_environment_leaves_the_selection() -
 
 async def test_connection_events_are_transitions_after_subscribing_with_empty_id() -> None:
     remote = FakeRemote("a")
-    remote.connection.set(ConnectionState.CONNECTED)  # already connected before the listener
+    remote.connection.set("connected")  # already connected before the listener
     manager, recorder = _manager(remote)
     manager.update_selections([_sel("a")])
     await settle()
@@ -206,7 +206,7 @@ async def test_refresh_readiness_promotes_finished_entries_but_keeps_the_selecti
     await settle()
     a.become_ready()
     await settle()
-    refreshed = manager.refresh_readiness(turn)
+    refreshed = turn.refreshed()
     assert [(e.environment_id, e.state) for e in refreshed.entries] == [("a", "ready")]
     await manager.aclose()
 

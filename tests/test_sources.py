@@ -20,7 +20,7 @@ from envtui.events import (
 )
 from envtui.sources.live import watch
 from envtui.sources.replay import replay
-from envtui.sources.rollout_source import follow_rollout
+from envtui.sources.rollout_follow import follow_rollout
 from envtui.store import Store
 from envtui.tui.app import DashboardOptions, EnvTuiApp
 
@@ -51,7 +51,7 @@ async def test_replay_keeps_the_recorded_pace_times_the_speed(tmp_path: Path) ->
     assert asyncio.get_running_loop().time() - started >= 0.15
 
 
-async def test_rollout_source_emits_steps_and_findings_and_follows_growth(tmp_path: Path) -> None:
+async def test_rollout_follow_emits_steps_and_findings_and_follows_growth(tmp_path: Path) -> None:
     writer = RolloutWriter()
     writer.turn()
     apply_patch = {

@@ -11,8 +11,10 @@ from fakes import Recorder
 from ssh_servers import BlackholeProxy, InProcessServer, in_process_server
 from waiting import wait_until
 
-from envtui.environments.manager import EnvironmentManager, Selection
+from envtui.environments.manager import EnvironmentManager
 from envtui.environments.ssh import SshEnvironment, SshSettings, probe_command
+from envtui.events import WarningMessage
+from envtui.steps.selection import Selection
 
 
 def _environment(server: InProcessServer, tmp_path: Path, **overrides: Any) -> SshEnvironment:
@@ -147,10 +149,17 @@ async def test_accept_new_host_keys_appends_the_key(tmp_path: Path) -> None:
         environment = SshEnvironment(
             "build", str(tmp_path), settings, client_keys=[server.client_key]
         )
-        manager, _ = await _managed(environment)
+        manager, recorder = await _managed(environment)
         assert (await manager.snapshot_blocking(timeout=10)).entries[0].state == "ready"
         assert known_hosts.read_text() == server.known_hosts_line()
-        assert environment.notes
+        notes = [
+            (w.environment_id, w.message)
+            for w in recorder.messages(WarningMessage)
+            if w.message.startswith("accepted the new host key")
+        ]
+        assert len(notes) == 1
+        assert notes[0][0] == "build"
+        assert f"[127.0.0.1]:{server.port}" in notes[0][1]
         await manager.aclose()
 
 

@@ -8,11 +8,13 @@ from datetime import UTC, datetime
 import pytest
 from fakes import FakeLocal, FakeRemote, Recorder, settle
 
-from envtui.environments.manager import EnvironmentManager, Selection
+from envtui.environments.manager import EnvironmentManager
 from envtui.profiles import Profile
-from envtui.steps.capture import StepRecorder, route
+from envtui.steps.capture import StepCapture, route
 from envtui.steps.model import ToolCall
 from envtui.steps.rules import check_step
+from envtui.steps.section import SectionSettings
+from envtui.steps.selection import Selection
 from envtui.steps.tools import by_name
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
@@ -29,8 +31,8 @@ async def _local_and_devbox() -> tuple[FakeLocal, FakeRemote, EnvironmentManager
     return local, devbox, manager
 
 
-def _recorder(profile: Profile) -> StepRecorder:
-    return StepRecorder(profile=profile, timezone="Europe/Berlin", clock=lambda: NOW)
+def _capture(profile: Profile) -> StepCapture:
+    return StepCapture(SectionSettings(profile, "Europe/Berlin"), clock=lambda: NOW)
 
 
 @pytest.mark.parametrize("profile", [Profile.CODEX_0150, Profile.CODEX_0171])
@@ -46,8 +48,8 @@ async def test_a_call_routed_by_the_live_primary_runs_elsewhere_and_by_the_step_
     b.become_ready()
     await settle()
     turn = manager.snapshot()
-    recorder = _recorder(profile)
-    step = recorder.capture(manager.refresh_readiness(turn), connection={})
+    capture = _capture(profile)
+    step = capture.capture(turn.refreshed(), connection={})
     assert step.view.primary == "B"
     assert step.findings == ()
     exec_command = by_name(step.tools)["exec_command"]
@@ -57,7 +59,7 @@ async def test_a_call_routed_by_the_live_primary_runs_elsewhere_and_by_the_step_
     a.become_ready()  # before the call executes
     await settle()
     call = ToolCall("exec_command", None)
-    live = route(call, manager.refresh_readiness(turn))
+    live = route(call, turn.refreshed())
     assert live == "A"
     routed_live = check_step(
         step.view,
@@ -97,8 +99,8 @@ async def test_each_step_records_full_text_diff_patch_and_plan_from_one_snapshot
     local.become_ready("bash")
     await settle()
     turn = manager.snapshot()
-    recorder = _recorder(Profile.CODEX_0171)
-    first = recorder.capture(manager.refresh_readiness(turn), connection={})
+    capture = _capture(Profile.CODEX_0171)
+    first = capture.capture(turn.refreshed(), connection={})
     assert first.number == 1
     assert first.diff_text == first.full_text
     assert first.full_text == (
@@ -120,7 +122,7 @@ async def test_each_step_records_full_text_diff_patch_and_plan_from_one_snapshot
     assert first.patch == {"environments": first.section}
     devbox.become_ready("zsh")
     await settle()
-    second = recorder.capture(manager.refresh_readiness(turn), connection={})
+    second = capture.capture(turn.refreshed(), connection={})
     assert second.number == 2
     assert second.patch == {
         "environments": {
@@ -134,7 +136,7 @@ async def test_each_step_records_full_text_diff_patch_and_plan_from_one_snapshot
     assert '<environment id="devbox" primary="true">' in second.diff_text
     assert '<environment id="local" primary="false">' in second.diff_text
     assert by_name(second.tools)["exec_command"].environment_id == "optional"
-    third = recorder.capture(manager.refresh_readiness(turn), connection={})
+    third = capture.capture(turn.refreshed(), connection={})
     assert (third.diff_text, third.patch) == (None, None)
     await manager.aclose()
 
@@ -144,13 +146,13 @@ async def test_failed_environment_follows_the_profile() -> None:
     local.become_ready()
     await settle()
     turn = manager.snapshot()
-    old, new = _recorder(Profile.CODEX_0150), _recorder(Profile.CODEX_0171)
-    for recorder in (old, new):
-        recorder.capture(manager.refresh_readiness(turn), connection={})
+    old, new = _capture(Profile.CODEX_0150), _capture(Profile.CODEX_0171)
+    for capture in (old, new):
+        capture.capture(turn.refreshed(), connection={})
     devbox.fail("exec-server transport closed")
     await settle()
-    gone = old.capture(manager.refresh_readiness(turn), connection={})
-    kept = new.capture(manager.refresh_readiness(turn), connection={})
+    gone = old.capture(turn.refreshed(), connection={})
+    kept = new.capture(turn.refreshed(), connection={})
     assert gone.diff_text is not None
     assert '<environment id="devbox" status="unavailable" />' in gone.diff_text
     assert kept.diff_text is not None
@@ -167,9 +169,9 @@ async def test_stale_available_on_a_live_step() -> None:
     devbox.become_ready()
     await settle()
     turn = manager.snapshot()
-    recorder = _recorder(Profile.CODEX_0171)
+    capture = _capture(Profile.CODEX_0171)
     devbox.fail("exec-server was killed by SIGKILL")  # the snapshot keeps it ready, as Codex does
     await settle()
-    step = recorder.capture(manager.refresh_readiness(turn), connection={"devbox": "disconnected"})
+    step = capture.capture(turn.refreshed(), connection={"devbox": "disconnected"})
     assert [(f.code, f.environment_id) for f in step.findings] == [("stale-available", "devbox")]
     await manager.aclose()

@@ -84,8 +84,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _check_rollout(args: argparse.Namespace) -> CheckReport | int:
     from envtui.events import DecodeError, Event, decode_lines
-    from envtui.sources.rollout import read_rollout
     from envtui.steps.check import check_rollout
+    from envtui.steps.rollout import read_rollout
 
     try:
         rollout = read_rollout(Path(args.rollout))
@@ -124,7 +124,7 @@ def _check_rollout(args: argparse.Namespace) -> CheckReport | int:
 def _check_engine(args: argparse.Namespace) -> CheckReport | int:
     import asyncio
 
-    from envtui.steps.live import check_engine_steps
+    from envtui.sources.live import check_engine_steps
 
     if args.steps < 1 or args.interval < 0:
         return fail(COMMAND, "--steps must be at least 1 and --interval not negative")

@@ -13,7 +13,7 @@ from envtui.codex_binary import find_codex
 from envtui.commands.common import fail
 
 if TYPE_CHECKING:  # the client (and asyncssh) loads only when the command runs
-    from envtui.sources.codex import CodexOptions
+    from envtui.environments.app_server import CodexOptions
 
 
 def add_codex_arguments(parser: argparse.ArgumentParser, *, flag_takes_path: bool) -> None:
@@ -47,7 +47,7 @@ def add_codex_arguments(parser: argparse.ArgumentParser, *, flag_takes_path: boo
 
 def codex_options(command: str, args: argparse.Namespace, codex: str | None) -> CodexOptions | int:
     """The app-server options from the command line, or the exit code after an error."""
-    from envtui.sources.codex import CodexOptions
+    from envtui.environments.app_server import CodexOptions
 
     if args.poll_interval <= 0:
         return fail(command, "--poll-interval must be positive")

@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
             await LiveRun(engine, sink, step_interval=config.step_interval).run(stop)
     elif command == "codex":
         from envtui.commands.codex import codex_options
-        from envtui.sources.codex import CodexSource
+        from envtui.sources.codex_attach import CodexSource
 
         attach = codex_options(command, args, args.codex)
         if isinstance(attach, int):
@@ -106,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         if not Path(args.file).is_file():
             return fail(command, f"{args.file}: no such file")
-        from envtui.sources.rollout_source import follow_rollout
+        from envtui.sources.rollout_follow import follow_rollout
 
         source = functools.partial(follow_rollout, Path(args.file), follow=args.follow)
     from envtui.tui.app import DashboardOptions, EnvTuiApp

@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import signal
 import sys
 from collections.abc import Callable
 from typing import IO, TYPE_CHECKING
@@ -21,6 +20,7 @@ from envtui.commands.common import (
     fail,
 )
 from envtui.events import Event, encode_event
+from envtui.stopping import stop_on_signals, wait_for_stop
 
 if TYPE_CHECKING:  # the runtime (and asyncssh) loads only when the command runs
     from envtui.sources.engine import Engine
@@ -71,19 +71,15 @@ class _LineWriter:
 
 async def stream_events(engine: Engine, duration: float | None) -> None:
     stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(signum, stop.set)
-    engine.start()
-    try:
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(stop.wait(), timeout=duration)
-    finally:
-        await engine.aclose()
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            with contextlib.suppress(NotImplementedError, RuntimeError):
-                loop.remove_signal_handler(signum)
+    with stop_on_signals(stop):
+        engine.start()
+        try:
+            if duration is None:
+                await stop.wait()
+            else:
+                await wait_for_stop(stop, duration)
+        finally:
+            await engine.aclose()
 
 
 def run(args: argparse.Namespace) -> int:
@@ -124,7 +120,7 @@ def _run_codex(args: argparse.Namespace) -> int:
     """Exit 0 at the end of --duration or on Ctrl+C, 1 when the app-server failed, 2 on bad
     input."""
     from envtui.commands.codex import codex_options
-    from envtui.sources.codex import CodexError, CodexSource
+    from envtui.sources.codex_attach import CodexError, CodexSource
 
     options = codex_options(COMMAND, args, args.codex or None)
     if isinstance(options, int):
@@ -147,17 +143,14 @@ def _run_codex(args: argparse.Namespace) -> int:
 
 async def _attach(source: object, duration: float | None) -> bool:
     """Run until the duration ends or a signal; True when the app-server died on its own."""
-    from envtui.sources.codex import CodexSource
+    from envtui.sources.codex_attach import CodexSource
 
     assert isinstance(source, CodexSource)
     stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(signum, stop.set)
-    task = asyncio.ensure_future(source.run(stop))
-    with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(asyncio.shield(task), timeout=duration)
-    stop.set()
-    await task
+    with stop_on_signals(stop):
+        task = asyncio.ensure_future(source.run(stop))
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(task), timeout=duration)
+        stop.set()
+        await task
     return source.died

@@ -19,8 +19,8 @@ from envtui.commands.common import (
 from envtui.safe_text import dumps_json_line, for_terminal
 
 if TYPE_CHECKING:  # the runtime (and asyncssh) loads only when the command runs
-    from envtui.environments.manager import EnvironmentSnapshot, SnapshotEntry
     from envtui.sources.engine import Engine
+    from envtui.steps.selection import SelectionSnapshot, SnapshotEntry
 
 COMMAND = "snapshot"
 DEFAULT_TIMEOUT = 15.0
@@ -61,7 +61,7 @@ def entry_json(entry: SnapshotEntry, primary: str | None) -> dict[str, Any]:
     }
 
 
-async def take_snapshot(engine: Engine, timeout: float) -> EnvironmentSnapshot:
+async def take_snapshot(engine: Engine, timeout: float) -> SelectionSnapshot:
     engine.start()
     try:
         return await engine.snapshot(timeout)

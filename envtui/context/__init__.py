@@ -30,7 +30,6 @@ from envtui.context.patch import (
 )
 from envtui.context.paths import native, normalize_file_uri, path_text
 from envtui.context.render import render_full
-from envtui.context.section import environments_section, format_subagents
 from envtui.context.snapshot import SnapshotError, restore_snapshot, snapshot, state_from_snapshot
 
 SECTION_ID = "environments"
@@ -56,9 +55,7 @@ __all__ = [
     "current_date",
     "detect_form",
     "detect_timezone",
-    "environments_section",
     "esc",
-    "format_subagents",
     "json_equal",
     "native",
     "normalize_file_uri",

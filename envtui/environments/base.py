@@ -18,22 +18,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from enum import Enum
 from typing import ClassVar
 
 from envtui.environments.observable import Observable, Subscription
-from envtui.events import LiveState
+from envtui.events import ConnectionState, LiveState
+from envtui.steps.selection import Readiness, ResolutionError
 
-
-@dataclass(frozen=True)
-class Readiness:
-    """What a ready environment reports: its shell (name and path) and working directory."""
-
-    shell_name: str | None
-    shell_path: str | None
-    cwd: str
+NoteSink = Callable[[str], None]
 
 
 @dataclass(frozen=True)
@@ -51,19 +45,6 @@ class LiveStatus:
 STARTING = LiveStatus("starting")
 
 
-class ConnectionState(Enum):
-    CONNECTED = "connected"
-    DISCONNECTED = "disconnected"
-
-
-class ResolutionError(Exception):
-    """Resolution failed: ``reason`` is what the dashboard and a failed entry show."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
-
-
 class Environment(ABC):
     """One environment instance. Start it once; close it once; watch it in between."""
 
@@ -74,7 +55,9 @@ class Environment(ABC):
         self.id = environment_id
         self.cwd = cwd
         self.status: Observable[LiveStatus] = Observable(STARTING)
-        self.connection: Observable[ConnectionState] = Observable(ConnectionState.DISCONNECTED)
+        self.connection: Observable[ConnectionState] = Observable("disconnected")
+        self.on_note: NoteSink | None = None
+        """Called with each notice worth an operator's attention (an accepted host key)."""
         self._task: asyncio.Task[None] | None = None
         self._closed = False
 
@@ -135,9 +118,12 @@ class Environment(ABC):
 
     def _set_connected(self, connected: bool) -> None:
         if self.is_remote:
-            self.connection.set(
-                ConnectionState.CONNECTED if connected else ConnectionState.DISCONNECTED
-            )
+            self.connection.set("connected" if connected else "disconnected")
+
+    def _note(self, text: str) -> None:
+        """Pass a notice on to whoever manages this environment (dropped when nobody does)."""
+        if self.on_note is not None:
+            self.on_note(text)
 
     async def _supervise(self) -> None:
         try:

@@ -14,8 +14,7 @@ import os
 import shlex
 import signal
 from collections import deque
-from collections.abc import Mapping, Sequence
-from pathlib import Path
+from collections.abc import Callable, Mapping, Sequence
 
 import asyncssh
 from websockets.asyncio.client import ClientConnection
@@ -23,8 +22,9 @@ from websockets.asyncio.client import connect as websocket_connect
 from websockets.exceptions import ConnectionClosed, InvalidURI
 
 from envtui.environments.jsonrpc import ChannelClosedError
+from envtui.environments.processes import group_alive
 from envtui.environments.remote import PermanentError, RetryableError
-from envtui.environments.ssh import close_connection
+from envtui.environments.ssh import SshSettings, close_connection, open_connection
 
 MAX_MESSAGE = 16 * 1024 * 1024
 """The longest line or frame accepted from an exec-server."""
@@ -93,7 +93,7 @@ class ProcessChannel:
 
     async def _group_gone(self) -> None:
         await asyncio.shield(self._exited)
-        while _process_group_alive(self.process.pid):
+        while group_alive(self.process.pid):
             await asyncio.sleep(0.02)
 
     async def _drain_stderr(self) -> None:
@@ -169,23 +169,6 @@ class ProcessChannel:
             await self._stderr_task
 
 
-def _process_group_alive(pgid: int) -> bool:
-    """Whether any process of the group still runs; zombies (exited, not yet reaped) do not."""
-    proc = Path("/proc")
-    if not proc.is_dir():
-        try:
-            os.killpg(pgid, 0)
-        except (ProcessLookupError, PermissionError):
-            return False
-        return True
-    for stat in proc.glob("[0-9]*/stat"):
-        with contextlib.suppress(OSError, IndexError, ValueError):
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-            if int(fields[2]) == pgid and fields[0] != "Z":
-                return True
-    return False
-
-
 def remote_command(program: str, args: Sequence[str], env: Mapping[str, str] | None) -> str:
     """The exec-server command line for a remote shell, every word quoted."""
     words = [program, *args]
@@ -208,6 +191,35 @@ class SshProcessChannel:
         self.process = process
         self._lost = lost
         self._host = host
+
+    @classmethod
+    async def open(
+        cls,
+        settings: SshSettings,
+        program: str,
+        args: Sequence[str],
+        env: Mapping[str, str] | None = None,
+        *,
+        client_keys: Sequence[asyncssh.SSHKey] | None = None,
+        on_note: Callable[[str], None] | None = None,
+    ) -> SshProcessChannel:
+        """Connect to the host (with envtui's host-key rules) and start ``program`` there.
+
+        ``on_note`` hears about a host key that was accepted on the way. The connection is
+        closed again if the program cannot be started.
+        """
+        lost: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        connection, accepted = await open_connection(settings, lost, client_keys=client_keys)
+        if accepted and on_note is not None:
+            on_note(accepted)
+        try:
+            process = await connection.create_process(
+                remote_command(program, args, env), encoding="utf-8"
+            )
+        except BaseException:
+            await close_connection(connection)
+            raise
+        return cls(connection, process, lost, settings.host)
 
     async def send(self, text: str) -> None:
         try:

@@ -12,7 +12,6 @@ with the backoff.
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -22,21 +21,11 @@ import asyncssh
 
 from envtui.context.local_time import system_clock
 from envtui.context.paths import path_text
-from envtui.environments.base import Readiness
-from envtui.environments.channels import (
-    ProcessChannel,
-    SshProcessChannel,
-    WebSocketChannel,
-    remote_command,
-)
+from envtui.environments.channels import ProcessChannel, SshProcessChannel, WebSocketChannel
 from envtui.environments.jsonrpc import ChannelClosedError, JsonRpcClient, MessageChannel, RpcError
 from envtui.environments.remote import PermanentError, RemoteEnvironment, RetryableError
-from envtui.environments.ssh import (
-    SshSettings,
-    close_connection,
-    describe_ssh_error,
-    open_connection,
-)
+from envtui.environments.ssh import SshSettings, describe_ssh_error
+from envtui.steps.selection import Readiness
 
 CLIENT_NAME = "envtui"
 
@@ -126,20 +115,14 @@ class ExecServerEnvironment(RemoteEnvironment):
             return await ProcessChannel.spawn(
                 settings.program, settings.args, env=settings.env, cwd=settings.program_cwd
             )
-        lost: asyncio.Future[str] = asyncio.get_running_loop().create_future()
-        connection, accepted = await open_connection(
-            settings.ssh, lost, client_keys=self._client_keys
+        return await SshProcessChannel.open(
+            settings.ssh,
+            settings.program,
+            settings.args,
+            settings.env,
+            client_keys=self._client_keys,
+            on_note=self._note,
         )
-        if accepted:
-            self.notes.append(accepted)
-        try:
-            process = await connection.create_process(
-                remote_command(settings.program, settings.args, settings.env), encoding="utf-8"
-            )
-        except BaseException:
-            await close_connection(connection)
-            raise
-        return SshProcessChannel(connection, process, lost, settings.ssh.host)
 
     async def _establish(self) -> tuple[Readiness, asyncio.Future[str]]:
         self._channel = await self._open_channel()
@@ -181,10 +164,3 @@ class ExecServerEnvironment(RemoteEnvironment):
         if isinstance(exc, OSError):
             return f"exec-server {self.settings.describe()}: {exc.strerror or exc}"
         return f"exec-server {self.settings.describe()}: {exc}"
-
-
-def default_program_cwd(codex_home: str | None, cwd: str | None) -> str | None:
-    """Codex resolves a relative exec-server ``cwd`` against CODEX_HOME."""
-    if cwd is None or codex_home is None or os.path.isabs(cwd):
-        return cwd
-    return os.path.join(codex_home, cwd)

@@ -6,7 +6,8 @@ import os
 from pathlib import Path
 from typing import ClassVar
 
-from envtui.environments.base import Environment, LiveStatus, Readiness
+from envtui.environments.base import Environment, LiveStatus
+from envtui.steps.selection import Readiness
 
 
 def shell_from_env(environ: dict[str, str] | None = None) -> tuple[str | None, str | None]:

@@ -12,7 +12,9 @@ The rules are ``codex-protocol.md`` §1 and §2 (``environment_selection.rs`` in
   is the first Ready one.
 
 On top of that the manager reports envtui's live ``environment_status`` events (the
-dashboard's view, where the primary is the first environment that is ready right now).
+dashboard's view, where the primary is the first environment that is ready right now)
+through a :class:`~envtui.steps.board.StatusBoard`, the same board the app-server client
+uses. The snapshot values themselves live in :mod:`envtui.steps.selection`.
 """
 
 from __future__ import annotations
@@ -20,34 +22,32 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal
 
 from envtui.context.local_time import system_clock
-from envtui.environments.base import (
-    ConnectionState,
-    Environment,
-    LiveStatus,
-    Readiness,
-    ResolutionError,
-)
+from envtui.environments.base import Environment, LiveStatus
 from envtui.environments.observable import Subscription
 from envtui.events import (
+    LOCAL_ID,
+    ConnectionState,
     EnvironmentConnected,
     EnvironmentDisconnected,
     EnvironmentRemoved,
     EnvironmentStatus,
-    Event,
+    EventSink,
+    LiveState,
     WarningMessage,
     thread_event,
 )
+from envtui.steps.board import StatusBoard
+from envtui.steps.selection import (
+    Readiness,
+    Selection,
+    SelectionSnapshot,
+    entry_from_resolution,
+)
 
-LOCAL_ID = "local"
-"""The id Codex reserves for the built-in local environment."""
-
-EntryState = Literal["ready", "starting", "failed"]
-EventSink = Callable[[Event], None]
 ManagerMessage = (
     EnvironmentConnected
     | EnvironmentDisconnected
@@ -55,67 +55,6 @@ ManagerMessage = (
     | EnvironmentRemoved
     | WarningMessage
 )
-
-
-@dataclass(frozen=True)
-class Selection:
-    """One selected environment: its id, the cwd the context reports, and its roots."""
-
-    environment_id: str
-    cwd: str
-    workspace_roots: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class SnapshotEntry:
-    """One selected environment in a snapshot: Ready, Starting or Failed."""
-
-    selection: Selection
-    kind: str
-    is_remote: bool
-    state: EntryState
-    readiness: Readiness | None = None
-    error: str | None = None
-    resolution: asyncio.Future[Readiness] | None = field(default=None, compare=False, repr=False)
-
-    @property
-    def environment_id(self) -> str:
-        return self.selection.environment_id
-
-
-@dataclass(frozen=True)
-class EnvironmentSnapshot:
-    """Every selected environment in selection order, each in one state."""
-
-    entries: tuple[SnapshotEntry, ...] = ()
-
-    def ready(self) -> list[SnapshotEntry]:
-        return [e for e in self.entries if e.state == "ready"]
-
-    def starting(self) -> list[SnapshotEntry]:
-        return [e for e in self.entries if e.state == "starting"]
-
-    def failed(self) -> list[SnapshotEntry]:
-        return [e for e in self.entries if e.state == "failed"]
-
-    def primary(self) -> SnapshotEntry | None:
-        """The first Ready entry: a later one when selection #0 is starting or failed."""
-        return next((e for e in self.entries if e.state == "ready"), None)
-
-    def local(self) -> SnapshotEntry | None:
-        """The first Ready entry that is not remote."""
-        return next((e for e in self.entries if e.state == "ready" and not e.is_remote), None)
-
-    def single_local_environment(self) -> SnapshotEntry | None:
-        """None while anything starts; else the only Ready entry, if it is local."""
-        if self.starting():
-            return None
-        ready = self.ready()
-        return ready[0] if len(ready) == 1 and not ready[0].is_remote else None
-
-    def primary_workspace_roots(self) -> tuple[str, ...]:
-        """The roots of selection #0, whatever its state."""
-        return self.entries[0].selection.workspace_roots if self.entries else ()
 
 
 @dataclass
@@ -127,35 +66,6 @@ class _Selected:
     watcher: asyncio.Task[None]
 
 
-def _peek(
-    selection: Selection, kind: str, is_remote: bool, resolution: asyncio.Future[Readiness]
-) -> SnapshotEntry:
-    """The entry as the resolution stands now: Starting, Ready or Failed."""
-    if not resolution.done():
-        return SnapshotEntry(selection, kind, is_remote, "starting", resolution=resolution)
-    if resolution.cancelled():
-        return SnapshotEntry(
-            selection,
-            kind,
-            is_remote,
-            "failed",
-            error="resolution cancelled",
-            resolution=resolution,
-        )
-    error = resolution.exception()
-    if error is None:
-        return SnapshotEntry(
-            selection,
-            kind,
-            is_remote,
-            "ready",
-            readiness=resolution.result(),
-            resolution=resolution,
-        )
-    reason = error.reason if isinstance(error, ResolutionError) else repr(error)
-    return SnapshotEntry(selection, kind, is_remote, "failed", error=reason, resolution=resolution)
-
-
 class EnvironmentManager:
     """Registered environments, the current selection, and the events they produce."""
 
@@ -164,8 +74,7 @@ class EnvironmentManager:
         self._clock = clock
         self._registered: dict[str, Environment] = {}
         self._selected: list[_Selected] = []
-        self._primary_id: str | None = None
-        self._reported: dict[str, EnvironmentStatus] = {}
+        self._board = StatusBoard(self._live_state, self._describe)
         self._closed = False
 
     # --- registration ---------------------------------------------------------------------
@@ -173,12 +82,16 @@ class EnvironmentManager:
     def register(self, environment: Environment) -> Environment | None:
         """Add an environment, or replace the instance with the same id; returns the old one.
 
-        ``"local"`` is reserved for the local environment.
+        ``"local"`` is reserved for the local environment. The environment's notices (an
+        accepted host key) become warnings of this manager's stream.
         """
         if environment.id == LOCAL_ID and environment.kind != "local":
             raise ValueError(f"the id {LOCAL_ID!r} is reserved for the local environment")
         old = self._registered.get(environment.id)
         self._registered[environment.id] = environment
+        environment.on_note = lambda text: self._emit(
+            WarningMessage(message=text, environment_id=environment.id)
+        )
         return old
 
     def get(self, environment_id: str) -> Environment | None:
@@ -192,66 +105,68 @@ class EnvironmentManager:
 
     def update_selections(self, selections: Sequence[Selection]) -> None:
         """Install a new selection list with Codex's reuse, replacement and abort rules."""
-        seen: set[str] = set()
         result: list[_Selected] = []
-        for selection in selections:
-            env_id = selection.environment_id
-            if env_id in seen:
-                continue  # duplicate id: the first one wins
-            seen.add(env_id)
-            environment = self._registered.get(env_id)
+        for selection in _first_of_each_id(selections):
+            environment = self._registered.get(selection.environment_id)
             if environment is None:
                 self._emit(
                     WarningMessage(
-                        message=f"skipping unknown environment {env_id!r}", environment_id=env_id
+                        message=f"skipping unknown environment {selection.environment_id!r}",
+                        environment_id=selection.environment_id,
                     )
                 )
                 continue
-            old = self._find(env_id)
-            same_instance = old is not None and old.environment is environment
-            # Subscribing before the resolution starts lets the first connection be seen.
-            if same_instance and old is not None:
-                listener, watcher = old.listener, old.watcher
-            else:
-                listener = self._spawn_listener(environment)
-                watcher = self._spawn_watcher(environment)
-            if (
-                old is not None
-                and old.selection.cwd == selection.cwd
-                and old.selection.workspace_roots == selection.workspace_roots
-                and not self._failed(old.resolution)
-            ):
-                resolution = old.resolution  # reuse the running or finished resolution
-            else:
-                resolution = self._spawn_resolution(environment)
-            result.append(_Selected(selection, environment, resolution, listener, watcher))
+            result.append(self._select(selection, environment))
             environment.start()  # connect now (listeners already subscribed), even when the
             # resolution of a replaced instance is reused: that instance has its own connection
         previous, self._selected = self._selected, result
-        kept_tasks = {id(t) for s in result for t in (s.listener, s.watcher, s.resolution)}
-        for old_selected in previous:
-            for task in (old_selected.listener, old_selected.watcher, old_selected.resolution):
-                if task is not None and id(task) not in kept_tasks:
-                    task.cancel()
+        self._cancel_dropped_tasks(previous, result)
+        self._board.set_order(s.selection.environment_id for s in result)
         now_selected = {s.selection.environment_id for s in result}
-        for old_selected in previous:
-            if old_selected.selection.environment_id not in now_selected:
-                self._reported.pop(old_selected.selection.environment_id, None)
-                self._emit(EnvironmentRemoved(environment_id=old_selected.selection.environment_id))
-        for selected in result:
-            if not any(p.environment is selected.environment for p in previous):
-                self._reported.pop(selected.environment.id, None)  # a new instance starts afresh
-                self._report_status(selected.environment)
-        self._update_primary(changed=None)
+        for old in previous:
+            if old.selection.environment_id not in now_selected:
+                self._emit(EnvironmentRemoved(environment_id=old.selection.environment_id))
+        fresh = [
+            s.environment.id
+            for s in result
+            if not any(p.environment is s.environment for p in previous)
+        ]
+        for env_id in fresh:
+            self._board.forget(env_id)  # a new instance starts afresh
+        self._report(*fresh)
+
+    def _select(self, selection: Selection, environment: Environment) -> _Selected:
+        """Keep the listener of the same instance and reuse a resolution that still holds."""
+        old = self._find(selection.environment_id)
+        if old is not None and old.environment is environment:
+            listener, watcher = old.listener, old.watcher
+        else:
+            # Subscribing before the resolution starts lets the first connection be seen.
+            listener = self._spawn_listener(environment)
+            watcher = self._spawn_watcher(environment)
+        if (
+            old is not None
+            and old.selection.cwd == selection.cwd
+            and old.selection.workspace_roots == selection.workspace_roots
+            and not _failed(old.resolution)
+        ):
+            resolution = old.resolution  # reuse the running or finished resolution
+        else:
+            resolution = self._spawn_resolution(environment)
+        return _Selected(selection, environment, resolution, listener, watcher)
+
+    @staticmethod
+    def _cancel_dropped_tasks(previous: list[_Selected], kept: list[_Selected]) -> None:
+        still_used = {t for s in kept for t in (s.listener, s.watcher, s.resolution)}
+        for old in previous:
+            for task in (old.listener, old.watcher, old.resolution):
+                if task is not None and task not in still_used:
+                    task.cancel()
 
     def _find(self, environment_id: str) -> _Selected | None:
         return next(
             (s for s in self._selected if s.selection.environment_id == environment_id), None
         )
-
-    @staticmethod
-    def _failed(resolution: asyncio.Future[Readiness]) -> bool:
-        return resolution.done() and (resolution.cancelled() or resolution.exception() is not None)
 
     def _spawn_resolution(self, environment: Environment) -> asyncio.Task[Readiness]:
         task = asyncio.get_running_loop().create_task(
@@ -279,7 +194,7 @@ class EnvironmentManager:
     ) -> None:
         try:
             async for state in changes:
-                if state is ConnectionState.CONNECTED:
+                if state == "connected":
                     self._emit(EnvironmentConnected(environment_id=environment_id))
                 else:
                     self._emit(EnvironmentDisconnected(environment_id=environment_id))
@@ -291,59 +206,36 @@ class EnvironmentManager:
     ) -> None:
         try:
             async for _ in changes:
-                self._update_primary(changed=environment)
+                if self._find(environment.id) is not None:
+                    self._report(environment.id)
         finally:
             changes.close()
 
     # --- live status and primary ------------------------------------------------------------
 
-    def _live_primary(self) -> str | None:
-        return next(
-            (
-                s.selection.environment_id
-                for s in self._selected
-                if s.environment.status.value.is_ready
-            ),
-            None,
-        )
+    def _live_state(self, environment_id: str) -> LiveState:
+        selected = self._find(environment_id)
+        return selected.environment.status.value.state if selected else "unavailable"
 
-    def _update_primary(self, changed: Environment | None) -> None:
-        old_primary, self._primary_id = self._primary_id, self._live_primary()
-        reported: set[str] = set()
-        if changed is not None and self._find(changed.id) is not None:
-            self._report_status(changed)
-            reported.add(changed.id)
-        if old_primary != self._primary_id:
-            for env_id in (old_primary, self._primary_id):
-                selected = self._find(env_id) if env_id is not None else None
-                if selected is not None and env_id not in reported:
-                    self._report_status(selected.environment)
-                    reported.add(selected.environment.id)
-
-    def _report_status(self, environment: Environment) -> None:
-        """Emit the environment's status, unless it is exactly what was last reported.
-
-        Status changes are observed by one watcher per environment, but the primary is
-        computed from every environment's current value; a watcher can therefore see a
-        change before the watcher of the changed environment runs. Comparing with the last
-        report makes each change arrive exactly once.
-        """
+    def _describe(self, environment_id: str) -> EnvironmentStatus:
+        selected = self._find(environment_id)
+        assert selected is not None, "the board only asks about selected environments"
+        environment = selected.environment
         status = environment.status.value
         readiness = status.readiness
-        selected = self._find(environment.id)
-        msg = EnvironmentStatus(
+        return EnvironmentStatus(
             environment_id=environment.id,
             kind=environment.kind,
             status=status.state,
-            primary=environment.id == self._live_primary(),
             shell=readiness.shell_name if readiness else None,
             shell_path=readiness.shell_path if readiness else None,
-            cwd=selected.selection.cwd if selected else environment.cwd,
+            cwd=selected.selection.cwd,
             error=status.error,
             next_retry_at=status.next_retry_at,
         )
-        if self._reported.get(environment.id) != msg:
-            self._reported[environment.id] = msg
+
+    def _report(self, *changed: str) -> None:
+        for msg in self._board.report(*changed):
             self._emit(msg)
 
     def _emit(self, msg: ManagerMessage) -> None:
@@ -352,34 +244,23 @@ class EnvironmentManager:
 
     # --- snapshots ---------------------------------------------------------------------------
 
-    def snapshot(self) -> EnvironmentSnapshot:
+    def snapshot(self) -> SelectionSnapshot:
         """A non-blocking snapshot: unfinished resolutions are Starting."""
-        return EnvironmentSnapshot(
+        return SelectionSnapshot(
             tuple(
-                _peek(s.selection, s.environment.kind, s.environment.is_remote, s.resolution)
+                entry_from_resolution(
+                    s.selection, s.environment.kind, s.environment.is_remote, s.resolution
+                )
                 for s in self._selected
             )
         )
 
-    async def snapshot_blocking(self, timeout: float | None = None) -> EnvironmentSnapshot:
+    async def snapshot_blocking(self, timeout: float | None = None) -> SelectionSnapshot:
         """Wait for every resolution (at most ``timeout`` seconds), then take the snapshot."""
         pending = [s.resolution for s in self._selected if not s.resolution.done()]
         if pending:
             await asyncio.wait(pending, timeout=timeout)
         return self.snapshot()
-
-    @staticmethod
-    def refresh_readiness(snapshot: EnvironmentSnapshot) -> EnvironmentSnapshot:
-        """Promote finished resolutions; never adopt a newer selection (fixed for the turn)."""
-        entries = []
-        for entry in snapshot.entries:
-            if entry.state == "starting" and entry.resolution is not None:
-                entries.append(
-                    _peek(entry.selection, entry.kind, entry.is_remote, entry.resolution)
-                )
-            else:
-                entries.append(entry)
-        return EnvironmentSnapshot(tuple(entries))
 
     # --- shutdown ------------------------------------------------------------------------------
 
@@ -401,6 +282,18 @@ class EnvironmentManager:
         await asyncio.gather(
             *(env.aclose() for env in self._registered.values()), return_exceptions=True
         )
+
+
+def _first_of_each_id(selections: Sequence[Selection]) -> list[Selection]:
+    """Codex de-duplicates a selection list by id; the first occurrence wins."""
+    seen: dict[str, Selection] = {}
+    for selection in selections:
+        seen.setdefault(selection.environment_id, selection)
+    return list(seen.values())
+
+
+def _failed(resolution: asyncio.Future[Readiness]) -> bool:
+    return resolution.done() and (resolution.cancelled() or resolution.exception() is not None)
 
 
 def _consume_exception(task: asyncio.Task[Readiness]) -> None:

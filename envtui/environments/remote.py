@@ -18,7 +18,8 @@ from typing import ClassVar
 
 from envtui.context.local_time import system_clock
 from envtui.environments.backoff import Backoff
-from envtui.environments.base import Environment, LiveStatus, Readiness
+from envtui.environments.base import Environment, LiveStatus
+from envtui.steps.selection import Readiness
 
 
 class PermanentError(Exception):
@@ -44,7 +45,6 @@ class RemoteEnvironment(Environment):
         super().__init__(environment_id, cwd)
         self._backoff = Backoff(backoff_initial, backoff_max)
         self._clock = clock
-        self.notes: list[str] = []  # things worth a warning, such as an accepted host key
 
     @abstractmethod
     async def _establish(self) -> tuple[Readiness, asyncio.Future[str]]:

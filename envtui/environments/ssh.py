@@ -27,8 +27,8 @@ from typing import Any, ClassVar
 import asyncssh
 
 from envtui.context.local_time import system_clock
-from envtui.environments.base import Readiness
 from envtui.environments.remote import PermanentError, RemoteEnvironment, RetryableError
+from envtui.steps.selection import Readiness
 
 DEFAULT_KNOWN_HOSTS = "~/.ssh/known_hosts"
 
@@ -244,7 +244,7 @@ class SshEnvironment(RemoteEnvironment):
             self.settings, lost, client_keys=self._client_keys
         )
         if accepted:
-            self.notes.append(accepted)
+            self._note(accepted)
         readiness = await self._probe(self._connection)
         return readiness, _lost_reason(lost)
 

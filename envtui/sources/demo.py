@@ -26,13 +26,14 @@ import asyncssh
 from envtui.config import Config
 from envtui.context.local_time import system_clock
 from envtui.environments.factory import build_environment
-from envtui.environments.manager import Selection
 from envtui.events import Event
+from envtui.sources.demo_ssh_server import DemoSshServer
 from envtui.sources.engine import Engine
 from envtui.sources.live import LiveRun
-from envtui.sources.ssh_server import DemoSshServer
 from envtui.steps.capture import StepContext, route
 from envtui.steps.model import ToolCall
+from envtui.steps.selection import Selection
+from envtui.stopping import wait_for_stop
 
 THREAD = "demo-thread"
 BUILD_DELAY = 4.0
@@ -119,9 +120,7 @@ class Demo:
         start = asyncio.get_running_loop().time()
         ghost_gone = False
         next_flake = start + FLAKY_PERIOD
-        while not stop.is_set():
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), timeout=0.5)
+        while not await wait_for_stop(stop, 0.5):
             now = asyncio.get_running_loop().time()
             if not ghost_gone and now - start >= GHOST_LIFETIME:
                 ghost_gone = True

@@ -13,23 +13,19 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from envtui.config import AnyEnvironmentConfig, Config
-from envtui.context.local_time import current_date, detect_timezone, system_clock
-from envtui.context.model import EnvironmentsState, NetworkContext
+from envtui.context.local_time import detect_timezone, system_clock
+from envtui.context.model import EnvironmentsState
 from envtui.environments.factory import build_environment
-from envtui.environments.manager import EnvironmentManager, EnvironmentSnapshot, Selection
-from envtui.environments.section import environment_states
-from envtui.environments.ssh import SshEnvironment
+from envtui.environments.manager import EnvironmentManager
 from envtui.events import (
-    EnvironmentConnected,
-    EnvironmentDisconnected,
+    ConnectionState,
     EnvironmentStatus,
     Event,
-    WarningMessage,
-    thread_event,
+    EventSink,
+    connection_change,
 )
-from envtui.steps.model import ConnectionState
-
-EventSink = Callable[[Event], None]
+from envtui.steps.section import SectionSettings, network_context, section_for
+from envtui.steps.selection import Selection, SelectionSnapshot
 
 
 class Engine:
@@ -53,9 +49,19 @@ class Engine:
         chosen = list(environments) if environments is not None else config.selected()
         self.environments = [build_environment(c, clock=clock, hermetic=hermetic) for c in chosen]
         self.selections = [Selection(c.id, c.cwd, tuple(c.workspace_roots)) for c in chosen]
-        self.timezone = detect_timezone(config.timezone)
+        network = config.network
+        self.section_settings = SectionSettings(
+            profile=config.codex_profile,
+            timezone=detect_timezone(config.timezone),
+            network=network_context(network.allowed, network.denied) if network else None,
+            include_environment_context=config.include_environment_context,
+        )
         self._reselect_pending = False
         self.connection: dict[str, ConnectionState] = {}  # the latest connection event per id
+
+    @property
+    def timezone(self) -> str:
+        return self.section_settings.timezone
 
     def start(self) -> None:
         for environment in self.environments:
@@ -65,15 +71,17 @@ class Engine:
     def _on_event(self, event: Event) -> None:
         self._sink(event)
         msg = event.msg
-        if isinstance(msg, EnvironmentConnected):
-            self.connection[msg.environment_id] = "connected"
-        elif isinstance(msg, EnvironmentDisconnected):
-            self.connection[msg.environment_id] = "disconnected"
-        if isinstance(msg, EnvironmentStatus) and msg.status == "ready":
-            self._note_accepted_keys(msg.environment_id)
-            if self._resolution_failed(msg.environment_id) and not self._reselect_pending:
-                self._reselect_pending = True
-                asyncio.get_running_loop().call_soon(self._reselect)
+        change = connection_change(msg)
+        if change is not None:
+            self.connection[change[0]] = change[1]
+        if (
+            isinstance(msg, EnvironmentStatus)
+            and msg.status == "ready"
+            and self._resolution_failed(msg.environment_id)
+            and not self._reselect_pending
+        ):
+            self._reselect_pending = True
+            asyncio.get_running_loop().call_soon(self._reselect)
 
     def _resolution_failed(self, environment_id: str) -> bool:
         entry = next(
@@ -86,40 +94,12 @@ class Engine:
         self._reselect_pending = False
         self.manager.update_selections(self.selections)
 
-    def _note_accepted_keys(self, environment_id: str) -> None:
-        environment = self.manager.get(environment_id)
-        if isinstance(environment, SshEnvironment):
-            while environment.notes:
-                note = environment.notes.pop(0)
-                self._sink(
-                    thread_event(
-                        WarningMessage(message=note, environment_id=environment_id),
-                        at=self.clock(),
-                    )
-                )
-
-    async def snapshot(self, timeout: float | None) -> EnvironmentSnapshot:
+    async def snapshot(self, timeout: float | None) -> SelectionSnapshot:
         return await self.manager.snapshot_blocking(timeout=timeout)
 
-    def section(self, snapshot: EnvironmentSnapshot) -> EnvironmentsState | None:
-        """The context section for ``snapshot`` (None when include_environment_context is off)."""
-        if not self.config.include_environment_context:
-            return None
-        return EnvironmentsState(
-            environments=environment_states(snapshot, self.config.codex_profile),
-            current_date=current_date(self.clock(), self.timezone),
-            timezone=self.timezone,
-            network=self.network(),
-        )
-
-    def network(self) -> NetworkContext | None:
-        """The configured ``[network]`` rules, as the context renders them."""
-        if self.config.network is None:
-            return None
-        return NetworkContext(
-            allowed_domains=tuple(self.config.network.allowed),
-            denied_domains=tuple(self.config.network.denied),
-        )
+    def section(self, snapshot: SelectionSnapshot) -> EnvironmentsState | None:
+        """The context section for ``snapshot`` now (None when the include switch is off)."""
+        return section_for(snapshot, self.section_settings, self.clock())
 
     async def aclose(self) -> None:
         await self.manager.aclose()

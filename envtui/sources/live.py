@@ -10,16 +10,20 @@ the step that offered the tool.
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import dataclasses
 from collections.abc import Awaitable, Callable, Sequence
 
 from envtui.config import AnyEnvironmentConfig, Config
-from envtui.events import Event, thread_event
+from envtui.events import EventSink, thread_event
+from envtui.profiles import Profile
 from envtui.sources.engine import Engine
-from envtui.steps.capture import StepContext, StepRecorder
+from envtui.steps.capture import StepCapture, StepContext
+from envtui.steps.check import CheckReport, StepReport
 from envtui.steps.events import finding_event, step_events
 from envtui.steps.model import ToolCall
-from envtui.steps.rules import check_step
+from envtui.steps.rules import check_step, selected_never_resolved
+from envtui.steps.tools import ToolSpec
+from envtui.stopping import wait_for_stop
 
 CallPlanner = Callable[[StepContext], Sequence[ToolCall]]
 TurnHook = Callable[[int], Awaitable[None]]
@@ -29,7 +33,7 @@ class LiveRun:
     def __init__(
         self,
         engine: Engine,
-        sink: Callable[[Event], None],
+        sink: EventSink,
         *,
         step_interval: float = 2.0,
         turn_steps: int = 20,
@@ -46,18 +50,7 @@ class LiveRun:
         self._plan_calls = plan_calls
         self._route_live = route_live
         self._on_turn = on_turn
-        self.recorder = StepRecorder(
-            profile=engine.config.codex_profile,
-            timezone=engine.timezone,
-            network=engine.network(),
-            include_environment_context=engine.config.include_environment_context,
-        )
-
-    async def _sleep(self, stop: asyncio.Event) -> bool:
-        """Wait one interval; True when asked to stop."""
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(stop.wait(), timeout=self.step_interval)
-        return stop.is_set()
+        self.capture = StepCapture(engine.section_settings)
 
     async def run(self, stop: asyncio.Event) -> None:
         self.engine.start()
@@ -70,13 +63,12 @@ class LiveRun:
                     await self._on_turn(turn_number)
                 turn = self.engine.manager.snapshot()
                 for _ in range(self.turn_steps):
-                    if await self._sleep(stop):
+                    if await wait_for_stop(stop, self.step_interval):
                         return
                     if pending is not None:
                         self._execute(*pending)
-                    step = self.recorder.capture(
-                        self.engine.manager.refresh_readiness(turn),
-                        connection=dict(self.engine.connection),
+                    step = self.capture.capture(
+                        turn.refreshed(), connection=dict(self.engine.connection)
                     )
                     for event in step_events(step, thread=self.thread):
                         self._sink(event)
@@ -93,7 +85,7 @@ class LiveRun:
             ToolCall(c.tool, c.environment_id, self._route_live(c), c.call_id) for c in calls
         ]
         result = check_step(
-            step.view, step.tools, self.recorder.profile, calls=executed, connection=None
+            step.view, step.tools, self.capture.profile, calls=executed, connection=None
         )
         for finding in result.findings:
             if finding.code == "execution-routed-elsewhere":
@@ -102,7 +94,7 @@ class LiveRun:
 
 async def watch(
     config: Config,
-    sink: Callable[[Event], None],
+    sink: EventSink,
     stop: asyncio.Event,
     *,
     environments: Sequence[AnyEnvironmentConfig] | None = None,
@@ -110,3 +102,43 @@ async def watch(
     """``envtui watch``: the configured environments, a step every ``step_interval``."""
     engine = Engine(config, sink, environments=environments)
     await LiveRun(engine, sink, step_interval=config.step_interval).run(stop)
+
+
+async def check_engine_steps(
+    engine: Engine,
+    *,
+    steps: int,
+    interval: float,
+    profile: Profile | None = None,
+    tools: list[ToolSpec] | None = None,
+) -> CheckReport:
+    """``envtui check`` without a rollout: start the environments, then take ``steps`` steps.
+
+    As in Codex, the turn keeps its selection; each step, ``interval`` apart, only promotes
+    environments whose startup finished. Connection events seen so far feed the
+    stale-available rule. ``profile`` replaces the config's.
+    """
+    settings = engine.section_settings
+    if profile is not None:
+        settings = dataclasses.replace(settings, profile=profile)
+    engine.start()
+    captured: list[StepContext] = []
+    try:
+        turn = engine.manager.snapshot()
+        capture = StepCapture(settings)
+        for _ in range(steps):
+            await asyncio.sleep(interval)
+            captured.append(
+                capture.capture(turn.refreshed(), connection=dict(engine.connection), tools=tools)
+            )
+    finally:
+        await engine.aclose()
+    reports = [
+        StepReport(s.number, 1, None, s.diff_text, list(s.findings), [n.text for n in s.notes])
+        for s in captured
+    ]
+    thread = selected_never_resolved(
+        [sel.environment_id for sel in engine.selections], [s.view for s in captured]
+    )
+    findings = [f for r in reports for f in r.findings] + thread
+    return CheckReport(reports, findings, [])

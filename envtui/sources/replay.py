@@ -8,18 +8,15 @@ number; the rest is replayed.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from collections.abc import Callable
 from pathlib import Path
 
-from envtui.events import DecodeError, Event, WarningMessage, decode_lines, thread_event
+from envtui.events import DecodeError, EventSink, WarningMessage, decode_lines, thread_event
+from envtui.stopping import wait_for_stop
 
 MAX_GAP = 5.0
 
 
-async def replay(
-    path: Path, sink: Callable[[Event], None], stop: asyncio.Event, *, speed: float = 1.0
-) -> None:
+async def replay(path: Path, sink: EventSink, stop: asyncio.Event, *, speed: float = 1.0) -> None:
     previous = None
     with path.open(encoding="utf-8", errors="replace") as handle:
         for item in decode_lines(handle):
@@ -30,11 +27,8 @@ async def replay(
                 continue
             if speed > 0 and previous is not None and item.at is not None:
                 gap = min(MAX_GAP, max(0.0, (item.at - previous).total_seconds())) / speed
-                if gap:
-                    with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(stop.wait(), timeout=gap)
-                    if stop.is_set():
-                        return
+                if gap and await wait_for_stop(stop, gap):
+                    return
             if item.at is not None:
                 previous = item.at
             sink(item)

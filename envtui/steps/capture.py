@@ -9,6 +9,7 @@ what the model is told, what it is offered and where its calls go cannot disagre
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -16,25 +17,28 @@ from typing import Any
 
 from envtui.context import SECTION_ID
 from envtui.context.diff import render_diff
-from envtui.context.local_time import current_date, system_clock
-from envtui.context.model import EnvironmentsState, NetworkContext
+from envtui.context.local_time import system_clock
+from envtui.context.model import EnvironmentsState
 from envtui.context.patch import world_merge_patch
 from envtui.context.render import render_full
 from envtui.context.snapshot import snapshot as section_snapshot
-from envtui.environments.manager import EnvironmentSnapshot
-from envtui.environments.section import environment_states
+from envtui.events import ConnectionState
 from envtui.profiles import Profile
-from envtui.steps.model import ConnectionState, Finding, StepView, ToolCall
+from envtui.steps.model import Finding, Note, StepView, ToolCall
 from envtui.steps.plan import ToolFeatures, plan_tools
 from envtui.steps.rules import check_step
+from envtui.steps.section import SectionSettings, section_for
+from envtui.steps.selection import SelectionSnapshot
 from envtui.steps.tools import ToolSpec
 
 
 @dataclass(frozen=True)
 class StepContext:
+    """One captured step: the snapshot and everything derived from it."""
+
     number: int
     at: datetime
-    snapshot: EnvironmentSnapshot
+    snapshot: SelectionSnapshot
     state: EnvironmentsState | None
     section: dict[str, Any] | None
     full_text: str | None
@@ -42,46 +46,38 @@ class StepContext:
     patch: dict[str, Any] | None
     tools: tuple[ToolSpec, ...]
     findings: tuple[Finding, ...]
-    notes: tuple[str, ...]
+    notes: tuple[Note, ...]
     view: StepView
 
 
-class StepRecorder:
-    """Numbers steps from 1 and remembers the previous step's section for the next diff."""
+class StepCapture:
+    """Numbers steps from 1 and remembers the previous step's section for the next diff.
+
+    It keeps only what the next step needs (the previous section and world state) and a
+    count, never the steps themselves: whoever wants a history bounds its own.
+    """
 
     def __init__(
         self,
+        settings: SectionSettings,
         *,
-        profile: Profile,
-        timezone: str,
         features: ToolFeatures | None = None,
         clock: Callable[[], datetime] = system_clock,
-        network: NetworkContext | None = None,
-        include_environment_context: bool = True,
     ) -> None:
-        self.profile = profile
-        self.timezone = timezone
+        self.settings = settings
         self.features = features or ToolFeatures()
         self._clock = clock
-        self._network = network
-        self._include = include_environment_context
         self._previous: EnvironmentsState | None = None
         self._world: dict[str, Any] = {}
-        self.steps: list[StepContext] = []
+        self.count = 0
 
-    def section_for(self, snapshot: EnvironmentSnapshot, now: datetime) -> EnvironmentsState | None:
-        if not self._include:
-            return None
-        return EnvironmentsState(
-            environments=environment_states(snapshot, self.profile),
-            current_date=current_date(now, self.timezone),
-            timezone=self.timezone,
-            network=self._network,
-        )
+    @property
+    def profile(self) -> Profile:
+        return self.settings.profile
 
     def capture(
         self,
-        snapshot: EnvironmentSnapshot,
+        snapshot: SelectionSnapshot,
         *,
         calls: Sequence[ToolCall] = (),
         connection: Mapping[str, ConnectionState] | None = None,
@@ -89,23 +85,14 @@ class StepRecorder:
     ) -> StepContext:
         """Record one step. ``tools`` defaults to the profile's plan for this snapshot."""
         now = self._clock()
-        number = len(self.steps) + 1
-        state = self.section_for(snapshot, now)
+        number = self.count + 1
+        state = section_for(snapshot, self.settings, now)
         section = section_snapshot(state) if state is not None else None
         world = {SECTION_ID: section} if section is not None else {}
-        patch = world_merge_patch(self._world, world)
         view = StepView.from_snapshot(number, snapshot)
-        if state is not None:
+        if state is not None:  # the context's own primary flag, which the rules compare
             marked = tuple(i for i in state.sorted_ids if state.environments[i].is_primary)
-            view = StepView(
-                number,
-                view.ready,
-                view.starting,
-                view.failed,
-                view.selection,
-                marked,
-                view.local_ids,
-            )
+            view = dataclasses.replace(view, marked_primary=marked)
         offered = (
             tuple(tools)
             if tools is not None
@@ -122,19 +109,18 @@ class StepRecorder:
             section=section,
             full_text=render_full(state) if state is not None else None,
             diff_text=render_diff(state, self._previous),
-            patch=patch,
+            patch=world_merge_patch(self._world, world),
             tools=offered,
             findings=tuple(result.findings),
             notes=tuple(result.notes),
             view=view,
         )
-        self._previous = state
-        self._world = world
-        self.steps.append(step)
+        self._previous, self._world = state, world
+        self.count = number
         return step
 
 
-def route(call: ToolCall, snapshot: EnvironmentSnapshot) -> str | None:
+def route(call: ToolCall, snapshot: SelectionSnapshot) -> str | None:
     """Where a call runs: the environment it names, else the primary of ``snapshot``.
 
     Routing by the *step's* snapshot, not by whatever is primary when the call executes, is

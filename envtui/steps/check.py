@@ -11,19 +11,17 @@ moment.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 from envtui.context.diff import render_diff
 from envtui.context.model import EnvironmentsState
 from envtui.context.snapshot import restore_snapshot
-from envtui.events import EnvironmentConnected, EnvironmentDisconnected, Event
+from envtui.events import LOCAL_ID, Event, connection_states
 from envtui.profiles import Profile
-from envtui.sources.rollout import Rollout, RolloutStep
-from envtui.steps.model import ConnectionState, Finding, StepView, finding
+from envtui.steps.model import Finding, StepView, finding
 from envtui.steps.plan import ToolFeatures
+from envtui.steps.rollout import Rollout, RolloutStep
 from envtui.steps.rules import check_step
 from envtui.steps.tools import ToolSpec
 
@@ -79,21 +77,8 @@ def view_of(number: int, state: EnvironmentsState) -> StepView:
         failed=tuple(i for i in ids if envs[i].status == "failed"),
         selection=None,
         marked_primary=tuple(i for i in ids if envs[i].is_primary),
-        local_ids=frozenset({"local"}),
+        local_ids=frozenset({LOCAL_ID}),
     )
-
-
-def connection_at(events: Iterable[Event], when: datetime | None) -> dict[str, ConnectionState]:
-    """The latest connection event per environment up to ``when`` (all of them if None)."""
-    state: dict[str, ConnectionState] = {}
-    for event in events:
-        if when is not None and event.at is not None and event.at > when:
-            continue
-        if isinstance(event.msg, EnvironmentConnected):
-            state[event.msg.environment_id] = "connected"
-        elif isinstance(event.msg, EnvironmentDisconnected):
-            state[event.msg.environment_id] = "disconnected"
-    return state
 
 
 def short_diff(expected: str | None, recorded: str | None) -> tuple[str, str]:
@@ -148,6 +133,10 @@ def check_context(step: RolloutStep) -> tuple[Finding | None, list[str]]:
     ), []
 
 
+RULE_NOTES_SAID_ONCE = frozenset({"tool-rules-skipped", "stale-available-unchecked"})
+"""Rule notes that the report states once for the whole rollout instead of at each step."""
+
+
 def check_rollout(
     rollout: Rollout,
     profile: Profile,
@@ -158,7 +147,20 @@ def check_rollout(
 ) -> CheckReport:
     """Check every step; ``tools`` (from a file) replaces the recorded tool lists."""
     features = features or ToolFeatures()
-    reports: list[StepReport] = []
+    reports = [
+        check_rollout_step(step, profile, events=events, features=features, tools=tools)
+        for step in rollout.steps
+    ]
+    findings = [f for report in reports for f in report.findings]
+    return CheckReport(
+        reports, findings, rollout_notes(rollout, events, tools), rollout.summary(profile)
+    )
+
+
+def rollout_notes(
+    rollout: Rollout, events: list[Event] | None, tools: list[ToolSpec] | None
+) -> list[str]:
+    """What the whole check could not do, said once."""
     notes = list(rollout.notes)
     if events is None:
         notes.append("stale-available needs connection events (--events FILE)")
@@ -170,31 +172,36 @@ def check_rollout(
     )
     if tools is None and not any(step.tools is not None for step in rollout.steps):
         notes.append("no tool list was recorded (flat tools are not): tool rules skipped")
-    for step in rollout.steps:
-        report = StepReport(step.number, step.turn, step.first_line, step.context_text)
-        mismatch, context_notes = check_context(step)
-        report.notes += context_notes
-        if mismatch is not None:
-            report.findings.append(mismatch)
-        state = restore_snapshot(step.section) if step.section is not None else None
-        if state is not None:
-            connection = connection_at(events, step.at) if events is not None else None
-            result = check_step(
-                view_of(step.number, state),
-                tools if tools is not None else step.tools,
-                profile,
-                calls=step.calls,
-                connection=connection,
-                features=features,
-            )
-            report.findings += result.findings
-            report.notes += [
-                n
-                for n in result.notes
-                if not n.startswith(("tool rules skipped", "stale-available"))
-            ]
-        elif step.section is None:
+    return notes
+
+
+def check_rollout_step(
+    step: RolloutStep,
+    profile: Profile,
+    *,
+    events: list[Event] | None,
+    features: ToolFeatures,
+    tools: list[ToolSpec] | None,
+) -> StepReport:
+    """One step: its context against Codex's, then the rules on its snapshot."""
+    report = StepReport(step.number, step.turn, step.first_line, step.context_text)
+    mismatch, context_notes = check_context(step)
+    report.notes += context_notes
+    if mismatch is not None:
+        report.findings.append(mismatch)
+    state = restore_snapshot(step.section) if step.section is not None else None
+    if state is None:
+        if step.section is None:
             report.notes.append("no environments snapshot yet: rules not run")
-        reports.append(report)
-    findings = [f for report in reports for f in report.findings]
-    return CheckReport(reports, findings, notes, rollout.summary(profile))
+        return report
+    result = check_step(
+        view_of(step.number, state),
+        tools if tools is not None else step.tools,
+        profile,
+        calls=step.calls,
+        connection=connection_states(events, step.at) if events is not None else None,
+        features=features,
+    )
+    report.findings += result.findings
+    report.notes += [n.text for n in result.notes if n.code not in RULE_NOTES_SAID_ONCE]
+    return report

@@ -27,7 +27,7 @@ def step_events(step: StepContext, *, thread: str | None = None) -> list[Event]:
         snapshot=step.section,
         patch=step.patch,
         tools=[StepTool(name=t.name, environment_id=t.environment_id) for t in step.tools],
-        notes=list(step.notes),
+        notes=[note.text for note in step.notes],
     )
     events = [thread_event(record, at=step.at)]
     events += [thread_event(finding_event(f), at=step.at) for f in step.findings]

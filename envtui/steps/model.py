@@ -6,10 +6,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from envtui.environments.manager import EnvironmentSnapshot
+from envtui.events import LOCAL_ID
+from envtui.steps.selection import SelectionSnapshot
 
 Severity = Literal["warning", "error"]
-ConnectionState = Literal["connected", "disconnected"]
+NoteCode = Literal[
+    "tool-rules-skipped",
+    "stale-available-unchecked",
+    "tool-parameter-unknown",
+    "context-unchecked",
+    "escaping-deviation",
+    "rules-not-run",
+]
 
 ERROR_CODES = frozenset(
     {
@@ -37,7 +45,7 @@ class StepView:
     failed: tuple[str, ...] = ()
     selection: tuple[str, ...] | None = None
     marked_primary: tuple[str, ...] = ()
-    local_ids: frozenset[str] = frozenset({"local"})
+    local_ids: frozenset[str] = frozenset({LOCAL_ID})
 
     @property
     def selected_count(self) -> int:
@@ -54,7 +62,7 @@ class StepView:
         return self.ready[0] if self.ready[0] in self.local_ids else None
 
     @classmethod
-    def from_snapshot(cls, number: int | None, snapshot: EnvironmentSnapshot) -> StepView:
+    def from_snapshot(cls, number: int | None, snapshot: SelectionSnapshot) -> StepView:
         primary = snapshot.primary()
         return cls(
             number=number,
@@ -65,6 +73,21 @@ class StepView:
             marked_primary=(primary.environment_id,) if primary is not None else (),
             local_ids=frozenset(e.environment_id for e in snapshot.entries if not e.is_remote),
         )
+
+
+@dataclass(frozen=True)
+class Note:
+    """Why a check could not run, or what it could not tell: a code, and words for people.
+
+    Code decides (``envtui check`` leaves out the notes its report already says once for
+    the whole rollout); the text is only ever shown.
+    """
+
+    code: NoteCode
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
 
 
 @dataclass(frozen=True)

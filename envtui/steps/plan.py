@@ -9,15 +9,54 @@ and ``view_image`` even with none; puts ``environment_id`` on ``exec_command``,
 ``view_image`` and ``request_permissions`` with two or more, never on ``write_stdin`` or
 ``apply_patch``; never offers ``shell_command``; and offers ``wait_for_environment`` whenever
 the deferred executor is on.
+
+Which tool takes ``environment_id`` when is one table per profile,
+:data:`ENVIRONMENT_ID_RULES`; both the plan and the rules that check recorded tools read it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from envtui.profiles import Profile
 from envtui.steps.model import StepView
-from envtui.steps.tools import ToolSpec
+from envtui.steps.tools import (
+    APPLY_PATCH,
+    EXEC_COMMAND,
+    REQUEST_PERMISSIONS,
+    SHELL_COMMAND,
+    VIEW_IMAGE,
+    WAIT_FOR_ENVIRONMENT,
+    WRITE_STDIN,
+    EnvironmentParameter,
+    ToolSpec,
+)
+
+IdRule = Literal["never", "two_or_more", "always", "required"]
+"""When a tool takes ``environment_id``: never, with two or more environments, always
+(optional), or always and required."""
+
+ENVIRONMENT_ID_RULES: dict[Profile, dict[str, IdRule]] = {
+    Profile.CODEX_0150: {
+        EXEC_COMMAND: "two_or_more",
+        WRITE_STDIN: "never",
+        SHELL_COMMAND: "never",
+        APPLY_PATCH: "two_or_more",
+        VIEW_IMAGE: "two_or_more",
+        REQUEST_PERMISSIONS: "always",
+        WAIT_FOR_ENVIRONMENT: "required",
+    },
+    Profile.CODEX_0171: {
+        EXEC_COMMAND: "two_or_more",
+        WRITE_STDIN: "never",
+        SHELL_COMMAND: "never",
+        APPLY_PATCH: "never",
+        VIEW_IMAGE: "two_or_more",
+        REQUEST_PERMISSIONS: "two_or_more",
+        WAIT_FOR_ENVIRONMENT: "required",
+    },
+}
 
 
 @dataclass(frozen=True)
@@ -30,47 +69,60 @@ class ToolFeatures:
     deferred_executor: bool = False
 
 
+def environment_count(step: StepView, profile: Profile) -> int:
+    """The number that decides the environment mode: ready (0.150) or selected (0.171)."""
+    return len(step.ready) if profile is Profile.CODEX_0150 else step.selected_count
+
+
+def environment_parameter(tool: str, count: int, profile: Profile) -> EnvironmentParameter:
+    """The ``environment_id`` parameter the profile's Codex gives ``tool`` at this count."""
+    rule = ENVIRONMENT_ID_RULES[profile].get(tool, "never")
+    if rule == "required":
+        return "required"
+    if rule == "always" or (rule == "two_or_more" and count >= 2):
+        return "optional"
+    return "absent"
+
+
+def expects_environment_id(tool: str, count: int, profile: Profile) -> bool:
+    """Whether the profile's Codex offers ``environment_id`` on ``tool`` at this count."""
+    return environment_parameter(tool, count, profile) != "absent"
+
+
 def plan_tools(
     step: StepView, profile: Profile, features: ToolFeatures = ToolFeatures()
 ) -> list[ToolSpec]:
-    if profile is Profile.CODEX_0150:
-        return _plan_0150(step, features)
-    return _plan_0171(step, features)
+    """The environment tools Codex would offer at ``step``, each with its parameter."""
+    count = environment_count(step, profile)
+    names = (
+        _offered_0150(step, features) if profile is Profile.CODEX_0150 else _offered_0171(features)
+    )
+    return [ToolSpec(n, environment_parameter(n, count, profile), None, "planned") for n in names]
 
 
-def _tool(name: str, with_id: bool | str) -> ToolSpec:
-    parameter = "required" if with_id == "required" else ("optional" if with_id else "absent")
-    return ToolSpec(name, parameter, None, "planned")  # type: ignore[arg-type]
-
-
-def _plan_0150(step: StepView, features: ToolFeatures) -> list[ToolSpec]:
-    ready = len(step.ready)
-    tools: list[ToolSpec] = []
-    if ready:
-        multiple = ready >= 2
-        tools += [_tool("exec_command", multiple), _tool("write_stdin", False)]
+def _offered_0150(step: StepView, features: ToolFeatures) -> list[str]:
+    names: list[str] = []
+    if step.ready:
+        names += [EXEC_COMMAND, WRITE_STDIN]
         if step.single_local_environment() is not None:
-            tools.append(_tool("shell_command", False))
-        if features.apply_patch:
-            tools.append(_tool("apply_patch", multiple))
-        if features.view_image:
-            tools.append(_tool("view_image", multiple))
-        if features.request_permissions:
-            tools.append(_tool("request_permissions", True))
+            names.append(SHELL_COMMAND)
+        names += _optional_tools(features)
     if features.deferred_executor and step.starting:
-        tools.append(_tool("wait_for_environment", "required"))
-    return tools
+        names.append(WAIT_FOR_ENVIRONMENT)
+    return names
 
 
-def _plan_0171(step: StepView, features: ToolFeatures) -> list[ToolSpec]:
-    multiple = step.selected_count >= 2
-    tools = [_tool("exec_command", multiple), _tool("write_stdin", False)]
-    if features.apply_patch:
-        tools.append(_tool("apply_patch", False))
-    if features.view_image:
-        tools.append(_tool("view_image", multiple))
-    if features.request_permissions:
-        tools.append(_tool("request_permissions", multiple))
+def _offered_0171(features: ToolFeatures) -> list[str]:
+    names = [EXEC_COMMAND, WRITE_STDIN, *_optional_tools(features)]
     if features.deferred_executor:
-        tools.append(_tool("wait_for_environment", "required"))
-    return tools
+        names.append(WAIT_FOR_ENVIRONMENT)
+    return names
+
+
+def _optional_tools(features: ToolFeatures) -> list[str]:
+    enabled = (
+        (APPLY_PATCH, features.apply_patch),
+        (VIEW_IMAGE, features.view_image),
+        (REQUEST_PERMISSIONS, features.request_permissions),
+    )
+    return [name for name, on in enabled if on]

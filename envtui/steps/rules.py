@@ -13,37 +13,33 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from envtui.events import ConnectionState
 from envtui.profiles import Profile
-from envtui.steps.model import ConnectionState, Finding, StepView, ToolCall, finding
-from envtui.steps.plan import ToolFeatures
-from envtui.steps.tools import ENVIRONMENT_TOOLS, ToolSpec, by_name
+from envtui.steps.model import Finding, Note, StepView, ToolCall, finding
+from envtui.steps.plan import ToolFeatures, environment_count, expects_environment_id
+from envtui.steps.tools import (
+    APPLY_PATCH,
+    CALL_TOOLS_WITH_ENVIRONMENT,
+    ENVIRONMENT_TOOLS,
+    EXEC_COMMAND,
+    SHELL_COMMAND,
+    VIEW_IMAGE,
+    WAIT_FOR_ENVIRONMENT,
+    ToolSpec,
+    by_name,
+)
 
 DEFAULT_FEATURES = ToolFeatures()
-CALL_TOOLS_WITH_ENVIRONMENT = ("exec_command", "view_image", "apply_patch", "request_permissions")
 
 
 @dataclass
 class RuleResult:
     findings: list[Finding] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-
-
-def environment_count(step: StepView, profile: Profile) -> int:
-    """The number that decides the environment mode: ready (0.150) or selected (0.171)."""
-    return len(step.ready) if profile is Profile.CODEX_0150 else step.selected_count
+    notes: list[Note] = field(default_factory=list)
 
 
 def _count_words(profile: Profile) -> str:
     return "ready" if profile is Profile.CODEX_0150 else "selected"
-
-
-def expects_environment_id(tool: str, count: int, profile: Profile) -> bool:
-    """Whether the profile's Codex offers ``environment_id`` on ``tool`` at this count."""
-    if profile is Profile.CODEX_0150:
-        if tool == "request_permissions":
-            return True
-        return tool in ("exec_command", "view_image", "apply_patch") and count >= 2
-    return tool in ("exec_command", "view_image", "request_permissions") and count >= 2
 
 
 def check_step(
@@ -57,63 +53,74 @@ def check_step(
 ) -> RuleResult:
     """Every per-step rule. ``tools`` None: no tool list is known, so tool rules are skipped."""
     result = RuleResult()
-    number = step.number
     if tools is None:
-        result.notes.append("tool rules skipped: no tool list is known for this step")
+        result.notes.append(
+            Note("tool-rules-skipped", "tool rules skipped: no tool list is known for this step")
+        )
     else:
-        _tool_rules(step, tools, profile, features, result)
+        named = by_name(tools)
+        _tools_without_environment(step, named, profile, result)
+        _environment_id_rules(step, named, profile, result)
+        _shell_command_rule(step, named, result)
+        _wait_rule(step, named, profile, result)
+        _tools_missing(step, named, features, result)
     _call_rules(step, calls, result)
-    if connection is None:
-        result.notes.append("stale-available not checked: no connection state is known")
-    else:
-        stale = [env for env in step.ready if connection.get(env) == "disconnected"]
-        if stale:
-            result.findings.append(
-                finding(
-                    "stale-available",
-                    number,
-                    f"the context presents {_names(stale)} as available, but the connection "
-                    f"{'is' if len(stale) == 1 else 'are'} known to be lost",
-                    environment_id=", ".join(stale),
-                )
-            )
+    _stale_available_rule(step, connection, result)
     _primary_rule(step, result)
     return result
 
 
-def _tool_rules(
-    step: StepView,
-    tools: Sequence[ToolSpec],
-    profile: Profile,
-    features: ToolFeatures,
-    result: RuleResult,
+def _stale_available_rule(
+    step: StepView, connection: Mapping[str, ConnectionState] | None, result: RuleResult
 ) -> None:
-    number = step.number
-    named = by_name(tools)
+    """stale-available: the context calls available what is known to be disconnected."""
+    if connection is None:
+        result.notes.append(
+            Note(
+                "stale-available-unchecked",
+                "stale-available not checked: no connection state is known",
+            )
+        )
+        return
+    stale = [env for env in step.ready if connection.get(env) == "disconnected"]
+    if stale:
+        result.findings.append(
+            finding(
+                "stale-available",
+                step.number,
+                f"the context presents {_names(stale)} as available, but the connection "
+                f"{'is' if len(stale) == 1 else 'are'} known to be lost",
+                environment_id=", ".join(stale),
+            )
+        )
+
+
+def _tools_without_environment(
+    step: StepView, named: Mapping[str, ToolSpec], profile: Profile, result: RuleResult
+) -> None:
+    """tools-without-environment: environment tools while nothing could run them."""
     offered = [name for name in ENVIRONMENT_TOOLS if name in named]
-    nothing_ready = not step.ready
-    none_at_all = nothing_ready and (profile is Profile.CODEX_0150 or not step.starting)
+    none_at_all = not step.ready and (profile is Profile.CODEX_0150 or not step.starting)
     if offered and none_at_all:
+        what = "available" if profile is Profile.CODEX_0150 else "available or starting"
         result.findings.append(
             finding(
                 "tools-without-environment",
-                number,
-                f"environment tools are offered while no environment is "
-                f"{'available' if profile is Profile.CODEX_0150 else 'available or starting'}: "
+                step.number,
+                f"environment tools are offered while no environment is {what}: "
                 + ", ".join(offered),
                 tools=offered,
             )
         )
+
+
+def _environment_id_rules(
+    step: StepView, named: Mapping[str, ToolSpec], profile: Profile, result: RuleResult
+) -> None:
+    """missing- and unexpected-environment-id, against the profile's table."""
     count = environment_count(step, profile)
-    missing, unexpected, unknown = [], [], []
-    for name in (
-        "exec_command",
-        "write_stdin",
-        "shell_command",
-        "apply_patch",
-        "view_image",
-        "request_permissions",
-    ):
+    missing, unexpected = [], []
+    for name in ENVIRONMENT_TOOLS:
         tool = named.get(name)
         if tool is None:
             continue
@@ -121,78 +128,90 @@ def _tool_rules(
         expected = expects_environment_id(name, count, profile)
         if takes is None:
             if expected:
-                unknown.append(name)
+                result.notes.append(
+                    Note(
+                        "tool-parameter-unknown",
+                        f"{name}: whether it takes an environment cannot be told (code mode)",
+                    )
+                )
         elif expected and not takes:
             missing.append(name)
         elif takes and not expected:
             unexpected.append(name)
     words = f"{count} {_count_words(profile)} environment{'s' if count != 1 else ''}"
-    if missing:
-        result.findings.append(
-            finding(
-                "missing-environment-id",
-                number,
-                f"with {words}, {', '.join(missing)} should take environment_id",
-                tools=missing,
-                rule=profile.value,
+    for code, names, should in (
+        ("missing-environment-id", missing, "should"),
+        ("unexpected-environment-id", unexpected, "should not"),
+    ):
+        if names:
+            result.findings.append(
+                finding(
+                    code,
+                    step.number,
+                    f"with {words}, {', '.join(names)} {should} take environment_id",
+                    tools=names,
+                    rule=profile.value,
+                )
             )
+
+
+def _shell_command_rule(step: StepView, named: Mapping[str, ToolSpec], result: RuleResult) -> None:
+    """shell-command-not-single-local: shell_command needs exactly one local environment."""
+    if SHELL_COMMAND not in named or step.single_local_environment() is not None:
+        return
+    if step.starting:
+        why = "something is starting"
+    elif len(step.ready) == 1:
+        why = "the only ready environment is remote"
+    else:
+        why = f"{len(step.ready)} environments are ready"
+    result.findings.append(
+        finding(
+            "shell-command-not-single-local",
+            step.number,
+            f"shell_command is offered although there is no single local environment ({why})",
+            tools=[SHELL_COMMAND],
         )
-    if unexpected:
-        result.findings.append(
-            finding(
-                "unexpected-environment-id",
-                number,
-                f"with {words}, {', '.join(unexpected)} should not take environment_id",
-                tools=unexpected,
-                rule=profile.value,
-            )
-        )
-    for name in unknown:
-        result.notes.append(f"{name}: whether it takes an environment cannot be told (code mode)")
-    if "shell_command" in named and step.single_local_environment() is None:
-        why = (
-            "something is starting"
-            if step.starting
-            else (
-                "the only ready environment is remote"
-                if len(step.ready) == 1
-                else f"{len(step.ready)} environments are ready"
-            )
-        )
-        result.findings.append(
-            finding(
-                "shell-command-not-single-local",
-                number,
-                f"shell_command is offered although there is no single local environment ({why})",
-                tools=["shell_command"],
-            )
-        )
-    if profile is Profile.CODEX_0150 and "wait_for_environment" in named and not step.starting:
+    )
+
+
+def _wait_rule(
+    step: StepView, named: Mapping[str, ToolSpec], profile: Profile, result: RuleResult
+) -> None:
+    """wait-without-starting (0.150): wait_for_environment with nothing to wait for."""
+    if profile is Profile.CODEX_0150 and WAIT_FOR_ENVIRONMENT in named and not step.starting:
         result.findings.append(
             finding(
                 "wait-without-starting",
-                number,
+                step.number,
                 "wait_for_environment is offered while no environment is starting",
-                tools=["wait_for_environment"],
+                tools=[WAIT_FOR_ENVIRONMENT],
             )
         )
-    if step.ready:
-        absent = []
-        if "exec_command" not in named and "shell_command" not in named:
-            absent.append("exec_command")
-        if features.apply_patch and "apply_patch" not in named:
-            absent.append("apply_patch")
-        if features.view_image and "view_image" not in named:
-            absent.append("view_image")
-        if absent:
-            result.findings.append(
-                finding(
-                    "environment-tools-missing",
-                    number,
-                    f"{_names(step.ready)} available, but not offered: {', '.join(absent)}",
-                    tools=absent,
-                )
+
+
+def _tools_missing(
+    step: StepView, named: Mapping[str, ToolSpec], features: ToolFeatures, result: RuleResult
+) -> None:
+    """environment-tools-missing: something is ready, but the tools to use it are not."""
+    if not step.ready:
+        return
+    absent = []
+    if EXEC_COMMAND not in named and SHELL_COMMAND not in named:
+        absent.append(EXEC_COMMAND)
+    if features.apply_patch and APPLY_PATCH not in named:
+        absent.append(APPLY_PATCH)
+    if features.view_image and VIEW_IMAGE not in named:
+        absent.append(VIEW_IMAGE)
+    if absent:
+        result.findings.append(
+            finding(
+                "environment-tools-missing",
+                step.number,
+                f"{_names(step.ready)} available, but not offered: {', '.join(absent)}",
+                tools=absent,
             )
+        )
 
 
 def _call_rules(step: StepView, calls: Sequence[ToolCall], result: RuleResult) -> None:
@@ -202,14 +221,12 @@ def _call_rules(step: StepView, calls: Sequence[ToolCall], result: RuleResult) -
     for call in calls:
         if call.environment_id is not None:
             allowed = set(step.ready) | (
-                set(step.starting) if call.tool == "wait_for_environment" else set()
+                set(step.starting) if call.tool == WAIT_FOR_ENVIRONMENT else set()
             )
-            relevant = (
-                call.tool in CALL_TOOLS_WITH_ENVIRONMENT or call.tool == "wait_for_environment"
-            )
+            relevant = call.tool in CALL_TOOLS_WITH_ENVIRONMENT or call.tool == WAIT_FOR_ENVIRONMENT
             if relevant and call.environment_id not in allowed:
                 unknown.append(call)
-        if call.executed_in is not None and call.tool != "wait_for_environment":
+        if call.executed_in is not None and call.tool != WAIT_FOR_ENVIRONMENT:
             target = call.environment_id or step.primary
             if call.executed_in != target:
                 elsewhere.append((call, target))

@@ -27,15 +27,26 @@ from typing import Any, Literal
 
 EnvironmentParameter = Literal["absent", "optional", "required", "unknown"]
 
+EXEC_COMMAND = "exec_command"
+WRITE_STDIN = "write_stdin"
+SHELL_COMMAND = "shell_command"
+APPLY_PATCH = "apply_patch"
+VIEW_IMAGE = "view_image"
+REQUEST_PERMISSIONS = "request_permissions"
+WAIT_FOR_ENVIRONMENT = "wait_for_environment"
+
 ENVIRONMENT_TOOLS = (
-    "exec_command",
-    "write_stdin",
-    "shell_command",
-    "apply_patch",
-    "view_image",
-    "request_permissions",
+    EXEC_COMMAND,
+    WRITE_STDIN,
+    SHELL_COMMAND,
+    APPLY_PATCH,
+    VIEW_IMAGE,
+    REQUEST_PERMISSIONS,
 )
 """The tools that run in an environment (``wait_for_environment`` waits for one)."""
+
+CALL_TOOLS_WITH_ENVIRONMENT = (EXEC_COMMAND, VIEW_IMAGE, APPLY_PATCH, REQUEST_PERMISSIONS)
+"""The tools whose calls can name the environment they run in."""
 
 CODE_MODE_TOOL = "exec"
 _SECTION = re.compile(r"^### `([A-Za-z0-9_]+)`[ \t]*$", re.MULTILINE)
@@ -93,7 +104,7 @@ def code_mode_tools(description: str, namespace: str | None = None) -> list[Tool
             parameter = "optional"
         elif _REQUIRED_ID.search(section):
             parameter = "required"
-        elif name == "apply_patch":
+        elif name == APPLY_PATCH:
             parameter = "unknown"  # declared as apply_patch(input: string): no grammar to read
         else:
             parameter = "absent"

@@ -8,15 +8,15 @@ and only new steps are emitted.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from envtui.events import Event, StepRecorded, StepTool, WarningMessage, thread_event
 from envtui.profiles import Profile
-from envtui.sources.rollout import Rollout, read_rollout
 from envtui.steps.check import check_rollout
 from envtui.steps.events import finding_event
+from envtui.steps.rollout import Rollout, read_rollout
+from envtui.stopping import wait_for_stop
 
 POLL = 1.0
 
@@ -92,8 +92,7 @@ async def follow_steps(
                     )
         if not follow:
             return
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(stop.wait(), timeout=POLL)
+        await wait_for_stop(stop, POLL)
 
 
 def _emit_new_steps(
