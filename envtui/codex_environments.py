@@ -16,22 +16,21 @@ import os
 import re
 import tomllib
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from envtui.config import (
-    LOCAL_ID,
     ConfigError,
     ExecServerEnvironmentConfig,
     LocalEnvironmentConfig,
     find_line,
-    key_path,
 )
+from envtui.events import LOCAL_ID
+from envtui.validation import Seconds, first_error, key_path
 
 _ID = re.compile(r"[A-Za-z0-9_-]+")
-RESERVED_IDS = ("local", "none")
-Seconds = Annotated[float, Field(gt=0)]
+RESERVED_IDS = (LOCAL_ID, "none")
 
 
 class CodexEnvironment(BaseModel):
@@ -127,11 +126,9 @@ def parse_codex_environments(text: str, name: str = "environments.toml") -> Code
     try:
         parsed = CodexEnvironmentsFile.model_validate(data)
     except ValidationError as exc:
-        error = exc.errors(include_url=False)[0]
-        loc = list(error["loc"])
-        message = "unknown key" if error["type"] == "extra_forbidden" else str(error["msg"])
+        error = first_error(exc, messages={"extra_forbidden": "unknown key"})
         raise ConfigError(
-            name, message, line=find_line(text, loc), key=key_path(loc) or None
+            name, error.message, line=find_line(text, error.loc), key=error.key or None
         ) from None
     problem = _check(parsed)
     if problem is not None:

@@ -33,10 +33,11 @@ from pydantic import (
     model_validator,
 )
 
+from envtui.events import LOCAL_ID
 from envtui.profiles import DEFAULT_PROFILE, Profile
+from envtui.validation import Seconds, first_error, key_path
 
 ENVIRONMENT_KINDS = ("local", "ssh", "exec-server")
-LOCAL_ID = "local"
 
 _ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
@@ -49,7 +50,6 @@ def _valid_id(value: str) -> str:
 
 EnvironmentId = Annotated[str, AfterValidator(_valid_id)]
 NonBlank = Annotated[str, StringConstraints(min_length=1, pattern=r"\S")]
-Seconds = Annotated[float, Field(gt=0)]
 
 
 class ConfigError(Exception):
@@ -104,9 +104,8 @@ class LocalEnvironmentConfig(_EnvironmentBase):
     kind: Literal["local"]
 
 
-class SshEnvironmentConfig(_EnvironmentBase, _SshKeys):
-    kind: Literal["ssh"]
-    host: NonBlank
+class _RemoteEnvironmentBase(_EnvironmentBase, _SshKeys):
+    """What every remote kind shares: the ssh keys, and an id other than ``local``."""
 
     @field_validator("id")
     @classmethod
@@ -116,7 +115,12 @@ class SshEnvironmentConfig(_EnvironmentBase, _SshKeys):
         return value
 
 
-class ExecServerEnvironmentConfig(_EnvironmentBase, _SshKeys):
+class SshEnvironmentConfig(_RemoteEnvironmentBase):
+    kind: Literal["ssh"]
+    host: NonBlank
+
+
+class ExecServerEnvironmentConfig(_RemoteEnvironmentBase):
     """A Codex exec-server: ``program`` (run locally, or on ``host``) or a ``ws://`` ``url``."""
 
     kind: Literal["exec-server"]
@@ -127,13 +131,6 @@ class ExecServerEnvironmentConfig(_EnvironmentBase, _SshKeys):
     host: NonBlank | None = None
     program_cwd: NonBlank | None = None  # where the program runs (locally); default: here
     initialize_timeout: Seconds = 10.0
-
-    @field_validator("id")
-    @classmethod
-    def _not_local(cls, value: str) -> str:
-        if value == LOCAL_ID:
-            raise ValueError(f'{LOCAL_ID!r} is reserved for kind = "local"')
-        return value
 
 
 _HOST_ONLY_KEYS = frozenset(_SshKeys.model_fields) - {
@@ -290,37 +287,27 @@ def _cross_check(config: Config) -> tuple[list[Any], str] | None:
 _KIND_TAGS = frozenset(ENVIRONMENT_KINDS)
 
 
+CONFIG_MESSAGES = {
+    "extra_forbidden": "unknown key",
+    "missing": "required key is missing",
+    "union_tag_not_found": f"missing; one of {', '.join(ENVIRONMENT_KINDS)}",
+}
+"""How config errors read: in the words of someone editing a TOML file."""
+
+
 def _config_error(exc: ValidationError, text: str, name: str) -> ConfigError:
-    error = exc.errors(include_url=False)[0]
-    loc = [p for i, p in enumerate(error["loc"]) if not (i == 2 and p in _KIND_TAGS)]
-    message = str(error["msg"])
-    kind = error["type"]
-    if kind == "extra_forbidden":
-        message = "unknown key"
-    elif kind == "union_tag_not_found":
-        loc.append("kind")
-        message = f"missing; one of {', '.join(ENVIRONMENT_KINDS)}"
-    elif kind == "union_tag_invalid":
-        loc.append("kind")
-        message = (
-            f"expected one of {', '.join(ENVIRONMENT_KINDS)}, got {error['input'].get('kind')!r}"
-            if isinstance(error.get("input"), dict)
-            else message
-        )
-    elif kind == "missing":
-        message = "required key is missing"
-    elif kind == "value_error":
-        message = message.removeprefix("Value error, ")
-    key = key_path(loc)
-    return ConfigError(name, message, line=find_line(text, loc), key=key or None)
-
-
-def key_path(loc: list[Any]) -> str:
-    """``['environments', 0, 'port']`` → ``environments[0].port``."""
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out
+    error = first_error(
+        exc,
+        messages=CONFIG_MESSAGES,
+        hidden=lambda index, part, _: index == 2 and part in _KIND_TAGS,
+    )
+    loc, message = error.loc, error.message
+    if error.kind in ("union_tag_not_found", "union_tag_invalid"):
+        loc = [*loc, "kind"]
+    if error.kind == "union_tag_invalid" and isinstance(error.input, dict):
+        kinds = ", ".join(ENVIRONMENT_KINDS)
+        message = f"expected one of {kinds}, got {error.input.get('kind')!r}"
+    return ConfigError(name, message, line=find_line(text, loc), key=key_path(loc) or None)
 
 
 _TABLE = re.compile(r"^\s*(\[\[?)\s*([A-Za-z0-9_.\"'-]+)\s*\]\]?\s*(#.*)?$")

@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from envtui.validation import first_error
+
 if TYPE_CHECKING:
     import asyncio
 
@@ -269,10 +271,9 @@ def decode_message(raw: object) -> _Message | UnknownMessage:
     try:
         return cls.model_validate(raw)
     except ValidationError as exc:
-        first = exc.errors(include_url=False)[0]
-        where = ".".join(str(p) for p in first["loc"])
+        error = first_error(exc)
         raise ValueError(
-            f"msg.{where}: {first['msg']}" if where else f"msg: {first['msg']}"
+            f"msg.{error.key}: {error.message}" if error.key else f"msg: {error.message}"
         ) from None
 
 

@@ -192,6 +192,9 @@ class Store:
     ) -> None:
         row = self._row(msg.environment_id)
         row.connection = "connected" if isinstance(msg, EnvironmentConnected) else "disconnected"
+        # A raw Codex stream (a replay of its events) carries no status events, so a lost
+        # connection alone makes a ready row unavailable; a source that reports statuses
+        # follows with its own, more precise, reason a moment later.
         if row.connection == "disconnected" and row.status == "ready":
             row.status, row.error, row.changed_at = "unavailable", "disconnected", at
         row.events.append(line)

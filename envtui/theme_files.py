@@ -16,6 +16,8 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
+from envtui.validation import first_error
+
 Colour = Annotated[str, StringConstraints(pattern=r"^#[0-9a-fA-F]{6}$")]
 VariableName = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9-]*$")]
 
@@ -79,9 +81,8 @@ def load_theme_file(path: Path) -> ThemeFile:
     try:
         theme = ThemeFile.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors(include_url=False)[0]
-        key = ".".join(str(part) for part in first["loc"]) or "(file)"
-        raise ValueError(f"{path}: {key}: {first['msg']}") from None
+        error = first_error(exc)
+        raise ValueError(f"{path}: {error.key or '(file)'}: {error.message}") from None
     missing = theme.missing_variables()
     if missing:
         raise ValueError(f"{path}: variables: missing {', '.join(missing)}")

@@ -19,6 +19,7 @@ from websockets.asyncio.server import ServerConnection, serve
 
 from envtui.environments.exec_server import ExecServerEnvironment, ExecServerSettings
 from envtui.environments.manager import EnvironmentManager
+from envtui.events import WarningMessage
 from envtui.steps.selection import Selection
 
 FAKE = str(Path(__file__).with_name("fake_exec_server.py"))
@@ -191,6 +192,23 @@ async def test_exec_server_over_ssh_is_ready_and_a_drop_disconnects(tmp_path: Pa
         (unavailable, *_) = recorder.messages_of_status("unavailable")
         assert unavailable.error is not None
         assert unavailable.error.startswith("connection lost")
+        await manager.aclose()
+
+
+async def test_an_accepted_host_key_of_an_exec_servers_host_is_a_warning(tmp_path: Path) -> None:
+    async with in_process_server(streaming=True) as server:
+        known_hosts = tmp_path / "known_hosts"
+        ssh = server.settings(known_hosts, accept_new_host_keys=True)
+        known_hosts.write_text("")  # the host is new: its key is accepted and noted
+        environment = ExecServerEnvironment(
+            "codex", "/w", _settings(ssh=ssh), client_keys=[server.client_key]
+        )
+        manager, recorder = await _managed(environment)
+        assert (await _first_entry(manager)).state == "ready"
+        (warning,) = recorder.messages(WarningMessage)
+        assert warning.environment_id == "codex"
+        assert warning.message.startswith(f"accepted the new host key of [127.0.0.1]:{server.port}")
+        assert known_hosts.read_text() == server.known_hosts_line()
         await manager.aclose()
 
 

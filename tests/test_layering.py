@@ -175,7 +175,9 @@ def test_the_walk_sees_lazy_and_type_checking_imports() -> None:
 
 HEADLESS = sorted(m for m, _ in modules() if not m.startswith("envtui.tui") and "__main__" not in m)
 LIGHT = sorted(
-    m for m in HEADLESS if LAYERS[unit_of(m)] <= 2 or unit_of(m) in ("envtui.cli", "envtui.commands")
+    m
+    for m in HEADLESS
+    if LAYERS[unit_of(m)] <= 2 or unit_of(m) in ("envtui.cli", "envtui.commands")
 )
 
 

@@ -17,14 +17,13 @@ from envtui.commands.common import (
     engine_for,
 )
 from envtui.safe_text import dumps_json_line, for_terminal
+from envtui.steps.selection import LIVE_STATE, SelectionSnapshot, SnapshotEntry
 
 if TYPE_CHECKING:  # the runtime (and asyncssh) loads only when the command runs
     from envtui.sources.engine import Engine
-    from envtui.steps.selection import SelectionSnapshot, SnapshotEntry
 
 COMMAND = "snapshot"
 DEFAULT_TIMEOUT = 15.0
-_STATUS = {"ready": "ready", "starting": "starting", "failed": "unavailable"}
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -52,7 +51,7 @@ def entry_json(entry: SnapshotEntry, primary: str | None) -> dict[str, Any]:
     return {
         "id": entry.environment_id,
         "kind": entry.kind,
-        "status": _STATUS[entry.state],
+        "status": LIVE_STATE[entry.state],
         "primary": entry.environment_id == primary,
         "shell": readiness.shell_name if readiness else None,
         "shell_path": readiness.shell_path if readiness else None,

@@ -15,7 +15,7 @@ say which field of which file is wrong in one line.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -34,18 +34,14 @@ from envtui.context.model import (
     UnrestrictedFileSystem,
 )
 from envtui.context.paths import path_text
-from envtui.context.snapshot import SnapshotError, state_from_snapshot
+from envtui.context.snapshot import state_from_snapshot
+from envtui.validation import FieldError, first_error
 
 DocumentForm = Literal["state", "snapshot"]
 
 
-class DocumentError(ValueError):
-    """A document that is neither form, or a wrong field in one; ``field`` says where."""
-
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(f"{field}: {message}")
-        self.field = field
-        self.message = message
+DocumentError = FieldError
+"""A document that is neither form, or a wrong field in one; ``field`` says where."""
 
 
 class _Strict(BaseModel):
@@ -152,10 +148,7 @@ def parse_document(document: object) -> EnvironmentsState | None:
     if document is None:
         return None
     if detect_form(document) == "snapshot":
-        try:
-            return state_from_snapshot(document)
-        except SnapshotError as exc:
-            raise DocumentError(exc.field, exc.message) from None
+        return state_from_snapshot(document)  # its SnapshotError is a DocumentError
     return parse_state_document(document)
 
 
@@ -225,37 +218,23 @@ def _convert_filesystem(doc: _FileSystemDoc) -> FileSystemContext:
     return FileSystemContext(workspace_roots=roots, permission_profile=profile)
 
 
-def _first_error(exc: ValidationError) -> DocumentError:
-    """The first validation error as one line, with the number of further errors."""
-    errors = exc.errors(include_url=False)
-    first = errors[0]
-    field = _field_path(first["loc"]) or "(document)"
-    message = str(first["msg"])
-    if first["type"] == "value_error":
-        message = message.removeprefix("Value error, ")
-    if len(errors) > 1:
-        more = len(errors) - 1
-        message += f" (and {more} more error{'s' if more > 1 else ''})"
-    return DocumentError(field, message)
-
-
 _UNION_TAGS = frozenset({"managed", "disabled", "external", "restricted", "unrestricted"})
 _TAG_PARENTS = frozenset({"permission_profile", "file_system"})
 
 
-def _field_path(loc: tuple[Any, ...]) -> str:
-    """``('environments', 0, 'cwd')`` → ``environments[0].cwd``, without union tag steps."""
-    out = ""
-    previous: Any = None
-    for part in loc:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        elif part in _UNION_TAGS and previous in _TAG_PARENTS:
-            pass  # pydantic names the discriminated member; the user wrote no such key
-        else:
-            out += f".{part}" if out else str(part)
-        previous = part
-    return out
+def _first_error(exc: ValidationError) -> DocumentError:
+    """The first validation error as one line, with the number of further errors.
+
+    pydantic names the member of a discriminated union in the location; the user wrote no
+    such key, so that step is left out.
+    """
+    error = first_error(
+        exc, hidden=lambda _, part, previous: part in _UNION_TAGS and previous in _TAG_PARENTS
+    )
+    message = error.message
+    if error.more:
+        message += f" (and {error.more} more error{'s' if error.more > 1 else ''})"
+    return DocumentError(error.key or "(document)", message)
 
 
 def _json_type(value: object) -> str:

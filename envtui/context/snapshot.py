@@ -14,6 +14,7 @@ from pydantic import ValidationError
 
 from envtui.context.model import EnvironmentsState, EnvironmentState
 from envtui.context.render import filesystem_element, network_element
+from envtui.validation import FieldError
 
 JSONObject = dict[str, Any]
 
@@ -25,13 +26,8 @@ _STATUSES_0150: Final = frozenset({"available", "starting"})
 _STATUSES_0171: Final = frozenset({"available", "starting", "failed"})
 
 
-class SnapshotError(ValueError):
-    """A snapshot that does not have the shape Codex can restore; ``field`` says where."""
-
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(f"{field}: {message}")
-        self.field = field
-        self.message = message
+SnapshotError = FieldError
+"""A snapshot that does not have the shape Codex can restore; ``field`` says where."""
 
 
 def environment_entry(env: EnvironmentState, *, multi: bool) -> JSONObject:

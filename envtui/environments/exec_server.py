@@ -12,14 +12,10 @@ with the backoff.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any, ClassVar
 
-import asyncssh
-
-from envtui.context.local_time import system_clock
 from envtui.context.paths import path_text
 from envtui.environments.channels import ProcessChannel, SshProcessChannel, WebSocketChannel
 from envtui.environments.jsonrpc import ChannelClosedError, JsonRpcClient, MessageChannel, RpcError
@@ -72,30 +68,12 @@ def readiness_from_info(info: object, fallback_cwd: str) -> Readiness:
     )
 
 
-class ExecServerEnvironment(RemoteEnvironment):
+class ExecServerEnvironment(RemoteEnvironment[ExecServerSettings]):
     kind: ClassVar[str] = "exec-server"
-
-    def __init__(
-        self,
-        environment_id: str,
-        cwd: str,
-        settings: ExecServerSettings,
-        *,
-        clock: Callable[[], datetime] = system_clock,
-        client_keys: Sequence[asyncssh.SSHKey] | None = None,
-    ) -> None:
-        super().__init__(
-            environment_id,
-            cwd,
-            backoff_initial=settings.backoff_initial,
-            backoff_max=settings.backoff_max,
-            clock=clock,
-        )
-        self.settings = settings
-        self._client_keys = client_keys
-        self._channel: MessageChannel | None = None
-        self._rpc: JsonRpcClient | None = None
-        self.info: object = None  # the last EnvironmentInfo, for whoever wants more than the shell
+    _channel: MessageChannel | None = None
+    _rpc: JsonRpcClient | None = None
+    info: object = None
+    """The last ``EnvironmentInfo``, for whoever wants more than the shell."""
 
     @property
     def pid(self) -> int | None:

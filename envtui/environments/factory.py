@@ -51,17 +51,22 @@ def build_environment(
         return SshEnvironment(
             config.id, config.cwd, ssh_settings(config, hermetic=hermetic), clock=clock
         )
-    return ExecServerEnvironment(config.id, config.cwd, exec_server_settings(config), clock=clock)
+    return ExecServerEnvironment(
+        config.id, config.cwd, exec_server_settings(config, hermetic=hermetic), clock=clock
+    )
 
 
-def exec_server_settings(config: ExecServerEnvironmentConfig) -> ExecServerSettings:
+def exec_server_settings(
+    config: ExecServerEnvironmentConfig, *, hermetic: bool = False
+) -> ExecServerSettings:
+    """``hermetic`` keeps an exec-server's SSH host away from ``~/.ssh/config`` and the agent."""
     return ExecServerSettings(
         program=config.program,
         args=tuple(config.args),
         env=dict(config.env),
         program_cwd=config.program_cwd,
         url=config.url,
-        ssh=ssh_settings(config) if config.host is not None else None,
+        ssh=ssh_settings(config, hermetic=hermetic) if config.host is not None else None,
         connect_timeout=config.connect_timeout,
         initialize_timeout=config.initialize_timeout,
         keepalive_interval=config.keepalive_interval,

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import asyncio
 from abc import abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
-from typing import ClassVar
+from typing import ClassVar, Generic, Protocol, TypeVar
+
+import asyncssh
 
 from envtui.context.local_time import system_clock
 from envtui.environments.backoff import Backoff
@@ -30,20 +32,36 @@ class RetryableError(Exception):
     """A failure worth another try after the backoff; the message is the reason shown."""
 
 
-class RemoteEnvironment(Environment):
+class RetrySettings(Protocol):
+    """What every remote transport's settings say about retrying."""
+
+    @property
+    def backoff_initial(self) -> float: ...
+
+    @property
+    def backoff_max(self) -> float: ...
+
+
+SettingsT = TypeVar("SettingsT", bound=RetrySettings)
+
+
+class RemoteEnvironment(Environment, Generic[SettingsT]):
     is_remote: ClassVar[bool] = True
 
     def __init__(
         self,
         environment_id: str,
         cwd: str,
+        settings: SettingsT,
         *,
-        backoff_initial: float,
-        backoff_max: float,
         clock: Callable[[], datetime] = system_clock,
+        client_keys: Sequence[asyncssh.SSHKey] | None = None,
     ) -> None:
+        """``client_keys`` are keys held in memory (tests and the demo), used over SSH."""
         super().__init__(environment_id, cwd)
-        self._backoff = Backoff(backoff_initial, backoff_max)
+        self.settings = settings
+        self._client_keys = client_keys
+        self._backoff = Backoff(settings.backoff_initial, settings.backoff_max)
         self._clock = clock
 
     @abstractmethod

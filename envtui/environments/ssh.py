@@ -18,15 +18,13 @@ import asyncio
 import contextlib
 import os
 import shlex
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
 import asyncssh
 
-from envtui.context.local_time import system_clock
 from envtui.environments.remote import PermanentError, RemoteEnvironment, RetryableError
 from envtui.steps.selection import Readiness
 
@@ -215,28 +213,9 @@ async def close_connection(connection: asyncssh.SSHClientConnection | None) -> N
             await asyncio.wait_for(connection.wait_closed(), timeout=5)
 
 
-class SshEnvironment(RemoteEnvironment):
+class SshEnvironment(RemoteEnvironment[SshSettings]):
     kind: ClassVar[str] = "ssh"
-
-    def __init__(
-        self,
-        environment_id: str,
-        cwd: str,
-        settings: SshSettings,
-        *,
-        clock: Callable[[], datetime] = system_clock,
-        client_keys: Sequence[asyncssh.SSHKey] | None = None,
-    ) -> None:
-        super().__init__(
-            environment_id,
-            cwd,
-            backoff_initial=settings.backoff_initial,
-            backoff_max=settings.backoff_max,
-            clock=clock,
-        )
-        self.settings = settings
-        self._client_keys = client_keys  # keys in memory, for tests and the demo
-        self._connection: asyncssh.SSHClientConnection | None = None
+    _connection: asyncssh.SSHClientConnection | None = None
 
     async def _establish(self) -> tuple[Readiness, asyncio.Future[str]]:
         lost: asyncio.Future[str] = asyncio.get_running_loop().create_future()

@@ -23,16 +23,16 @@ from typing import Any
 
 import asyncssh
 
-from envtui.config import Config
+from envtui.config import AnyEnvironmentConfig, Config
 from envtui.context.local_time import system_clock
 from envtui.environments.factory import build_environment
-from envtui.events import Event
+from envtui.events import EventSink
 from envtui.sources.demo_ssh_server import DemoSshServer
 from envtui.sources.engine import Engine
 from envtui.sources.live import LiveRun
 from envtui.steps.capture import StepContext, route
 from envtui.steps.model import ToolCall
-from envtui.steps.selection import Selection
+from envtui.steps.tools import EXEC_COMMAND
 from envtui.stopping import wait_for_stop
 
 THREAD = "demo-thread"
@@ -63,7 +63,7 @@ def _ssh_entry(env_id: str, server: DemoSshServer, directory: Path, **extra: Any
 class Demo:
     def __init__(
         self,
-        sink: Callable[[Event], None],
+        sink: EventSink,
         *,
         step_interval: float = 2.0,
         turn_steps: int = 8,
@@ -136,44 +136,9 @@ class Demo:
             await self._start_servers(directory)
             config = self.config(directory)
             engine = Engine(config, self._sink, clock=self._clock, hermetic=True)
-            build_config = next(c for c in config.environments if c.id == "build")
-
-            async def replace_build(turn: int) -> None:
-                if turn == 1:
-                    return
-                old = engine.manager.get("build")
-                self.servers["build"].auth_delay = BUILD_DELAY
-                fresh = build_environment(build_config, clock=self._clock, hermetic=True)
-                # Deselect, replace, reselect: a fresh resolution, as a turn after
-                # ``environment/add`` would get, so the StepContext case plays again.
-                engine.manager.update_selections(
-                    [s for s in engine.selections if s.environment_id != "build"]
-                )
-                engine.manager.register(fresh)
-                engine.manager.update_selections(engine.selections)
-                if old is not None:
-                    await old.aclose()
-
-            def plan_calls(step: StepContext) -> list[ToolCall]:
-                return [ToolCall("exec_command", None, call_id=f"call-{step.number}")]
-
-            def route_live(call: ToolCall) -> str | None:
-                # What Codex did before StepContext: route by whatever is primary now.
-                return route(call, engine.manager.snapshot())
-
-            run = LiveRun(
-                engine,
-                self._sink,
-                step_interval=self.step_interval,
-                turn_steps=self.turn_steps,
-                thread=THREAD,
-                plan_calls=plan_calls,
-                route_live=route_live,
-                on_turn=replace_build,
-            )
             chaos = asyncio.ensure_future(self._chaos(stop))
             try:
-                await run.run(stop)
+                await self._live_run(engine, config).run(stop)
             finally:
                 chaos.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
@@ -181,10 +146,47 @@ class Demo:
                 for server in self.servers.values():
                     await server.close()
 
+    def _live_run(self, engine: Engine, config: Config) -> LiveRun:
+        """The engine's steps, with the model's calls routed as Codex did before StepContext."""
 
-async def run_demo(sink: Callable[[Event], None], stop: asyncio.Event, **options: Any) -> None:
+        def plan_calls(step: StepContext) -> list[ToolCall]:
+            return [ToolCall(EXEC_COMMAND, None, call_id=f"call-{step.number}")]
+
+        def route_live(call: ToolCall) -> str | None:
+            # What Codex did before StepContext: route by whatever is primary now.
+            return route(call, engine.manager.snapshot())
+
+        build_config = next(c for c in config.environments if c.id == "build")
+
+        async def replace_build(turn: int) -> None:
+            if turn > 1:
+                await self._replace_build(engine, build_config)
+
+        return LiveRun(
+            engine,
+            self._sink,
+            step_interval=self.step_interval,
+            turn_steps=self.turn_steps,
+            thread=THREAD,
+            plan_calls=plan_calls,
+            route_live=route_live,
+            on_turn=replace_build,
+        )
+
+    async def _replace_build(self, engine: Engine, build_config: AnyEnvironmentConfig) -> None:
+        """Deselect, replace, reselect: a fresh resolution, as a turn after
+        ``environment/add`` would get, so the StepContext case plays again."""
+        old = engine.manager.get("build")
+        self.servers["build"].auth_delay = BUILD_DELAY
+        fresh = build_environment(build_config, clock=self._clock, hermetic=True)
+        engine.manager.update_selections(
+            [s for s in engine.selections if s.environment_id != "build"]
+        )
+        engine.manager.register(fresh)
+        engine.manager.update_selections(engine.selections)
+        if old is not None:
+            await old.aclose()
+
+
+async def run_demo(sink: EventSink, stop: asyncio.Event, **options: Any) -> None:
     await Demo(sink, **options).run(stop)
-
-
-def demo_selection() -> list[Selection]:
-    return [Selection(i, "") for i in ("build", "local", "flaky", "ghost", "gpu", "legacy")]

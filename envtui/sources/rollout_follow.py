@@ -83,6 +83,7 @@ async def follow_steps(
                 connection_events=connection_events,
             )
             for line in rollout.bad_lines:
+                # the last line may be half-written by a Codex still writing: not yet broken
                 if line not in warned_lines and line != rollout.lines:
                     warned_lines.add(line)
                     sink(

@@ -14,11 +14,23 @@ environments section is the *section snapshot* (``envtui.context.snapshot``).
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+from envtui.events import LiveState
+
+if TYPE_CHECKING:  # only named in annotations: the command line need not load asyncio
+    import asyncio
 
 EntryState = Literal["ready", "starting", "failed"]
+"""A resolution's outcome, as Codex's snapshot names it."""
+
+LIVE_STATE: dict[EntryState, LiveState] = {
+    "ready": "ready",
+    "starting": "starting",
+    "failed": "unavailable",
+}
+"""A snapshot entry's state in the dashboard's live vocabulary."""
 
 
 @dataclass(frozen=True)

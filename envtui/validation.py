@@ -1,0 +1,85 @@
+"""Turning a pydantic validation failure into the one line a person reads.
+
+Config files, Codex's environments.toml, theme files, state documents and event lines are
+all validated with pydantic, and all report the same way: the **first** error, at a key
+path written as the person wrote it (``environments[0].port``), with the words pydantic
+gives or the reader's own for a few error types. One helper does that for every reader,
+so a fix to how errors read reaches every input at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+from pydantic import Field, ValidationError
+
+Seconds = Annotated[float, Field(gt=0)]
+"""A duration in seconds that must be positive (timeouts, intervals)."""
+
+
+def key_path(loc: Iterable[Any]) -> str:
+    """``['environments', 0, 'port']`` → ``environments[0].port``."""
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+@dataclass(frozen=True)
+class FirstError:
+    """The first of a validation failure's errors, ready to print."""
+
+    loc: list[Any]
+    """Where, with the steps the person did not write (union tags) left out."""
+    message: str
+    kind: str
+    """pydantic's error type, such as ``extra_forbidden`` or ``missing``."""
+    input: Any
+    more: int
+    """How many further errors there were."""
+
+    @property
+    def key(self) -> str:
+        return key_path(self.loc)
+
+
+def first_error(
+    exc: ValidationError,
+    *,
+    messages: Mapping[str, str] | None = None,
+    hidden: Callable[[int, Any, Any], bool] | None = None,
+) -> FirstError:
+    """The first error of ``exc``.
+
+    ``messages`` replaces pydantic's words for the given error types (for example
+    ``{"extra_forbidden": "unknown key"}``); a ``value_error`` loses pydantic's "Value
+    error, " prefix, so a validator's own sentence is shown as written. ``hidden(index,
+    part, previous)`` says which location steps to leave out (the member names pydantic
+    adds for a discriminated union, which nobody typed).
+    """
+    errors = exc.errors(include_url=False)
+    error = errors[0]
+    raw = list(error["loc"])
+    loc = [
+        part
+        for index, part in enumerate(raw)
+        if hidden is None or not hidden(index, part, raw[index - 1] if index else None)
+    ]
+    kind = str(error["type"])
+    message = str(error["msg"])
+    if messages is not None and kind in messages:
+        message = messages[kind]
+    elif kind == "value_error":
+        message = message.removeprefix("Value error, ")
+    return FirstError(loc, message, kind, error.get("input"), len(errors) - 1)
+
+
+class FieldError(ValueError):
+    """A value at ``field`` that is wrong: ``str()`` is ``"field: message"``."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
