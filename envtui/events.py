@@ -13,8 +13,9 @@ envtui does not know is kept whole as :class:`UnknownMessage`, and written back 
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any, ClassVar, Literal
@@ -258,3 +259,14 @@ def decode_lines(lines: Iterable[str]) -> Iterator[Event | DecodeError]:
             yield DecodeError(line=number, message=str(exc))
         except RecursionError:
             yield DecodeError(line=number, message="nested too deeply")
+
+
+# --- streams -----------------------------------------------------------------------------
+
+EventSink = Callable[[Event], None]
+"""Where a source puts each event as it happens: the store, a file writer, a test's list."""
+
+Source = Callable[[EventSink, asyncio.Event], Awaitable[None]]
+"""A stream of events: called with a sink and a stop flag, it returns once it is done or
+``stop`` is set. Every source (live, demo, replay, rollout, codex) has this shape, so a
+front end and a wrapper such as a recording need to know nothing else about it."""

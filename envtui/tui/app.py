@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -25,7 +25,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, OptionList, Static, TabbedContent, TabPane
 
 from envtui.context.local_time import system_clock
-from envtui.events import Event, WarningMessage, encode_event
+from envtui.events import Event, Source, WarningMessage, encode_event
 from envtui.safe_text import for_terminal
 from envtui.store import StepRecord, Store
 from envtui.tui.format import SORTABLE, WARNING
@@ -41,7 +41,6 @@ from envtui.tui.widgets import (
     ToolsPanel,
 )
 
-Source = Callable[[Callable[[Event], None], asyncio.Event], Awaitable[None]]
 WIDE = 120
 FRAME = 1 / 15
 
