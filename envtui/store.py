@@ -54,7 +54,13 @@ class EnvironmentRow:
 
 
 @dataclass
-class StepRecord:
+class StepRow:
+    """One step as the dashboard keeps it: the store's row for a ``StepRecorded`` event.
+
+    ``tools`` is flattened to ``(name, environment_id parameter)`` pairs, which is all the
+    tools panel draws; ``findings`` collects the step's findings as they arrive.
+    """
+
     number: int
     at: datetime | None
     thread: str | None
@@ -127,7 +133,7 @@ class Store:
     ) -> None:
         self.environments: dict[str, EnvironmentRow] = {}
         self.log: deque[str] = deque(maxlen=max_log_lines)
-        self.steps: deque[StepRecord] = deque(maxlen=max_steps)
+        self.steps: deque[StepRow] = deque(maxlen=max_steps)
         self.thread_findings: deque[FindingReported] = deque(maxlen=max_steps)
         self.counters: Counter[str] = Counter()
         self.thread: str | None = None
@@ -202,7 +208,7 @@ class Store:
         if msg.tools is not None:
             tools = [(t.name, str(t.environment_id)) for t in msg.tools]
         self.steps.append(
-            StepRecord(
+            StepRow(
                 msg.step,
                 at,
                 msg.thread,
@@ -251,7 +257,7 @@ class Store:
             groups.setdefault((finding.code, finding.environment_id), []).append(finding)
         return [(items[0], len(items)) for items in groups.values()]
 
-    def step(self, number: int) -> StepRecord | None:
+    def step(self, number: int) -> StepRow | None:
         return next((s for s in reversed(self.steps) if s.number == number), None)
 
     @property

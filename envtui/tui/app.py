@@ -27,7 +27,7 @@ from textual.widgets import DataTable, Footer, Input, OptionList, Static, Tabbed
 from envtui.context.local_time import system_clock
 from envtui.events import Event, Source, WarningMessage, encode_event
 from envtui.safe_text import for_terminal
-from envtui.store import StepRecord, Store
+from envtui.store import StepRow, Store
 from envtui.tui.format import SORTABLE, WARNING
 from envtui.tui.screens import TextScreen
 from envtui.tui.themes import DEFAULT_THEME, STATUS_VARIABLES, available_themes
@@ -181,7 +181,7 @@ class MainScreen(Screen[None]):
                 self._draw_findings()
             self._draw_header()
 
-    def current_step(self) -> StepRecord | None:
+    def current_step(self) -> StepRow | None:
         if not self.store.steps:
             return None
         if self.step_number is None:

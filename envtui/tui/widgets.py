@@ -18,7 +18,7 @@ from textual.widgets.option_list import Option
 
 from envtui.events import FindingReported
 from envtui.safe_text import for_terminal
-from envtui.store import EnvironmentRow, StepRecord
+from envtui.store import EnvironmentRow, StepRow
 from envtui.tui.format import COLUMNS, clean, matches, row_values
 
 VIEWS = ("full", "diff", "snapshot", "patch")
@@ -131,7 +131,7 @@ class ContextPanel(VerticalScroll):
     def compose(self):  # type: ignore[no-untyped-def]
         yield Static("", id="context-body", markup=False)
 
-    def show(self, step: StepRecord | None) -> None:
+    def show(self, step: StepRow | None) -> None:
         body = self.query_one("#context-body", Static)
         if step is None:
             self.text = ""
@@ -161,7 +161,7 @@ class ContextPanel(VerticalScroll):
 
 
 class ToolsPanel(Static):
-    def show(self, step: StepRecord | None) -> None:
+    def show(self, step: StepRow | None) -> None:
         self.border_title = "tools"
         if step is None or step.tools is None:
             self.update(Text("no tool list for this step"))
