@@ -109,6 +109,10 @@ def run(args: argparse.Namespace) -> int:
         from envtui.sources.rollout_source import follow_rollout
 
         source = functools.partial(follow_rollout, Path(args.file), follow=args.follow)
+    if args.record:
+        from envtui.sources.recording import recorded
+
+        source = recorded(source, Path(args.record))
     from envtui.tui.app import DashboardOptions, EnvTuiApp
 
     options = DashboardOptions(
@@ -118,7 +122,6 @@ def run(args: argparse.Namespace) -> int:
         max_log_lines=config.event_log_lines,
         max_steps=config.step_history,
         export_dir=Path(args.export_dir) if args.export_dir else None,
-        record=Path(args.record) if args.record else None,
     )
     EnvTuiApp(source, options).run()
     return 0

@@ -25,7 +25,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, OptionList, Static, TabbedContent, TabPane
 
 from envtui.context.local_time import system_clock
-from envtui.events import Event, Source, WarningMessage, encode_event
+from envtui.events import Event, Source, WarningMessage
 from envtui.safe_text import for_terminal
 from envtui.store import StepRow, Store
 from envtui.tui.format import SORTABLE, WARNING
@@ -53,7 +53,6 @@ class DashboardOptions:
     max_log_lines: int = 10_000
     max_steps: int = 1_000
     export_dir: Path | None = None
-    record: Path | None = None
     clock: Callable[[], datetime] = system_clock
 
 
@@ -431,9 +430,6 @@ class EnvTuiApp(App[None]):
         self.source = source
         self._stop = asyncio.Event()
         self._source_task: asyncio.Task[None] | None = None
-        self._record_handle = (
-            self.options.record.open("w", encoding="utf-8") if self.options.record else None
-        )
         themes, self.theme_problems = available_themes()
         for theme in themes:  # registered before the CSS that uses $status-* is parsed
             self.register_theme(theme)
@@ -484,13 +480,11 @@ class EnvTuiApp(App[None]):
             self.notify(f"the source stopped: {exc}", severity="error", timeout=15, markup=False)
 
     def ingest(self, event: Event) -> None:
-        """Fold one event into the store (and the recording); the screen redraws per frame."""
+        """Fold one event into the store; the screen redraws per frame."""
         self.store.apply(event)
         msg = event.msg
         if isinstance(msg, WarningMessage) and msg.message.startswith("codex app-server exited"):
             self.notify(msg.message, severity="error", timeout=30, markup=False)
-        if self._record_handle is not None:
-            self._record_handle.write(encode_event(event) + "\n")
 
     async def on_unmount(self) -> None:
         self._stop.set()
@@ -500,5 +494,6 @@ class EnvTuiApp(App[None]):
                 await asyncio.wait_for(asyncio.shield(task), timeout=10)
             except (TimeoutError, asyncio.CancelledError, Exception):
                 task.cancel()
-        if self._record_handle is not None:
-            self._record_handle.close()
+                # a bounded wait, so a cancelled source still runs its clean-up (a recording
+                # closes its file) before the loop stops
+                await asyncio.wait({task}, timeout=1)
