@@ -1,21 +1,21 @@
-"""Recording a source to JSONL: what reaches the file, when it is opened, that it is closed,
-and that ``--record`` on a dashboard command still writes every event."""
+"""Recording a source to JSONL: what reaches the file, when it is opened, that it is closed.
+
+``--record`` on a dashboard command is tested with the commands, in test_dashboard_command.py.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 import pytest
 from scripted import scripted_events
 from waiting import wait_until
 
-from envtui.cli import main
 from envtui.events import Event, EventSink, Source, decode_lines, encode_event
 from envtui.sources.recording import recorded
-from envtui.tui.app import EnvTuiApp
 
 
 def read_recording(path: Path) -> list[Event]:
@@ -75,30 +75,3 @@ async def test_the_file_is_complete_when_the_source_is_cancelled(tmp_path: Path)
     with contextlib.suppress(asyncio.CancelledError):
         await task
     assert read_recording(path) == scripted_events()[:3]
-
-
-def test_dashboard_with_record_writes_every_event(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """``envtui replay FILE --record OUT`` through the command line, headless, then ``q``."""
-    stream = tmp_path / "stream.jsonl"
-    stream.write_text("".join(encode_event(event) + "\n" for event in scripted_events()))
-    out = tmp_path / "out.jsonl"
-    run = EnvTuiApp.run
-    shown: list[int] = []
-
-    def run_headless(app: EnvTuiApp) -> None:
-        async def quit_when_everything_is_in(pilot: Any) -> None:
-            await wait_until(
-                lambda: app.store.counters["total"] == len(scripted_events()),
-                what="the replayed events in the store",
-            )
-            shown.append(app.store.counters["total"])
-            await pilot.press("q")
-
-        run(app, headless=True, size=(100, 30), auto_pilot=quit_when_everything_is_in)
-
-    monkeypatch.setattr(EnvTuiApp, "run", run_headless)
-    assert main(["replay", str(stream), "--speed", "0", "--record", str(out)]) == 0
-    assert shown == [len(scripted_events())]
-    assert read_recording(out) == scripted_events()
