@@ -83,6 +83,25 @@ class StepRow:
         return value if isinstance(value, str) else None
 
 
+def step_export(step: StepRow) -> dict[str, Any]:
+    """A step as the dashboard exports it: JSON-ready, the tools as objects again.
+
+    Pure, so the export's content is tested without a screen; the screen writes the file.
+    """
+    return {
+        "step": step.number,
+        "thread": step.thread,
+        "context": step.text,
+        "diff": step.diff,
+        "snapshot": step.snapshot,
+        "patch": step.patch,
+        "tools": [{"name": name, "environment_id": parameter} for name, parameter in step.tools]
+        if step.tools is not None
+        else None,
+        "findings": [finding.model_dump(mode="json") for finding in step.findings],
+    }
+
+
 @dataclass
 class Changes:
     """What changed since the view last looked."""

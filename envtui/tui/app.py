@@ -27,12 +27,17 @@ from textual.widgets import DataTable, Footer, Input, OptionList, Static, Tabbed
 from envtui.context.local_time import system_clock
 from envtui.events import Event, Source, WarningMessage
 from envtui.safe_text import for_terminal
-from envtui.store import StepRow, Store
+from envtui.store import StepRow, Store, step_export
+from envtui.tui.details import (
+    environment_details,
+    export_file_name,
+    finding_details,
+    keys_help,
+)
 from envtui.tui.format import SORTABLE, WARNING
 from envtui.tui.screens import TextScreen
 from envtui.tui.themes import DEFAULT_THEME, STATUS_VARIABLES, available_themes
 from envtui.tui.widgets import (
-    ESCAPING_NOTE,
     VIEWS,
     ContextPanel,
     EnvironmentTable,
@@ -227,11 +232,8 @@ class MainScreen(Screen[None]):
     # --- actions ----------------------------------------------------------------------------------
 
     def action_help(self) -> None:
-        keys = "\n".join(
-            f"{b.key:<22} {b.description}" for b in self.BINDINGS if isinstance(b, Binding)
-        )
-        body = f"Keys\n\n{keys}\n\nctrl+p opens the command palette.\n\n{ESCAPING_NOTE}"
-        self.app.push_screen(TextScreen("help", body))
+        keys = [(b.key, b.description) for b in self.BINDINGS if isinstance(b, Binding)]
+        self.app.push_screen(TextScreen("help", keys_help(keys)))
 
     def action_filter(self) -> None:
         box = self.query_one("#filter", Input)
@@ -288,40 +290,15 @@ class MainScreen(Screen[None]):
         if self.focused is findings_list and findings_list.highlighted is not None:
             groups = self.store.finding_groups()
             if findings_list.highlighted < len(groups):
-                f, count = groups[findings_list.highlighted]
-                where = f.step if f.step is not None else "thread"
-                body = (
-                    f"code: {f.code}\nseverity: {f.severity}\nstep: {where}\n"
-                    f"tool: {f.tool or '-'}\nenvironment: {f.environment_id or '-'}\n"
-                    f"\n{f.message}\n"
-                )
-                if count > 1:
-                    body += f"\nreported {count} times; this is the latest.\n"
-                step = self.store.step(f.step) if f.step is not None else None
-                if step is not None and step.diff:
-                    body += f"\nthe step's context:\n{step.diff}\n"
-                self.app.push_screen(TextScreen(f"finding · {f.code}", body))
+                finding, count = groups[findings_list.highlighted]
+                step = self.store.step(finding.step) if finding.step is not None else None
+                body = finding_details(finding, count, step)
+                self.app.push_screen(TextScreen(f"finding · {finding.code}", body))
             return
         env_id = self.query_one(EnvironmentTable).selected_id()
         row = self.store.environments.get(env_id) if env_id is not None else None
-        if row is None:
-            return
-        fields = [
-            ("id", row.id),
-            ("kind", row.kind),
-            ("status", row.status),
-            ("primary", str(row.primary)),
-            ("shell", row.shell or "-"),
-            ("shell path", row.shell_path or "-"),
-            ("cwd", row.cwd or "-"),
-            ("error", row.error or "-"),
-            ("changed", str(row.changed_at or "-")),
-            ("next try", str(row.next_retry_at or "-")),
-            ("connection", row.connection or "-"),
-        ]
-        body = "\n".join(f"{name:<11} {value}" for name, value in fields)
-        body += "\n\nevents\n" + "\n".join(row.events)
-        self.app.push_screen(TextScreen(f"environment · {row.id}", body))
+        if row is not None:
+            self.app.push_screen(TextScreen(f"environment · {row.id}", environment_details(row)))
 
     def action_copy(self) -> None:
         text = self.query_one(ContextPanel).text
@@ -337,25 +314,10 @@ class MainScreen(Screen[None]):
             self.notify("no step to export yet", severity="warning", markup=False)
             return
         directory = self.options.export_dir or Path.cwd()
-        thread = "".join(
-            c if c.isalnum() or c in "-_" else "_"
-            for c in (step.thread or self.store.thread or "thread")
-        )
-        path = directory / f"envtui-step-{thread}-{step.number}.json"
-        data: dict[str, Any] = {
-            "step": step.number,
-            "thread": step.thread,
-            "context": step.text,
-            "diff": step.diff,
-            "snapshot": step.snapshot,
-            "patch": step.patch,
-            "tools": [{"name": n, "environment_id": p} for n, p in step.tools]
-            if step.tools is not None
-            else None,
-            "findings": [f.model_dump(mode="json") for f in step.findings],
-        }
+        path = directory / export_file_name(step, self.store.thread)
+        text = json.dumps(step_export(step), indent=2, ensure_ascii=False) + "\n"
         try:
-            path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+            path.write_text(text, encoding="utf-8")
         except OSError as exc:
             self.notify(
                 f"could not write {path}: {exc.strerror or exc}", severity="error", markup=False

@@ -22,10 +22,6 @@ from envtui.store import EnvironmentRow, StepRow
 from envtui.tui.format import COLUMNS, clean, matches, row_values
 
 VIEWS = ("full", "diff", "snapshot", "patch")
-ESCAPING_NOTE = (
-    "envtui escapes everything it writes into XML; Codex writes network domains and "
-    "subagent lines raw, so those two can differ from Codex's bytes."
-)
 
 
 class EnvironmentTable(DataTable[Text]):
