@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 from scripted import clock, scripted_events, scripted_source, status
 
-from envtui.tui.app import DashboardOptions, EnvTuiApp, MainScreen
+from envtui.tui.app import DashboardOptions, EnvTuiApp
+from envtui.tui.main_screen import MainScreen
 from envtui.tui.screens import TextScreen
 from envtui.tui.widgets import ContextPanel, EnvironmentTable, EventLog, FindingsList, ToolsPanel
 
