@@ -18,6 +18,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, OptionList, Static, TabbedContent, TabPane
 
@@ -45,9 +46,13 @@ WIDE = 120
 """From this many columns on, the panels sit side by side; below it, they are tabs."""
 FRAME = 1 / 15
 """Seconds between two redraws of what changed."""
+TICKS_PER_SECOND = round(1 / FRAME)
+"""Frames per second: relative times ("4s ago") are redrawn once a second, not every frame."""
 
 
 class MainScreen(Screen[None]):
+    """The dashboard's one screen: environments, events, the step's context, tools, findings."""
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark", "help", "Help", id="help"),
         Binding("slash", "filter", "Filter", id="filter"),
@@ -65,13 +70,17 @@ class MainScreen(Screen[None]):
         Binding("q", "quit", "Quit", id="quit"),
     ]
 
+    paused: var[bool] = var(False, init=False)
+    """The view stops drawing while the store keeps collecting; the header counts what waits."""
+
+    step_number: var[int | None] = var[int | None](None, init=False, always_update=True)
+    """The step the panels show; None follows the latest. Assigning it always redraws."""
+
     def __init__(self, store: Store, options: DashboardOptions) -> None:
         super().__init__()
         self.store = store
         self.options = options
-        self.paused = False
-        self.paused_at = 0
-        self.step_number: int | None = None  # None: follow the latest step
+        self.paused_at = 0  # the store's event count when the view was paused
         self.wide = True
         self._ticks = 0
         self._recomposing = False
@@ -111,6 +120,7 @@ class MainScreen(Screen[None]):
     def on_mount(self) -> None:
         self.set_interval(FRAME, self.flush)  # owned by the screen: it stops with it
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self.redraw_all())
+        self._watch_widgets()
         self.redraw_all()
         self.query_one(EnvironmentTable).focus()
 
@@ -121,7 +131,33 @@ class MainScreen(Screen[None]):
                 await self.recompose()
             finally:
                 self._recomposing = False
+            self._watch_widgets()
             self.redraw_all()
+
+    def _watch_widgets(self) -> None:
+        """Redraw from the store when the user changes how a widget shows it.
+
+        The table's filter and sort and the context panel's view are the widgets' reactive
+        state; the rows and steps are the store's, so the screen redraws. Called again after
+        a recompose, whose widgets are new.
+        """
+        table = self.query_one(EnvironmentTable)
+        for name in ("filter", "sort_key", "sort_reverse"):
+            self.watch(table, name, self._resync_table, init=False)
+        self.watch(self.query_one(ContextPanel), "view", self._draw_step, init=False)
+
+    # --- state -----------------------------------------------------------------------------------
+
+    def watch_paused(self, paused: bool) -> None:
+        if paused:
+            self.paused_at = self.store.counters["total"]
+        else:
+            self.flush()  # catch up at once, not a frame later
+        self._draw_header()
+
+    def watch_step_number(self) -> None:
+        self._draw_step()
+        self._draw_header()
 
     # --- drawing ---------------------------------------------------------------------------------
 
@@ -136,9 +172,8 @@ class MainScreen(Screen[None]):
 
     def redraw_all(self) -> None:
         self.store.take_changes()
-        table = self.query_one(EnvironmentTable)
-        table.styles_for = self._styles()
-        table.sync(self.store.environments.values(), None, set(), self.options.clock())
+        self.query_one(EnvironmentTable).styles_for = self._styles()
+        self._resync_table()
         log = self.query_one(EventLog)
         log.clear()
         log.write_lines(list(self.store.log))
@@ -162,7 +197,7 @@ class MainScreen(Screen[None]):
                 table.sync(
                     self.store.environments.values(), changes.environments, changes.removed, now
                 )
-            elif self._ticks % 15 == 0:
+            elif self._ticks % TICKS_PER_SECOND == 0:
                 table.refresh_times(self.store.environments.values(), now)
             if changes.log_lines:
                 self.query_one(EventLog).write_lines(changes.log_lines)
@@ -170,6 +205,12 @@ class MainScreen(Screen[None]):
                 self._draw_step()
                 self._draw_findings()
             self._draw_header()
+
+    def _resync_table(self) -> None:
+        """Every row again, from the store: the filter, the sort or the theme changed."""
+        self.query_one(EnvironmentTable).sync(
+            self.store.environments.values(), None, set(), self.options.clock()
+        )
 
     def current_step(self) -> StepRow | None:
         if not self.store.steps:
@@ -229,9 +270,7 @@ class MainScreen(Screen[None]):
 
     @on(Input.Changed, "#filter")
     def _filter_changed(self, event: Input.Changed) -> None:
-        table = self.query_one(EnvironmentTable)
-        table.filter = event.value
-        table.sync(self.store.environments.values(), None, set(), self.options.clock())
+        self.query_one(EnvironmentTable).filter = event.value
 
     @on(Input.Submitted, "#filter")
     def _filter_done(self) -> None:
@@ -244,21 +283,14 @@ class MainScreen(Screen[None]):
         box.set_class(False, "-visible")
         table = self.query_one(EnvironmentTable)
         table.filter = ""
-        table.sync(self.store.environments.values(), None, set(), self.options.clock())
         table.focus()
 
     def action_pause(self) -> None:
         self.paused = not self.paused
-        if self.paused:
-            self.paused_at = self.store.counters["total"]
-        else:
-            self.flush()
-        self._draw_header()
 
     def action_cycle_view(self) -> None:
         panel = self.query_one(ContextPanel)
         panel.view = VIEWS[(VIEWS.index(panel.view) + 1) % len(VIEWS)]
-        self._draw_step()
 
     def action_step(self, delta: int) -> None:
         numbers = [s.number for s in self.store.steps]
@@ -268,8 +300,6 @@ class MainScreen(Screen[None]):
         index = numbers.index(current.number) if current is not None else len(numbers) - 1
         index = max(0, min(len(numbers) - 1, index + delta))
         self.step_number = None if index == len(numbers) - 1 else numbers[index]
-        self._draw_step()
-        self._draw_header()
 
     def action_details(self) -> None:
         findings_list = self.query_one(FindingsList)
@@ -317,12 +347,10 @@ class MainScreen(Screen[None]):
     def action_sort(self) -> None:
         table = self.query_one(EnvironmentTable)
         table.sort_key = SORTABLE[(SORTABLE.index(table.sort_key) + 1) % len(SORTABLE)]
-        table.sync(self.store.environments.values(), None, set(), self.options.clock())
 
     def action_sort_reverse(self) -> None:
         table = self.query_one(EnvironmentTable)
         table.sort_reverse = not table.sort_reverse
-        table.sync(self.store.environments.values(), None, set(), self.options.clock())
 
     def action_quit(self) -> None:
         self.app.exit()

@@ -13,6 +13,7 @@ from datetime import datetime
 from rich.syntax import Syntax
 from rich.text import Text
 from textual.containers import VerticalScroll
+from textual.reactive import var
 from textual.widgets import DataTable, Log, OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -25,13 +26,24 @@ VIEWS = ("full", "diff", "snapshot", "patch")
 
 
 class EnvironmentTable(DataTable[Text]):
-    """Environments, updated in place by key; the cursor stays on the same environment."""
+    """Environments, updated in place by key; the cursor stays on the same environment.
+
+    ``filter``, ``sort_key`` and ``sort_reverse`` are reactive: whoever holds the rows (the
+    main screen, from the store) watches them and calls :meth:`sync` with every row.
+    """
+
+    filter: var[str] = var("", init=False, always_update=True)
+    """Only rows with a column containing this (ignoring case) are shown; "" shows all.
+    Every assignment re-filters, the same value too, so clearing also brings rows up to date."""
+
+    sort_key: var[str] = var("selection", init=False)
+    """The column the rows are sorted by; "selection" is the order they were selected in."""
+
+    sort_reverse: var[bool] = var(False, init=False)
+    """Sort descending instead."""
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)  # type: ignore[arg-type]
-        self.filter = ""
-        self.sort_key = "selection"
-        self.sort_reverse = False
         self.styles_for: dict[str, str] = {}
 
     def on_mount(self) -> None:
@@ -119,9 +131,12 @@ class EventLog(Log):
 class ContextPanel(VerticalScroll):
     """The selected step's context: full, diff, snapshot or patch."""
 
+    view: var[str] = var("full", init=False)
+    """Which of :data:`VIEWS` is shown; reactive, so whoever holds the step (the main screen)
+    watches it and calls :meth:`show` again."""
+
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
-        self.view = "full"
         self.text = ""
 
     def compose(self):  # type: ignore[no-untyped-def]
