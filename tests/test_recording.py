@@ -75,3 +75,18 @@ async def test_the_file_is_complete_when_the_source_is_cancelled(tmp_path: Path)
     with contextlib.suppress(asyncio.CancelledError):
         await task
     assert read_recording(path) == scripted_events()[:3]
+
+
+async def test_an_event_after_the_source_returned_reaches_the_sink_only(tmp_path: Path) -> None:
+    path = tmp_path / "session.jsonl"
+    kept: list[EventSink] = []
+
+    async def source(sink: EventSink, stop: asyncio.Event) -> None:
+        sink(scripted_events()[0])
+        kept.append(sink)  # a callback that outlives the source
+
+    received: list[Event] = []
+    await recorded(source, path)(received.append, asyncio.Event())
+    kept[0](scripted_events()[1])
+    assert received == scripted_events()[:2]
+    assert read_recording(path) == scripted_events()[:1]
