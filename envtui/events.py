@@ -192,10 +192,12 @@ def thread_event(msg: _Message | UnknownMessage, *, at: datetime | None = None) 
 
 
 EventSink: TypeAlias = Callable[[Event], None]
-"""Where a source puts its events: the dashboard's store, a JSONL writer, a recording."""
+"""Where a source puts each event as it happens: the store, a file writer, a test's list."""
 
-Source: TypeAlias = "Callable[[EventSink, asyncio.Event], Awaitable[None]]"
-"""A stream of events: runs, calling the sink for each event, until the event is set."""
+Source: TypeAlias = Callable[[EventSink, "asyncio.Event"], Awaitable[None]]
+"""A stream of events: called with a sink and a stop flag, it returns once it is done or
+``stop`` is set. Every source (live, demo, replay, rollout, codex) has this shape, so a
+front end and a wrapper such as a recording need to know nothing else about it."""
 
 
 def connection_change(msg: object) -> tuple[str, ConnectionState] | None:

@@ -54,7 +54,13 @@ class EnvironmentRow:
 
 
 @dataclass
-class StepRecord:
+class StepRow:
+    """One step as the dashboard keeps it: the store's row for a ``StepRecorded`` event.
+
+    ``tools`` is flattened to ``(name, environment_id parameter)`` pairs, which is all the
+    tools panel draws; ``findings`` collects the step's findings as they arrive.
+    """
+
     number: int
     at: datetime | None
     thread: str | None
@@ -75,6 +81,25 @@ class StepRecord:
     def timezone(self) -> str | None:
         value = (self.snapshot or {}).get("timezone")
         return value if isinstance(value, str) else None
+
+
+def step_export(step: StepRow) -> dict[str, Any]:
+    """A step as the dashboard exports it: JSON-ready, the tools as objects again.
+
+    Pure, so the export's content is tested without a screen; the screen writes the file.
+    """
+    return {
+        "step": step.number,
+        "thread": step.thread,
+        "context": step.text,
+        "diff": step.diff,
+        "snapshot": step.snapshot,
+        "patch": step.patch,
+        "tools": [{"name": name, "environment_id": parameter} for name, parameter in step.tools]
+        if step.tools is not None
+        else None,
+        "findings": [finding.model_dump(mode="json") for finding in step.findings],
+    }
 
 
 @dataclass
@@ -127,7 +152,7 @@ class Store:
     ) -> None:
         self.environments: dict[str, EnvironmentRow] = {}
         self.log: deque[str] = deque(maxlen=max_log_lines)
-        self.steps: deque[StepRecord] = deque(maxlen=max_steps)
+        self.steps: deque[StepRow] = deque(maxlen=max_steps)
         self.thread_findings: deque[FindingReported] = deque(maxlen=max_steps)
         self.counters: Counter[str] = Counter()
         self.thread: str | None = None
@@ -205,7 +230,7 @@ class Store:
         if msg.tools is not None:
             tools = [(t.name, str(t.environment_id)) for t in msg.tools]
         self.steps.append(
-            StepRecord(
+            StepRow(
                 msg.step,
                 at,
                 msg.thread,
@@ -254,7 +279,7 @@ class Store:
             groups.setdefault((finding.code, finding.environment_id), []).append(finding)
         return [(items[0], len(items)) for items in groups.values()]
 
-    def step(self, number: int) -> StepRecord | None:
+    def step(self, number: int) -> StepRow | None:
         return next((s for s in reversed(self.steps) if s.number == number), None)
 
     @property

@@ -19,6 +19,7 @@ from envtui.events import (
     encode_event,
 )
 from envtui.sources.live import watch
+from envtui.sources.recording import recorded
 from envtui.sources.replay import replay
 from envtui.sources.rollout_follow import follow_rollout
 from envtui.store import Store
@@ -111,10 +112,10 @@ async def test_watch_runs_the_configured_environments_with_steps(tmp_path: Path)
 async def test_record_writes_every_event_the_dashboard_saw(tmp_path: Path) -> None:
     record = tmp_path / "session.jsonl"
     app = EnvTuiApp(
-        scripted_source, DashboardOptions(source_name="test", clock=clock, record=record)
+        recorded(scripted_source, record), DashboardOptions(source_name="test", clock=clock)
     )
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause(0.3)
         await pilot.press("q")
-    recorded = [e for e in decode_lines(record.read_text().splitlines()) if isinstance(e, Event)]
-    assert recorded == scripted_events()
+    written = [e for e in decode_lines(record.read_text().splitlines()) if isinstance(e, Event)]
+    assert written == scripted_events()

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import html
 import json
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 from scripted import clock, scripted_events, scripted_source, status
+from waiting import wait_until
 
-from envtui.tui.app import DashboardOptions, EnvTuiApp, MainScreen
+from envtui.tui.app import DashboardOptions, EnvTuiApp
+from envtui.tui.main_screen import MainScreen
 from envtui.tui.screens import TextScreen
 from envtui.tui.widgets import ContextPanel, EnvironmentTable, EventLog, FindingsList, ToolsPanel
 
@@ -270,6 +273,37 @@ async def test_narrow_terminal_uses_tabs(tmp_path: Path) -> None:
         await settled(app, pilot)
         assert not app.screen.query("TabbedContent")
         assert app.screen.query_one(FindingsList).option_count == 2
+
+
+async def test_keys_act_on_the_new_widgets_after_the_layout_changes(tmp_path: Path) -> None:
+    """Crossing the wide/narrow width builds new widgets; d, s and / redraw those."""
+    app = make_app(tmp_path)
+    async with app.run_test(size=(140, 44)) as pilot:
+        await settled(app, pilot)
+        await pilot.resize_terminal(80, 24)
+        await settled(app, pilot)
+        assert app.screen.query("TabbedContent")
+        await pilot.press("d")
+        assert app.screen.query_one(ContextPanel).border_title == "context · step 2 · diff"
+        await pilot.press("s", "s")  # by status, then by id
+        assert [row[2] for row in table_rows(app)] == ["build", "legacy", "local"]
+        await pilot.press("slash", *"legacy")
+        assert [row[2] for row in table_rows(app)] == ["legacy"]
+
+
+async def test_relative_times_move_on_without_events(tmp_path: Path) -> None:
+    now = [clock()]
+    app = EnvTuiApp(
+        scripted_source,
+        DashboardOptions(source_name="test", clock=lambda: now[0], export_dir=tmp_path),
+    )
+    async with app.run_test(size=(140, 44)) as pilot:
+        await settled(app, pilot)
+        assert table_rows(app)[1][2:7:4] == ["local", "29s ago"]
+        now[0] += timedelta(minutes=1)
+        await wait_until(
+            lambda: table_rows(app)[1][6] == "1m ago", timeout=5, what="the changed column"
+        )
 
 
 async def test_keymap_from_config_moves_a_key(tmp_path: Path) -> None:

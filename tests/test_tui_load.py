@@ -8,7 +8,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from envtui.events import EnvironmentStatus, Event, thread_event
-from envtui.tui.app import DashboardOptions, EnvTuiApp, MainScreen
+from envtui.tui.app import DashboardOptions, EnvTuiApp
+from envtui.tui.main_screen import MainScreen
 from envtui.tui.widgets import EnvironmentTable
 
 ENVIRONMENTS = 1_000

@@ -61,9 +61,6 @@ def load(command: str, args: argparse.Namespace) -> Config | int:
         return fail(command, str(exc))
 
 
-CONFIG_ERRORS = (ConfigError,)
-
-
 def engine_for(
     command: str, args: argparse.Namespace, sink: Callable[[Event], None] | None = None
 ) -> tuple[Config, Engine] | int:
@@ -79,7 +76,6 @@ def engine_for(
     environments = environments_from(command, args)
     if isinstance(environments, int):
         return environments
-    try:
-        return config, Engine(config, sink or (lambda event: None), environments=environments)
-    except CONFIG_ERRORS as exc:
-        return fail(command, str(exc))
+    # the config and the environments are validated when read: building the engine
+    # cannot fail on them, so there is nothing to catch here
+    return config, Engine(config, sink or (lambda event: None), environments=environments)

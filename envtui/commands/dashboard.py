@@ -1,6 +1,9 @@
-"""The dashboard commands: ``demo`` (also ``envtui`` alone), ``watch``, ``replay``, ``rollout``.
+"""The dashboard commands: ``demo`` (also ``envtui`` alone), ``watch``, ``codex``, ``replay``,
+``rollout``.
 
-Textual is imported only when one of them runs, so the headless commands stay light.
+Each command only builds its source (:data:`SOURCE_BUILDERS`); the rest is shared. The
+sources and Textual are imported only when one of them runs, so the headless commands stay
+light.
 """
 
 from __future__ import annotations
@@ -8,17 +11,21 @@ from __future__ import annotations
 import argparse
 import asyncio
 import functools
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from envtui.commands.common import (
-    CONFIG_ERRORS,
     add_codex_environments_argument,
     add_config_argument,
     environments_from,
     fail,
     load,
 )
+from envtui.config import Config
+from envtui.events import EventSink, Source
+
+SourceBuilder = Callable[[argparse.Namespace, Config], Source | int]
+"""A command's source from its arguments and the config, or the exit code after an error."""
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -60,55 +67,73 @@ def add_parsers(subparsers: argparse._SubParsersAction[argparse.ArgumentParser])
     rollout.set_defaults(handler=run, mode="rollout")
 
 
+def _demo(args: argparse.Namespace, config: Config) -> Source | int:
+    from envtui.sources.demo import run_demo
+
+    return functools.partial(run_demo, step_interval=config.step_interval)
+
+
+def _watch(args: argparse.Namespace, config: Config) -> Source | int:
+    environments = environments_from(args.mode, args)
+    if isinstance(environments, int):
+        return environments
+    from envtui.sources.live import watch
+
+    return functools.partial(watch, config, environments=environments)
+
+
+def _codex(args: argparse.Namespace, config: Config) -> Source | int:
+    from envtui.commands.codex import codex_options
+    from envtui.sources.codex_attach import CodexSource
+
+    attach = codex_options(args.mode, args, args.codex)
+    if isinstance(attach, int):
+        return attach
+
+    async def source(sink: EventSink, stop: asyncio.Event) -> None:
+        await CodexSource(attach, sink).run(stop)
+
+    return source
+
+
+def _replay(args: argparse.Namespace, config: Config) -> Source | int:
+    if not Path(args.file).is_file():
+        return fail(args.mode, f"{args.file}: no such file")
+    from envtui.sources.replay import replay
+
+    return functools.partial(replay, Path(args.file), speed=args.speed)
+
+
+def _rollout(args: argparse.Namespace, config: Config) -> Source | int:
+    if not Path(args.file).is_file():
+        return fail(args.mode, f"{args.file}: no such file")
+    from envtui.sources.rollout_follow import follow_rollout
+
+    return functools.partial(follow_rollout, Path(args.file), follow=args.follow)
+
+
+SOURCE_BUILDERS: dict[str, SourceBuilder] = {
+    "demo": _demo,
+    "watch": _watch,
+    "codex": _codex,
+    "replay": _replay,
+    "rollout": _rollout,
+}
+"""Each dashboard command's source, by the ``mode`` its parser sets."""
+
+
 def run(args: argparse.Namespace) -> int:
     command = args.mode
     config = load(command, args)
     if isinstance(config, int):
         return config
-    source: Any
-    if command == "demo":
-        from envtui.sources.demo import run_demo
+    source = SOURCE_BUILDERS[command](args, config)
+    if isinstance(source, int):
+        return source
+    if args.record:
+        from envtui.sources.recording import recorded
 
-        source = functools.partial(run_demo, step_interval=config.step_interval)
-    elif command == "watch":
-        environments = environments_from(command, args)
-        if isinstance(environments, int):
-            return environments
-        from envtui.sources.engine import Engine
-        from envtui.sources.live import LiveRun
-
-        try:
-            Engine(
-                config, lambda event: None, environments=environments
-            )  # validate before the screen
-        except CONFIG_ERRORS as exc:
-            return fail(command, str(exc))
-
-        async def source(sink: Any, stop: asyncio.Event) -> None:
-            engine = Engine(config, sink, environments=environments)
-            await LiveRun(engine, sink, step_interval=config.step_interval).run(stop)
-    elif command == "codex":
-        from envtui.commands.codex import codex_options
-        from envtui.sources.codex_attach import CodexSource
-
-        attach = codex_options(command, args, args.codex)
-        if isinstance(attach, int):
-            return attach
-
-        async def source(sink: Any, stop: asyncio.Event) -> None:
-            await CodexSource(attach, sink).run(stop)
-    elif command == "replay":
-        if not Path(args.file).is_file():
-            return fail(command, f"{args.file}: no such file")
-        from envtui.sources.replay import replay
-
-        source = functools.partial(replay, Path(args.file), speed=args.speed)
-    else:
-        if not Path(args.file).is_file():
-            return fail(command, f"{args.file}: no such file")
-        from envtui.sources.rollout_follow import follow_rollout
-
-        source = functools.partial(follow_rollout, Path(args.file), follow=args.follow)
+        source = recorded(source, Path(args.record))
     from envtui.tui.app import DashboardOptions, EnvTuiApp
 
     options = DashboardOptions(
@@ -118,7 +143,6 @@ def run(args: argparse.Namespace) -> int:
         max_log_lines=config.event_log_lines,
         max_steps=config.step_history,
         export_dir=Path(args.export_dir) if args.export_dir else None,
-        record=Path(args.record) if args.record else None,
     )
     EnvTuiApp(source, options).run()
     return 0

@@ -1,393 +1,28 @@
-"""The dashboard: one screen that answers, at a glance, what each environment is doing.
+"""The dashboard app: themes, the source, and the store its events are folded into.
 
-Sources run in an async worker and only call :meth:`EnvTuiApp.ingest`, which folds the
-event into the store. A timer owned by the screen redraws what changed, in one batch per
-frame: table rows by key, log lines in one write, panels only when their step changed.
+The source runs as a task on the app's event loop and only calls :meth:`EnvTuiApp.ingest`,
+which folds each event into the store; the main screen draws the store once per frame. The
+app does no I/O of its own: recording a run is a wrapper around the source.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from datetime import datetime
-from pathlib import Path
-from typing import Any, ClassVar
+from collections.abc import Callable
+from typing import Any
 
-from rich.text import Text
-from textual import on
-from textual.app import App, ComposeResult
-from textual.binding import Binding, BindingType
+from textual.app import App
 from textual.command import DiscoveryHit, Hit, Hits, Provider
-from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Input, OptionList, Static, TabbedContent, TabPane
 
-from envtui.context.local_time import system_clock
-from envtui.events import Event, WarningMessage, encode_event
+from envtui.events import Event, Source, WarningMessage
 from envtui.safe_text import for_terminal
-from envtui.store import StepRecord, Store
-from envtui.tui.format import SORTABLE, WARNING
-from envtui.tui.screens import TextScreen
+from envtui.store import Store
+from envtui.tui.main_screen import MainScreen
+from envtui.tui.options import DashboardOptions
 from envtui.tui.themes import DEFAULT_THEME, STATUS_VARIABLES, available_themes
-from envtui.tui.widgets import (
-    ESCAPING_NOTE,
-    VIEWS,
-    ContextPanel,
-    EnvironmentTable,
-    EventLog,
-    FindingsList,
-    ToolsPanel,
-)
 
-Source = Callable[[Callable[[Event], None], asyncio.Event], Awaitable[None]]
-WIDE = 120
-FRAME = 1 / 15
-
-
-@dataclass
-class DashboardOptions:
-    source_name: str = "demo"
-    theme: str | None = None
-    keymap: dict[str, str] | None = None
-    max_log_lines: int = 10_000
-    max_steps: int = 1_000
-    export_dir: Path | None = None
-    record: Path | None = None
-    clock: Callable[[], datetime] = system_clock
-
-
-class MainScreen(Screen[None]):
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("question_mark", "help", "Help", id="help"),
-        Binding("slash", "filter", "Filter", id="filter"),
-        Binding("escape", "clear_filter", "Clear filter", show=False, id="clear_filter"),
-        Binding("p", "pause", "Pause", id="pause"),
-        Binding("d", "cycle_view", "Diff/full", id="view"),
-        Binding("left_square_bracket", "step(-1)", "Prev step", id="previous_step"),
-        Binding("right_square_bracket", "step(1)", "Next step", id="next_step"),
-        Binding("enter", "details", "Details", id="details"),
-        Binding("y", "copy", "Copy", id="copy"),
-        Binding("e", "export", "Export", id="export"),
-        Binding("t", "theme", "Theme", id="theme"),
-        Binding("s", "sort", "Sort", id="sort"),
-        Binding("S", "sort_reverse", "Reverse", show=False, id="sort_reverse"),
-        Binding("q", "quit", "Quit", id="quit"),
-    ]
-
-    def __init__(self, store: Store, options: DashboardOptions) -> None:
-        super().__init__()
-        self.store = store
-        self.options = options
-        self.paused = False
-        self.paused_at = 0
-        self.step_number: int | None = None  # None: follow the latest step
-        self.wide = True
-        self._ticks = 0
-        self._recomposing = False
-        self._finding_count = 0
-
-    # --- layout ----------------------------------------------------------------------------------
-
-    def compose(self) -> ComposeResult:
-        self.wide = self.app.size.width >= WIDE
-        yield Static("", id="header", markup=False)
-        yield Static("", id="banner", markup=False)
-        yield EnvironmentTable(id="table")
-        log = EventLog(self.options.max_log_lines, id="log")
-        context = ContextPanel(id="context")
-        tools = ToolsPanel("", id="tools")
-        findings = FindingsList(id="findings")
-        if self.wide:
-            with Horizontal(id="lower", classes="-wide"):
-                yield log
-                with Vertical(id="side"):
-                    yield context
-                    yield tools
-                    yield findings
-        else:
-            with TabbedContent(id="lower"):
-                with TabPane("events", id="tab-events"):
-                    yield log
-                with TabPane("context", id="tab-context"):
-                    yield context
-                with TabPane("tools", id="tab-tools"):
-                    yield tools
-                with TabPane("findings", id="tab-findings"):
-                    yield findings
-        yield Input(placeholder="filter environments (esc clears)", id="filter")
-        yield Footer()
-
-    def on_mount(self) -> None:
-        self.set_interval(FRAME, self.flush)  # owned by the screen: it stops with it
-        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.redraw_all())
-        self.redraw_all()
-        self.query_one(EnvironmentTable).focus()
-
-    async def on_resize(self) -> None:
-        if (self.app.size.width >= WIDE) != self.wide and not self._recomposing:
-            self._recomposing = True  # the frame timer waits until the new layout is mounted
-            try:
-                await self.recompose()
-            finally:
-                self._recomposing = False
-            self.redraw_all()
-
-    # --- drawing ---------------------------------------------------------------------------------
-
-    def _styles(self) -> dict[str, str]:
-        variables = self.app.theme_variables
-        return {
-            "ready": variables.get("status-ready", ""),
-            "starting": variables.get("status-starting", ""),
-            "unavailable": variables.get("status-unavailable", ""),
-            "primary": variables.get("status-primary", ""),
-        }
-
-    def redraw_all(self) -> None:
-        self.store.take_changes()
-        table = self.query_one(EnvironmentTable)
-        table.styles_for = self._styles()
-        table.sync(self.store.environments.values(), None, set(), self.options.clock())
-        log = self.query_one(EventLog)
-        log.clear()
-        log.write_lines(list(self.store.log))
-        self._draw_step()
-        self._draw_findings()
-        self._draw_header()
-
-    def flush(self) -> None:
-        """One frame: apply what the store collected since the last one, in one batch."""
-        self._ticks += 1
-        if self._recomposing:
-            return
-        if self.paused:
-            self._draw_header()
-            return
-        changes = self.store.take_changes()
-        now = self.options.clock()
-        with self.app.batch_update():
-            table = self.query_one(EnvironmentTable)
-            if changes.environments or changes.removed:
-                table.sync(
-                    self.store.environments.values(), changes.environments, changes.removed, now
-                )
-            elif self._ticks % 15 == 0:
-                table.refresh_times(self.store.environments.values(), now)
-            if changes.log_lines:
-                self.query_one(EventLog).write_lines(changes.log_lines)
-            if changes.steps or changes.findings:
-                self._draw_step()
-                self._draw_findings()
-            self._draw_header()
-
-    def current_step(self) -> StepRecord | None:
-        if not self.store.steps:
-            return None
-        if self.step_number is None:
-            return self.store.steps[-1]
-        return self.store.step(self.step_number) or self.store.steps[-1]
-
-    def _draw_step(self) -> None:
-        step = self.current_step()
-        self.query_one(ContextPanel).show(step)
-        self.query_one(ToolsPanel).show(step)
-
-    def _draw_findings(self) -> None:
-        findings = self.store.findings()
-        self._finding_count = len(findings)  # the header reads this every frame
-        self.query_one(FindingsList).show(self.store.finding_groups(), len(findings))
-        banner = self.query_one("#banner", Static)
-        if findings:
-            codes = ", ".join(dict.fromkeys(f.code for f in findings))
-            banner.update(
-                Text(
-                    f"{WARNING} {len(findings)} finding(s): {codes}"
-                    "  (enter on a finding explains it)"
-                )
-            )
-        banner.set_class(bool(findings), "-visible")
-
-    def _draw_header(self) -> None:
-        step = self.current_step()
-        parts = [f"envtui · {self.options.source_name}"]
-        if self.store.thread:
-            parts.append(f"thread {for_terminal(self.store.thread)}")
-        if step is not None:
-            parts.append(f"step {step.number}")
-            if step.current_date or step.timezone:
-                parts.append(f"{step.current_date or '-'} {step.timezone or ''}".strip())
-        parts.append(self.options.clock().astimezone().strftime("%H:%M:%S"))
-        findings = self._finding_count
-        if findings:
-            parts.append(f"{WARNING} {findings}")
-        if self.paused:
-            parts.append(f"PAUSED +{self.store.counters['total'] - self.paused_at} events")
-        self.query_one("#header", Static).update(Text("  ·  ".join(parts)))
-
-    # --- actions ----------------------------------------------------------------------------------
-
-    def action_help(self) -> None:
-        keys = "\n".join(
-            f"{b.key:<22} {b.description}" for b in self.BINDINGS if isinstance(b, Binding)
-        )
-        body = f"Keys\n\n{keys}\n\nctrl+p opens the command palette.\n\n{ESCAPING_NOTE}"
-        self.app.push_screen(TextScreen("help", body))
-
-    def action_filter(self) -> None:
-        box = self.query_one("#filter", Input)
-        box.set_class(True, "-visible")
-        box.value = self.query_one(EnvironmentTable).filter
-        box.focus()
-
-    @on(Input.Changed, "#filter")
-    def _filter_changed(self, event: Input.Changed) -> None:
-        table = self.query_one(EnvironmentTable)
-        table.filter = event.value
-        table.sync(self.store.environments.values(), None, set(), self.options.clock())
-
-    @on(Input.Submitted, "#filter")
-    def _filter_done(self) -> None:
-        self.query_one("#filter", Input).set_class(False, "-visible")
-        self.query_one(EnvironmentTable).focus()
-
-    def action_clear_filter(self) -> None:
-        box = self.query_one("#filter", Input)
-        box.value = ""
-        box.set_class(False, "-visible")
-        table = self.query_one(EnvironmentTable)
-        table.filter = ""
-        table.sync(self.store.environments.values(), None, set(), self.options.clock())
-        table.focus()
-
-    def action_pause(self) -> None:
-        self.paused = not self.paused
-        if self.paused:
-            self.paused_at = self.store.counters["total"]
-        else:
-            self.flush()
-        self._draw_header()
-
-    def action_cycle_view(self) -> None:
-        panel = self.query_one(ContextPanel)
-        panel.view = VIEWS[(VIEWS.index(panel.view) + 1) % len(VIEWS)]
-        self._draw_step()
-
-    def action_step(self, delta: int) -> None:
-        numbers = [s.number for s in self.store.steps]
-        if not numbers:
-            return
-        current = self.current_step()
-        index = numbers.index(current.number) if current is not None else len(numbers) - 1
-        index = max(0, min(len(numbers) - 1, index + delta))
-        self.step_number = None if index == len(numbers) - 1 else numbers[index]
-        self._draw_step()
-        self._draw_header()
-
-    def action_details(self) -> None:
-        findings_list = self.query_one(FindingsList)
-        if self.focused is findings_list and findings_list.highlighted is not None:
-            groups = self.store.finding_groups()
-            if findings_list.highlighted < len(groups):
-                f, count = groups[findings_list.highlighted]
-                where = f.step if f.step is not None else "thread"
-                body = (
-                    f"code: {f.code}\nseverity: {f.severity}\nstep: {where}\n"
-                    f"tool: {f.tool or '-'}\nenvironment: {f.environment_id or '-'}\n"
-                    f"\n{f.message}\n"
-                )
-                if count > 1:
-                    body += f"\nreported {count} times; this is the latest.\n"
-                step = self.store.step(f.step) if f.step is not None else None
-                if step is not None and step.diff:
-                    body += f"\nthe step's context:\n{step.diff}\n"
-                self.app.push_screen(TextScreen(f"finding · {f.code}", body))
-            return
-        env_id = self.query_one(EnvironmentTable).selected_id()
-        row = self.store.environments.get(env_id) if env_id is not None else None
-        if row is None:
-            return
-        fields = [
-            ("id", row.id),
-            ("kind", row.kind),
-            ("status", row.status),
-            ("primary", str(row.primary)),
-            ("shell", row.shell or "-"),
-            ("shell path", row.shell_path or "-"),
-            ("cwd", row.cwd or "-"),
-            ("error", row.error or "-"),
-            ("changed", str(row.changed_at or "-")),
-            ("next try", str(row.next_retry_at or "-")),
-            ("connection", row.connection or "-"),
-        ]
-        body = "\n".join(f"{name:<11} {value}" for name, value in fields)
-        body += "\n\nevents\n" + "\n".join(row.events)
-        self.app.push_screen(TextScreen(f"environment · {row.id}", body))
-
-    def action_copy(self) -> None:
-        text = self.query_one(ContextPanel).text
-        self.app.copy_to_clipboard(text)
-        self.notify(
-            f"copied {len(text)} characters of the {self.query_one(ContextPanel).view} view",
-            markup=False,
-        )
-
-    def action_export(self) -> None:
-        step = self.current_step()
-        if step is None:
-            self.notify("no step to export yet", severity="warning", markup=False)
-            return
-        directory = self.options.export_dir or Path.cwd()
-        thread = "".join(
-            c if c.isalnum() or c in "-_" else "_"
-            for c in (step.thread or self.store.thread or "thread")
-        )
-        path = directory / f"envtui-step-{thread}-{step.number}.json"
-        data: dict[str, Any] = {
-            "step": step.number,
-            "thread": step.thread,
-            "context": step.text,
-            "diff": step.diff,
-            "snapshot": step.snapshot,
-            "patch": step.patch,
-            "tools": [{"name": n, "environment_id": p} for n, p in step.tools]
-            if step.tools is not None
-            else None,
-            "findings": [f.model_dump(mode="json") for f in step.findings],
-        }
-        try:
-            path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-        except OSError as exc:
-            self.notify(
-                f"could not write {path}: {exc.strerror or exc}", severity="error", markup=False
-            )
-            return
-        self.notify(f"wrote {path}", markup=False)
-
-    def action_theme(self) -> None:
-        self.app.action_change_theme()
-
-    def action_sort(self) -> None:
-        table = self.query_one(EnvironmentTable)
-        table.sort_key = SORTABLE[(SORTABLE.index(table.sort_key) + 1) % len(SORTABLE)]
-        table.sync(self.store.environments.values(), None, set(), self.options.clock())
-
-    def action_sort_reverse(self) -> None:
-        table = self.query_one(EnvironmentTable)
-        table.sort_reverse = not table.sort_reverse
-        table.sync(self.store.environments.values(), None, set(), self.options.clock())
-
-    def action_quit(self) -> None:
-        self.app.exit()
-
-    @on(OptionList.OptionSelected, "#findings")
-    def _finding_selected(self) -> None:
-        self.action_details()
-
-    @on(DataTable.RowSelected, "#table")
-    def _environment_selected(self) -> None:
-        self.action_details()
+__all__ = ["DashboardOptions", "EnvTuiApp", "EnvtuiCommands"]
 
 
 class EnvtuiCommands(Provider):
@@ -419,6 +54,8 @@ class EnvtuiCommands(Provider):
 
 
 class EnvTuiApp(App[None]):
+    """The dashboard on one source (None: an empty dashboard, as in some tests)."""
+
     CSS_PATH = "app.tcss"
     TITLE = "envtui"
     COMMANDS = App.COMMANDS | {EnvtuiCommands}
@@ -432,9 +69,6 @@ class EnvTuiApp(App[None]):
         self.source = source
         self._stop = asyncio.Event()
         self._source_task: asyncio.Task[None] | None = None
-        self._record_handle = (
-            self.options.record.open("w", encoding="utf-8") if self.options.record else None
-        )
         themes, self.theme_problems = available_themes()
         for theme in themes:  # registered before the CSS that uses $status-* is parsed
             self.register_theme(theme)
@@ -485,13 +119,18 @@ class EnvTuiApp(App[None]):
             self.notify(f"the source stopped: {exc}", severity="error", timeout=15, markup=False)
 
     def ingest(self, event: Event) -> None:
-        """Fold one event into the store (and the recording); the screen redraws per frame."""
+        """Fold one event into the store; the screen redraws per frame."""
         self.store.apply(event)
+        self._notify_on_error(event)
+
+    def _notify_on_error(self, event: Event) -> None:
+        """A lasting notice for a warning of ``error`` severity: the source itself failed.
+
+        Decided by the message's type and severity, never by its wording.
+        """
         msg = event.msg
-        if isinstance(msg, WarningMessage) and msg.message.startswith("codex app-server exited"):
-            self.notify(msg.message, severity="error", timeout=30, markup=False)
-        if self._record_handle is not None:
-            self._record_handle.write(encode_event(event) + "\n")
+        if isinstance(msg, WarningMessage) and msg.severity == "error":
+            self.notify(for_terminal(msg.message), severity="error", timeout=30, markup=False)
 
     async def on_unmount(self) -> None:
         self._stop.set()
@@ -501,5 +140,6 @@ class EnvTuiApp(App[None]):
                 await asyncio.wait_for(asyncio.shield(task), timeout=10)
             except (TimeoutError, asyncio.CancelledError, Exception):
                 task.cancel()
-        if self._record_handle is not None:
-            self._record_handle.close()
+                # a bounded wait, so a cancelled source still runs its clean-up (a recording
+                # closes its file) before the loop stops
+                await asyncio.wait({task}, timeout=1)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from textual.theme import Theme
 
 from envtui.theme_files import (
+    REQUIRED_VARIABLES,
     ThemeFile,
     ThemeProblem,
     builtin_theme_dir,
@@ -13,7 +14,8 @@ from envtui.theme_files import (
 )
 
 DEFAULT_THEME = "envtui-dark"
-STATUS_VARIABLES = ("status-ready", "status-starting", "status-unavailable", "status-primary")
+STATUS_VARIABLES = REQUIRED_VARIABLES
+"""The variables the CSS uses are the ones every theme file must set: one list, not two."""
 
 
 def to_textual(theme: ThemeFile) -> Theme:

@@ -13,29 +13,37 @@ from datetime import datetime
 from rich.syntax import Syntax
 from rich.text import Text
 from textual.containers import VerticalScroll
+from textual.reactive import var
 from textual.widgets import DataTable, Log, OptionList, Static
 from textual.widgets.option_list import Option
 
 from envtui.events import FindingReported
 from envtui.safe_text import for_terminal
-from envtui.store import EnvironmentRow, StepRecord
+from envtui.store import EnvironmentRow, StepRow
 from envtui.tui.format import COLUMNS, clean, matches, row_values
 
 VIEWS = ("full", "diff", "snapshot", "patch")
-ESCAPING_NOTE = (
-    "envtui escapes everything it writes into XML; Codex writes network domains and "
-    "subagent lines raw, so those two can differ from Codex's bytes."
-)
 
 
 class EnvironmentTable(DataTable[Text]):
-    """Environments, updated in place by key; the cursor stays on the same environment."""
+    """Environments, updated in place by key; the cursor stays on the same environment.
+
+    ``filter``, ``sort_key`` and ``sort_reverse`` are reactive: whoever holds the rows (the
+    main screen, from the store) watches them and calls :meth:`sync` with every row.
+    """
+
+    filter: var[str] = var("", init=False, always_update=True)
+    """Only rows with a column containing this (ignoring case) are shown; "" shows all.
+    Every assignment re-filters, the same value too, so clearing also brings rows up to date."""
+
+    sort_key: var[str] = var("selection", init=False)
+    """The column the rows are sorted by; "selection" is the order they were selected in."""
+
+    sort_reverse: var[bool] = var(False, init=False)
+    """Sort descending instead."""
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)  # type: ignore[arg-type]
-        self.filter = ""
-        self.sort_key = "selection"
-        self.sort_reverse = False
         self.styles_for: dict[str, str] = {}
 
     def on_mount(self) -> None:
@@ -123,15 +131,18 @@ class EventLog(Log):
 class ContextPanel(VerticalScroll):
     """The selected step's context: full, diff, snapshot or patch."""
 
+    view: var[str] = var("full", init=False)
+    """Which of :data:`VIEWS` is shown; reactive, so whoever holds the step (the main screen)
+    watches it and calls :meth:`show` again."""
+
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
-        self.view = "full"
         self.text = ""
 
     def compose(self):  # type: ignore[no-untyped-def]
         yield Static("", id="context-body", markup=False)
 
-    def show(self, step: StepRecord | None) -> None:
+    def show(self, step: StepRow | None) -> None:
         body = self.query_one("#context-body", Static)
         if step is None:
             self.text = ""
@@ -161,7 +172,7 @@ class ContextPanel(VerticalScroll):
 
 
 class ToolsPanel(Static):
-    def show(self, step: StepRecord | None) -> None:
+    def show(self, step: StepRow | None) -> None:
         self.border_title = "tools"
         if step is None or step.tools is None:
             self.update(Text("no tool list for this step"))

@@ -1,0 +1,68 @@
+"""The text of the dashboard's detail screens (an environment, a finding, the keys) and the
+name of a step's export file, as pure functions of the store's rows.
+
+They live outside the widgets so each can be tested as a whole expected string, without a
+running app; the screens only show what these return (escaped for the terminal there).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from envtui.events import FindingReported
+from envtui.store import EnvironmentRow, StepRow
+
+ESCAPING_NOTE = (
+    "envtui escapes everything it writes into XML; Codex writes network domains and "
+    "subagent lines raw, so those two can differ from Codex's bytes."
+)
+
+
+def environment_details(row: EnvironmentRow) -> str:
+    """Every field of one environment, one per line, then its recent events."""
+    fields = [
+        ("id", row.id),
+        ("kind", row.kind),
+        ("status", row.status),
+        ("primary", str(row.primary)),
+        ("shell", row.shell or "-"),
+        ("shell path", row.shell_path or "-"),
+        ("cwd", row.cwd or "-"),
+        ("error", row.error or "-"),
+        ("changed", str(row.changed_at or "-")),
+        ("next try", str(row.next_retry_at or "-")),
+        ("connection", row.connection or "-"),
+    ]
+    body = "\n".join(f"{name:<11} {value}" for name, value in fields)
+    return body + "\n\nevents\n" + "\n".join(row.events)
+
+
+def finding_details(finding: FindingReported, count: int, step: StepRow | None) -> str:
+    """One finding explained: its fields, its message, how often it was reported (``count``)
+    and, when its ``step`` is still held, the context that step sent."""
+    where = finding.step if finding.step is not None else "thread"
+    body = (
+        f"code: {finding.code}\nseverity: {finding.severity}\nstep: {where}\n"
+        f"tool: {finding.tool or '-'}\nenvironment: {finding.environment_id or '-'}\n"
+        f"\n{finding.message}\n"
+    )
+    if count > 1:
+        body += f"\nreported {count} times; this is the latest.\n"
+    if step is not None and step.diff:
+        body += f"\nthe step's context:\n{step.diff}\n"
+    return body
+
+
+def keys_help(keys: Iterable[tuple[str, str]]) -> str:
+    """The help screen: each ``(key, description)``, then where the rest is."""
+    listed = "\n".join(f"{key:<22} {description}" for key, description in keys)
+    return f"Keys\n\n{listed}\n\nctrl+p opens the command palette.\n\n{ESCAPING_NOTE}"
+
+
+def export_file_name(step: StepRow, thread: str | None) -> str:
+    """``envtui-step-THREAD-N.json``; the thread (the step's, else ``thread``) is reduced to
+    letters, digits, ``-`` and ``_``, so an id from outside cannot leave the directory."""
+    name = "".join(
+        c if c.isalnum() or c in "-_" else "_" for c in (step.thread or thread or "thread")
+    )
+    return f"envtui-step-{name}-{step.number}.json"

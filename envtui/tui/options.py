@@ -1,0 +1,26 @@
+"""What a dashboard run is told from outside: the command line and the config."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from envtui.context.local_time import system_clock
+
+
+@dataclass
+class DashboardOptions:
+    source_name: str = "demo"
+    """Shown first in the header: which command (and file) the events come from."""
+    theme: str | None = None
+    """The theme to start with; None, or an unknown name, means the default theme."""
+    keymap: dict[str, str] | None = None
+    """Binding id to keys, applied with ``App.set_keymap``."""
+    max_log_lines: int = 10_000
+    max_steps: int = 1_000
+    export_dir: Path | None = None
+    """Where ``e`` writes a step; None means the current directory."""
+    clock: Callable[[], datetime] = system_clock
+    """The wall clock for relative times and the header, injected so tests pin it."""

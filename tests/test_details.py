@@ -1,0 +1,198 @@
+"""The detail screens' text and the step export, as pure functions: whole expected values."""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from datetime import UTC, datetime
+from typing import Any
+
+from envtui.events import FindingReported
+from envtui.store import EnvironmentRow, StepRow, step_export
+from envtui.tui.details import (
+    ESCAPING_NOTE,
+    environment_details,
+    export_file_name,
+    finding_details,
+    keys_help,
+)
+
+AT = datetime(2026, 11, 30, 12, 0, 6, tzinfo=UTC)
+STALE = FindingReported(
+    code="stale-available",
+    severity="error",
+    step=2,
+    environment_id="build",
+    message="the context presents 'build' as available, but the connection is known to be lost",
+)
+
+
+def step_row(number: int = 2, **fields: Any) -> StepRow:
+    values: dict[str, Any] = {
+        "at": AT,
+        "thread": "thread-1",
+        "text": "<environment_context>\n  <cwd>/repo</cwd>\n</environment_context>",
+        "diff": None,
+        "snapshot": None,
+        "patch": None,
+        "tools": None,
+        "notes": [],
+    }
+    values.update(fields)
+    return StepRow(number, **values)
+
+
+def test_an_environment_shows_every_field_then_its_events() -> None:
+    row = EnvironmentRow(
+        "build",
+        0,
+        kind="ssh",
+        status="unavailable",
+        shell="zsh",
+        shell_path="/bin/zsh",
+        cwd="/srv/build",
+        error="connection lost: Connection lost",
+        changed_at=AT,
+        next_retry_at=datetime(2026, 11, 30, 12, 0, 8, tzinfo=UTC),
+        connection="disconnected",
+        events=deque(['12:00:06 id "" environment_disconnected build']),
+    )
+    assert environment_details(row) == (
+        "id          build\n"
+        "kind        ssh\n"
+        "status      unavailable\n"
+        "primary     False\n"
+        "shell       zsh\n"
+        "shell path  /bin/zsh\n"
+        "cwd         /srv/build\n"
+        "error       connection lost: Connection lost\n"
+        "changed     2026-11-30 12:00:06+00:00\n"
+        "next try    2026-11-30 12:00:08+00:00\n"
+        "connection  disconnected\n"
+        "\n"
+        "events\n"
+        '12:00:06 id "" environment_disconnected build'
+    )
+
+
+def test_an_environment_nothing_is_known_about_shows_dashes() -> None:
+    assert environment_details(EnvironmentRow("local", 0, primary=True)) == (
+        "id          local\n"
+        "kind        ?\n"
+        "status      starting\n"
+        "primary     True\n"
+        "shell       -\n"
+        "shell path  -\n"
+        "cwd         -\n"
+        "error       -\n"
+        "changed     -\n"
+        "next try    -\n"
+        "connection  -\n"
+        "\n"
+        "events\n"
+    )
+
+
+def test_a_finding_reported_once_without_its_step() -> None:
+    thread_wide = STALE.model_copy(update={"step": None, "tool": "exec_command"})
+    assert finding_details(thread_wide, 1, None) == (
+        "code: stale-available\n"
+        "severity: error\n"
+        "step: thread\n"
+        "tool: exec_command\n"
+        "environment: build\n"
+        "\n"
+        "the context presents 'build' as available, but the connection is known to be lost\n"
+    )
+
+
+def test_a_repeated_finding_says_how_often_and_shows_the_steps_context() -> None:
+    step = step_row(diff="<environment_context>\n  <cwd>/srv/build</cwd>\n</environment_context>")
+    assert finding_details(STALE, 3, step) == (
+        "code: stale-available\n"
+        "severity: error\n"
+        "step: 2\n"
+        "tool: -\n"
+        "environment: build\n"
+        "\n"
+        "the context presents 'build' as available, but the connection is known to be lost\n"
+        "\n"
+        "reported 3 times; this is the latest.\n"
+        "\n"
+        "the step's context:\n"
+        "<environment_context>\n"
+        "  <cwd>/srv/build</cwd>\n"
+        "</environment_context>\n"
+    )
+
+
+def test_a_step_that_sent_no_context_adds_none_to_the_finding() -> None:
+    assert finding_details(STALE, 1, step_row(diff=None)) == finding_details(STALE, 1, None)
+
+
+def test_the_keys_are_listed_in_order_then_the_palette_and_the_escaping_note() -> None:
+    assert keys_help([("question_mark", "Help"), ("p", "Pause")]) == (
+        "Keys\n"
+        "\n"
+        "question_mark          Help\n"
+        "p                      Pause\n"
+        "\n"
+        "ctrl+p opens the command palette.\n"
+        "\n" + ESCAPING_NOTE
+    )
+
+
+def test_a_step_export_has_the_tools_as_objects_and_the_findings_as_json() -> None:
+    step = step_row(
+        diff="<environment_context/>",
+        snapshot={"environments": {"local": {"cwd": "/repo"}}},
+        patch={"environments": None},
+        tools=[("exec_command", "optional"), ("write_stdin", "absent")],
+        notes=["a note the export leaves out"],
+        findings=[STALE],
+    )
+    exported = step_export(step)
+    assert exported == {
+        "step": 2,
+        "thread": "thread-1",
+        "context": "<environment_context>\n  <cwd>/repo</cwd>\n</environment_context>",
+        "diff": "<environment_context/>",
+        "snapshot": {"environments": {"local": {"cwd": "/repo"}}},
+        "patch": {"environments": None},
+        "tools": [
+            {"name": "exec_command", "environment_id": "optional"},
+            {"name": "write_stdin", "environment_id": "absent"},
+        ],
+        "findings": [
+            {
+                "type": "finding",
+                "code": "stale-available",
+                "severity": "error",
+                "step": 2,
+                "tool": None,
+                "environment_id": "build",
+                "message": "the context presents 'build' as available, but the connection "
+                "is known to be lost",
+            }
+        ],
+    }
+    assert json.loads(json.dumps(exported)) == exported  # JSON as it stands
+
+
+def test_a_step_without_a_tool_list_exports_none_not_an_empty_list() -> None:
+    exported = step_export(step_row(text=None))
+    assert exported["tools"] is None
+    assert exported["context"] is None
+    assert exported["findings"] == []
+
+
+def test_the_export_file_is_named_after_the_thread_and_the_step() -> None:
+    assert export_file_name(step_row(3), None) == "envtui-step-thread-1-3.json"
+    assert export_file_name(step_row(3, thread=None), "t-2") == "envtui-step-t-2-3.json"
+    assert export_file_name(step_row(3, thread=None), None) == "envtui-step-thread-3.json"
+
+
+def test_a_thread_id_cannot_take_the_export_out_of_its_directory() -> None:
+    assert export_file_name(step_row(1, thread="../../etc/x y"), None) == (
+        "envtui-step-______etc_x_y-1.json"
+    )
