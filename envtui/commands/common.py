@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from envtui.config import AnyEnvironmentConfig, Config, ConfigError, load_config
-from envtui.events import Event
+from envtui.events import EventSink
 from envtui.safe_text import for_terminal
 
 if TYPE_CHECKING:
@@ -62,7 +61,7 @@ def load(command: str, args: argparse.Namespace) -> Config | int:
 
 
 def engine_for(
-    command: str, args: argparse.Namespace, sink: Callable[[Event], None] | None = None
+    command: str, args: argparse.Namespace, sink: EventSink | None = None
 ) -> tuple[Config, Engine] | int:
     """The config and an engine over its environments (or ``--codex-environments``).
 

@@ -10,7 +10,6 @@ import argparse
 import asyncio
 import contextlib
 import sys
-from collections.abc import Callable
 from typing import IO, TYPE_CHECKING
 
 from envtui.commands.common import (
@@ -19,7 +18,7 @@ from envtui.commands.common import (
     engine_for,
     fail,
 )
-from envtui.events import Event, encode_event
+from envtui.events import Event, EventSink, encode_event
 from envtui.stopping import stop_on_signals, wait_for_stop
 
 if TYPE_CHECKING:  # the runtime (and asyncssh) loads only when the command runs
@@ -109,7 +108,7 @@ class _Forward:
     """The engine's sink, pointed at the output once it is open."""
 
     def __init__(self) -> None:
-        self.target: Callable[[Event], None] | None = None
+        self.target: EventSink | None = None
 
     def __call__(self, event: Event) -> None:
         if self.target is not None:

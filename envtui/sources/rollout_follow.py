@@ -11,7 +11,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from envtui.events import Event, StepRecorded, StepTool, WarningMessage, thread_event
+from envtui.events import Event, EventSink, StepRecorded, StepTool, WarningMessage, thread_event
 from envtui.profiles import Profile
 from envtui.steps.check import check_rollout
 from envtui.steps.events import finding_event
@@ -26,7 +26,7 @@ RolloutLoader = Callable[[], Awaitable["Rollout | None"]]
 
 async def follow_rollout(
     path: Path,
-    sink: Callable[[Event], None],
+    sink: EventSink,
     stop: asyncio.Event,
     *,
     follow: bool = False,
@@ -58,7 +58,7 @@ async def follow_rollout(
 async def follow_steps(
     load: RolloutLoader,
     name: str,
-    sink: Callable[[Event], None],
+    sink: EventSink,
     stop: asyncio.Event,
     *,
     follow: bool = False,
@@ -99,7 +99,7 @@ async def follow_steps(
 def _emit_new_steps(
     rollout: Rollout,
     emitted: int,
-    sink: Callable[[Event], None],
+    sink: EventSink,
     *,
     follow: bool,
     profile: Profile | None,
