@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from fakes import FakeLocal, FakeRemote, Recorder, settle
+
+from tests.support.fakes import FakeLocal, FakeRemote, Recorder, settle
 
 from envtui.environments.base import ConnectionState
 from envtui.environments.local import LocalEnvironment

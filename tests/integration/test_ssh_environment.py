@@ -7,9 +7,10 @@ from pathlib import Path
 from typing import Any
 
 import asyncssh
-from fakes import Recorder
-from ssh_servers import BlackholeProxy, InProcessServer, in_process_server
-from waiting import wait_until
+
+from tests.support.fakes import Recorder
+from tests.support.ssh_servers import BlackholeProxy, InProcessServer, in_process_server
+from tests.support.waiting import wait_until
 
 from envtui.environments.manager import EnvironmentManager, Selection
 from envtui.environments.ssh import SshEnvironment, SshSettings, probe_command

@@ -7,8 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import load_vectors
-from vector_inputs import (
+
+from tests.support.vector_inputs import (
+    load_vectors,
     previous_document,
     previous_snapshot,
     previous_state,

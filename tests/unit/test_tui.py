@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from scripted import clock, scripted_events, scripted_source, status
+
+from tests.support.scripted import clock, scripted_events, scripted_source, status
 
 from envtui.tui.app import DashboardOptions, EnvTuiApp, MainScreen
 from envtui.tui.screens import TextScreen

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scripted import at, scripted_events, status, step_event
+from tests.support.scripted import at, scripted_events, status, step_event
 
 from envtui.events import EnvironmentDisconnected, EnvironmentRemoved, thread_event
 from envtui.store import Store, log_line

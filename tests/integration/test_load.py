@@ -7,9 +7,9 @@ import itertools
 from collections import Counter
 from pathlib import Path
 
-from fakes import Recorder
-from ssh_servers import InProcessServer
-from waiting import wait_until
+from tests.support.fakes import Recorder
+from tests.support.ssh_servers import InProcessServer
+from tests.support.waiting import wait_until
 
 from envtui.environments.manager import EnvironmentManager, Selection
 from envtui.environments.ssh import SshEnvironment

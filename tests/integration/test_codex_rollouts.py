@@ -6,8 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
-from codex_app_server import record_turn
-from codex_tools import CODEX, needs_codex
+
+from tests.support.codex_app_server import record_turn
+from tests.support.codex_tools import CODEX, needs_codex
 
 from envtui.cli import main
 

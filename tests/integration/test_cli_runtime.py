@@ -10,9 +10,10 @@ import socket
 import sys
 from pathlib import Path
 
-from processes import alive
-from ssh_servers import InProcessServer, in_process_server
-from waiting import wait_until
+from tests.support.locations import FAKE_EXEC_SERVER
+from tests.support.processes import alive
+from tests.support.ssh_servers import InProcessServer, in_process_server
+from tests.support.waiting import wait_until
 
 from envtui.events import DecodeError, EnvironmentConnected, EnvironmentStatus, Event, decode_lines
 
@@ -191,7 +192,7 @@ async def test_events_stops_after_the_duration(tmp_path: Path) -> None:
 
 
 async def test_events_with_an_exec_server_environment_report_its_death(tmp_path: Path) -> None:
-    fake = Path(__file__).with_name("fake_exec_server.py")
+    fake = FAKE_EXEC_SERVER
     pid_file = tmp_path / "pids"
     config = tmp_path / "config.toml"
     config.write_text(

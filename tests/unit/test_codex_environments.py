@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.locations import FAKE_EXEC_SERVER
+
 from envtui.cli import main
 from envtui.codex_environments import (
     codex_environment_configs,
@@ -155,7 +157,7 @@ def test_entries_become_exec_server_environments(
 
 
 def test_snapshot_runs_codex_environments_like_any_other(tmp_path: Path) -> None:
-    fake = Path(__file__).with_name("fake_exec_server.py")
+    fake = FAKE_EXEC_SERVER
     (tmp_path / "environments.toml").write_text(
         f'default = "fake"\n[[environments]]\nid = "fake"\nprogram = "{sys.executable}"\nargs = ["{fake}", "normal"]\n'
     )

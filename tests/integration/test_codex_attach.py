@@ -13,8 +13,10 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from codex_tools import needs_codex, offline_codex, stdio_remote
-from waiting import wait_until
+
+from tests.support.codex_tools import needs_codex, offline_codex, stdio_remote
+from tests.support.ssh_servers import SSHD, OpenSshServer, free_port
+from tests.support.waiting import wait_until
 
 from envtui.cli import main
 from envtui.events import EnvironmentConnected, EnvironmentDisconnected, Event
@@ -234,20 +236,12 @@ def test_events_codex_exits_1_when_the_app_server_cannot_start(tmp_path: Path) -
 
 
 @pytest.mark.skipif(
-    __import__("ssh_servers").SSHD is None,
-    reason="needs OpenSSH sshd (Debian openssh-server, which .ci/run installs)",
+    SSHD is None, reason="needs OpenSSH sshd (Debian openssh-server, which .ci/run installs)"
 )
 async def test_an_app_server_on_an_ssh_host(tmp_path: Path) -> None:
-    import socket
-
-    from ssh_servers import OpenSshServer
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = int(s.getsockname()[1])
     keys = tmp_path / "keys"
     keys.mkdir()
-    server = OpenSshServer(keys, port).start()
+    server = OpenSshServer(keys, free_port()).start()
     home, work = _home(tmp_path, stdio_remote())
     store = Store()
     try:

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.locations import ROOT
+
 from envtui.codex_binary import find_codex
 
-ROOT = Path(__file__).parent.parent
 CODEX = find_codex(search_roots=(ROOT,))
 UNSHARE = shutil.which("unshare")
 IP = shutil.which("ip")

@@ -1,9 +1,11 @@
-"""Turning golden vectors into API calls and ``envtui render`` inputs."""
+"""The golden vectors, and turning them into API calls and ``envtui render`` inputs."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
+
+from tests.support.locations import VECTORS_FILE
 
 from envtui.context import (
     EnvironmentsState,
@@ -11,6 +13,12 @@ from envtui.context import (
     restore_snapshot,
     snapshot,
 )
+
+
+def load_vectors() -> list[dict[str, Any]]:
+    vectors: list[dict[str, Any]] = json.loads(VECTORS_FILE.read_text(encoding="utf-8"))
+    return vectors
+
 
 UNREADABLE_SNAPSHOT = {"environments": {"old": {"cwd": "file:///old"}}}
 """A snapshot an older Codex wrote (no ``status``): it fails to restore, so it is Unknown."""

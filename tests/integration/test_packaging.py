@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).parent.parent
+from tests.support.locations import ROOT
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,8 @@ import socket
 from pathlib import Path
 
 import pytest
-from rollouts import RolloutWriter, function_tool
+
+from tests.support.rollouts import RolloutWriter, function_tool
 
 from envtui.cli import main
 from envtui.context import EnvironmentsState, EnvironmentState

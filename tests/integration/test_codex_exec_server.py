@@ -11,10 +11,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from codex_tools import CODEX, IP, needs_codex, offline
-from fakes import Recorder
-from ssh_servers import SSHD, OpenSshServer
-from waiting import wait_until
+
+from tests.support.codex_tools import CODEX, IP, needs_codex, offline
+from tests.support.fakes import Recorder
+from tests.support.locations import NETNS_WEBSOCKET_SCENARIO
+from tests.support.ssh_servers import SSHD, OpenSshServer
+from tests.support.waiting import wait_until
 
 from envtui.environments.exec_server import ExecServerEnvironment, ExecServerSettings
 from envtui.environments.manager import EnvironmentManager, Selection
@@ -68,7 +70,7 @@ async def test_stdio_exec_server_is_ready_and_killing_it_disconnects(tmp_path: P
 
 @pytest.mark.skipif(IP is None, reason="needs ip (iproute2) to bring up the namespace's loopback")
 def test_websocket_exec_server_in_its_own_network(tmp_path: Path) -> None:
-    script = Path(__file__).with_name("netns_websocket_scenario.py")
+    script = NETNS_WEBSOCKET_SCENARIO
     result = subprocess.run(
         offline(sys.executable, str(script), str(CODEX)),
         capture_output=True,

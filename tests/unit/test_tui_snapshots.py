@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from scripted import clock, scripted_events, scripted_source
+
+from tests.support.scripted import clock, scripted_events, scripted_source
 
 from envtui.tui.app import DashboardOptions, EnvTuiApp
 

@@ -11,16 +11,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fakes import Recorder
-from processes import alive
-from ssh_servers import in_process_server
-from waiting import wait_until
 from websockets.asyncio.server import ServerConnection, serve
+
+from tests.support.fakes import Recorder
+from tests.support.locations import FAKE_EXEC_SERVER
+from tests.support.processes import alive
+from tests.support.ssh_servers import in_process_server
+from tests.support.waiting import wait_until
 
 from envtui.environments.exec_server import ExecServerEnvironment, ExecServerSettings
 from envtui.environments.manager import EnvironmentManager, Selection
 
-FAKE = str(Path(__file__).with_name("fake_exec_server.py"))
+FAKE = str(FAKE_EXEC_SERVER)
 
 
 def _settings(mode: str = "normal", **overrides: Any) -> ExecServerSettings:

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from codex_tools import CODEX, offline
+from tests.support.codex_tools import CODEX, offline
 
 
 class AppServer:

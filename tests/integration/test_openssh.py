@@ -7,9 +7,10 @@ import pwd
 from pathlib import Path
 
 import pytest
-from fakes import Recorder
-from ssh_servers import SSHD, OpenSshServer, free_port
-from waiting import wait_until
+
+from tests.support.fakes import Recorder
+from tests.support.ssh_servers import SSHD, OpenSshServer, free_port
+from tests.support.waiting import wait_until
 
 from envtui.environments.manager import EnvironmentManager, Selection
 from envtui.environments.ssh import SshEnvironment

@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from rollouts import RolloutWriter, function_tool
-from scripted import clock, scripted_events, scripted_source
+from tests.support.rollouts import RolloutWriter, function_tool
+from tests.support.scripted import clock, scripted_events, scripted_source
 
 from envtui.config import parse_config
 from envtui.context import EnvironmentsState, EnvironmentState

@@ -6,7 +6,8 @@ import dataclasses
 from datetime import UTC, datetime
 
 import pytest
-from fakes import FakeLocal, FakeRemote, Recorder, settle
+
+from tests.support.fakes import FakeLocal, FakeRemote, Recorder, settle
 
 from envtui.environments.manager import EnvironmentManager, Selection
 from envtui.profiles import Profile
