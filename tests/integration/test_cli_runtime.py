@@ -1,4 +1,5 @@
-"""``envtui snapshot`` and ``envtui events`` against SSH servers, as separate processes."""
+"""``envtui snapshot`` and ``envtui events`` as separate processes: against SSH servers, a fake
+exec-server, Codex's environments.toml, and no config at all."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import json
 import os
 import signal
 import socket
+import subprocess
 import sys
 from pathlib import Path
 
@@ -241,3 +243,52 @@ backoff_max = 0.2
     assert unavailable[0].error == "exec-server was killed by SIGKILL"
     _, last_child = map(int, pid_file.read_text().split())
     await wait_until(lambda: not alive(last_child), what="the exec-server's child to be ended")
+
+
+def test_snapshot_without_config_watches_the_current_directory(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "envtui", "snapshot", "--json"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+        env={
+            "PATH": "/usr/bin:/bin",
+            "HOME": str(tmp_path),
+            "SHELL": "/bin/zsh",
+            "XDG_CONFIG_HOME": str(tmp_path),
+        },
+    )
+    data = json.loads(result.stdout)
+    assert data["environments"] == [
+        {
+            "id": "local",
+            "kind": "local",
+            "status": "ready",
+            "primary": True,
+            "shell": "zsh",
+            "shell_path": "/bin/zsh",
+            "cwd": str(tmp_path),
+            "error": None,
+        }
+    ]
+    assert f"<cwd>{tmp_path}</cwd>" in data["context"]
+
+
+def test_snapshot_runs_codex_environments_like_any_other(tmp_path: Path) -> None:
+    (tmp_path / "environments.toml").write_text(
+        f'default = "fake"\n[[environments]]\nid = "fake"\nprogram = "{sys.executable}"\nargs = ["{FAKE_EXEC_SERVER}", "normal"]\n'
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "envtui", "snapshot", "--codex-environments", str(tmp_path / "environments.toml"), "--json"],
+        cwd=tmp_path, capture_output=True, text=True, check=True,
+        env={**os.environ, "HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path), "SHELL": "/bin/bash"},
+    )  # fmt: skip
+    data = json.loads(result.stdout)
+    assert [
+        (e["id"], e["kind"], e["status"], e["primary"], e["shell"]) for e in data["environments"]
+    ] == [
+        ("fake", "exec-server", "ready", True, "fish"),
+        ("local", "local", "ready", False, "bash"),
+    ]
+    assert '<environment id="fake" primary="true">' in data["context"]

@@ -2,15 +2,9 @@
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-
-from tests.support.locations import FAKE_EXEC_SERVER
 
 from envtui.cli import main
 from envtui.codex_environments import (
@@ -154,23 +148,3 @@ def test_entries_become_exec_server_environments(
         2.5,
         7,
     )
-
-
-def test_snapshot_runs_codex_environments_like_any_other(tmp_path: Path) -> None:
-    fake = FAKE_EXEC_SERVER
-    (tmp_path / "environments.toml").write_text(
-        f'default = "fake"\n[[environments]]\nid = "fake"\nprogram = "{sys.executable}"\nargs = ["{fake}", "normal"]\n'
-    )
-    result = subprocess.run(
-        [sys.executable, "-m", "envtui", "snapshot", "--codex-environments", str(tmp_path / "environments.toml"), "--json"],
-        cwd=tmp_path, capture_output=True, text=True, check=True,
-        env={**os.environ, "HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path), "SHELL": "/bin/bash"},
-    )  # fmt: skip
-    data = json.loads(result.stdout)
-    assert [
-        (e["id"], e["kind"], e["status"], e["primary"], e["shell"]) for e in data["environments"]
-    ] == [
-        ("fake", "exec-server", "ready", True, "fish"),
-        ("local", "local", "ready", False, "bash"),
-    ]
-    assert '<environment id="fake" primary="true">' in data["context"]

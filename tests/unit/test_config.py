@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -195,38 +193,6 @@ def test_envtui_config_variable_is_read(tmp_path: Path) -> None:
     path = tmp_path / "c.toml"
     path.write_text('profile = "codex-0.150"\n')
     assert load_config(None, {"ENVTUI_CONFIG": str(path)}).codex_profile is Profile.CODEX_0150
-
-
-def test_snapshot_without_config_watches_the_current_directory(tmp_path: Path) -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "envtui", "snapshot", "--json"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=True,
-        env={
-            "PATH": "/usr/bin:/bin",
-            "HOME": str(tmp_path),
-            "SHELL": "/bin/zsh",
-            "XDG_CONFIG_HOME": str(tmp_path),
-        },
-    )
-    import json
-
-    data = json.loads(result.stdout)
-    assert data["environments"] == [
-        {
-            "id": "local",
-            "kind": "local",
-            "status": "ready",
-            "primary": True,
-            "shell": "zsh",
-            "shell_path": "/bin/zsh",
-            "cwd": str(tmp_path),
-            "error": None,
-        }
-    ]
-    assert f"<cwd>{tmp_path}</cwd>" in data["context"]
 
 
 @pytest.mark.parametrize(
