@@ -13,14 +13,14 @@ from typing import Any
 import pytest
 from websockets.asyncio.server import ServerConnection, serve
 
-from tests.support.fakes import Recorder
 from tests.support.locations import FAKE_EXEC_SERVER
+from tests.support.managers import managed
 from tests.support.processes import alive
 from tests.support.ssh_servers import in_process_server
 from tests.support.waiting import wait_until
 
 from envtui.environments.exec_server import ExecServerEnvironment, ExecServerSettings
-from envtui.environments.manager import EnvironmentManager, Selection
+from envtui.environments.manager import EnvironmentManager
 
 FAKE = str(FAKE_EXEC_SERVER)
 
@@ -37,14 +37,6 @@ def _settings(mode: str = "normal", **overrides: Any) -> ExecServerSettings:
     return ExecServerSettings(**values)
 
 
-async def _managed(environment: ExecServerEnvironment) -> tuple[EnvironmentManager, Recorder]:
-    recorder = Recorder()
-    manager = EnvironmentManager(recorder)
-    manager.register(environment)
-    manager.update_selections([Selection(environment.id, environment.cwd)])
-    return manager, recorder
-
-
 async def _first_entry(manager: EnvironmentManager) -> Any:
     (entry,) = (await manager.snapshot_blocking(timeout=20)).entries
     return entry
@@ -52,7 +44,7 @@ async def _first_entry(manager: EnvironmentManager) -> Any:
 
 async def test_ready_with_shell_and_cwd_from_environment_info() -> None:
     environment = ExecServerEnvironment("codex", "/home/me/repo", _settings())
-    manager, recorder = await _managed(environment)
+    manager, recorder = managed(environment)
     entry = await _first_entry(manager)
     assert entry.state == "ready"
     assert entry.readiness.shell_name == "fish"
@@ -68,7 +60,7 @@ async def test_slow_initialize_is_starting_then_ready() -> None:
     environment = ExecServerEnvironment(
         "codex", "/w", _settings("slow-initialize", env={"FAKE_DELAY": "0.8"})
     )
-    manager, recorder = await _managed(environment)
+    manager, recorder = managed(environment)
     await asyncio.sleep(0.3)
     assert manager.snapshot().entries[0].state == "starting"
     assert (await _first_entry(manager)).state == "ready"
@@ -80,7 +72,7 @@ async def test_initialize_timeout_is_unavailable_and_retried() -> None:
     environment = ExecServerEnvironment(
         "codex", "/w", _settings("never-initialize", initialize_timeout=0.3)
     )
-    manager, _ = await _managed(environment)
+    manager, _ = managed(environment)
     entry = await _first_entry(manager)
     assert entry.error == "exec-server did not answer initialize within 0.3 s"
     await wait_until(
@@ -90,21 +82,21 @@ async def test_initialize_timeout_is_unavailable_and_retried() -> None:
 
 
 async def test_malformed_json_is_unavailable_with_the_reason() -> None:
-    manager, _ = await _managed(ExecServerEnvironment("codex", "/w", _settings("malformed")))
+    manager, _ = managed(ExecServerEnvironment("codex", "/w", _settings("malformed")))
     entry = await _first_entry(manager)
     assert entry.error == "exec-server sent malformed JSON: '{this is not json\\n'"
     await manager.aclose()
 
 
 async def test_error_answer_is_unavailable_with_code_and_message() -> None:
-    manager, _ = await _managed(ExecServerEnvironment("codex", "/w", _settings("error")))
+    manager, _ = managed(ExecServerEnvironment("codex", "/w", _settings("error")))
     entry = await _first_entry(manager)
     assert entry.error == "exec-server refused initialize: error -32602: missing field `clientName`"
     await manager.aclose()
 
 
 async def test_unanswered_environment_info_is_ready_without_a_shell() -> None:
-    manager, _ = await _managed(
+    manager, _ = managed(
         ExecServerEnvironment("codex", "/w", _settings("no-info", initialize_timeout=0.3))
     )
     entry = await _first_entry(manager)
@@ -115,7 +107,7 @@ async def test_unanswered_environment_info_is_ready_without_a_shell() -> None:
 
 async def test_killed_child_disconnects_then_a_new_one_connects() -> None:
     environment = ExecServerEnvironment("codex", "/w", _settings())
-    manager, recorder = await _managed(environment)
+    manager, recorder = managed(environment)
     await wait_until(lambda: len(recorder.connection_events()) == 1)
     first_pid = environment.pid
     assert first_pid is not None
@@ -138,7 +130,7 @@ async def test_exit_status_and_last_stderr_line_are_the_reason() -> None:
     environment = ExecServerEnvironment(
         "codex", "/w", _settings("exit-after-ready", backoff_initial=5, backoff_max=5)
     )
-    manager, recorder = await _managed(environment)
+    manager, recorder = managed(environment)
     await wait_until(lambda: bool(recorder.messages_of_status("unavailable")), what="the exit")
     (unavailable,) = recorder.messages_of_status("unavailable")
     assert (
@@ -150,7 +142,7 @@ async def test_exit_status_and_last_stderr_line_are_the_reason() -> None:
 
 async def test_missing_program_is_not_retried() -> None:
     environment = ExecServerEnvironment("codex", "/w", _settings(program="/nonexistent/codex"))
-    manager, _ = await _managed(environment)
+    manager, _ = managed(environment)
     entry = await _first_entry(manager)
     assert entry.error == "exec-server program not found: /nonexistent/codex"
     assert environment.status.value.next_retry_at is None
@@ -162,7 +154,7 @@ async def test_closing_ends_the_child_and_its_children(tmp_path: Path) -> None:
     environment = ExecServerEnvironment(
         "codex", "/w", _settings("spawn-child", env={"FAKE_PID_FILE": str(pid_file)})
     )
-    manager, _ = await _managed(environment)
+    manager, _ = managed(environment)
     assert (await _first_entry(manager)).state == "ready"
     server_pid, grandchild_pid = map(int, pid_file.read_text().split())
     assert alive(server_pid)
@@ -180,7 +172,7 @@ async def test_exec_server_over_ssh_is_ready_and_a_drop_disconnects(tmp_path: Pa
         environment = ExecServerEnvironment(
             "codex", "/w", settings, client_keys=[server.client_key]
         )
-        manager, recorder = await _managed(environment)
+        manager, recorder = managed(environment)
         entry = await _first_entry(manager)
         assert entry.state == "ready", entry.error
         assert entry.readiness.shell_name == "fish"
@@ -216,7 +208,7 @@ async def test_websocket_exec_server_ready_then_closed() -> None:
             url=f"ws://127.0.0.1:{port}", backoff_initial=5, backoff_max=5
         )
         environment = ExecServerEnvironment("ws", "/w", settings)
-        manager, recorder = await _managed(environment)
+        manager, recorder = managed(environment)
         entry = await _first_entry(manager)
         assert (entry.state, entry.readiness.shell_name, entry.readiness.cwd) == (
             "ready",
@@ -236,7 +228,7 @@ async def test_unreachable_websocket_is_retried() -> None:
     settings = ExecServerSettings(
         url="ws://127.0.0.1:9", connect_timeout=1, backoff_initial=5, backoff_max=5
     )
-    manager, _ = await _managed(ExecServerEnvironment("ws", "/w", settings))
+    manager, _ = managed(ExecServerEnvironment("ws", "/w", settings))
     entry = await _first_entry(manager)
     assert entry.error is not None
     assert entry.error.startswith("cannot connect to ws://127.0.0.1:9")

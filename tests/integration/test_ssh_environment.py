@@ -8,11 +8,10 @@ from typing import Any
 
 import asyncssh
 
-from tests.support.fakes import Recorder
+from tests.support.managers import managed
 from tests.support.ssh_servers import BlackholeProxy, InProcessServer, in_process_server
 from tests.support.waiting import wait_until
 
-from envtui.environments.manager import EnvironmentManager, Selection
 from envtui.environments.ssh import SshEnvironment, SshSettings, probe_command
 
 
@@ -21,17 +20,9 @@ def _environment(server: InProcessServer, tmp_path: Path, **overrides: Any) -> S
     return SshEnvironment("build", str(tmp_path), settings, client_keys=[server.client_key])
 
 
-async def _managed(environment: SshEnvironment) -> tuple[EnvironmentManager, Recorder]:
-    recorder = Recorder()
-    manager = EnvironmentManager(recorder)
-    manager.register(environment)
-    manager.update_selections([Selection(environment.id, environment.cwd)])
-    return manager, recorder
-
-
 async def test_ready_with_the_servers_shell_and_a_connected_event(tmp_path: Path) -> None:
     async with in_process_server(shell="/usr/bin/zsh") as server:
-        manager, recorder = await _managed(_environment(server, tmp_path))
+        manager, recorder = managed(_environment(server, tmp_path))
         snapshot = await manager.snapshot_blocking(timeout=10)
         (entry,) = snapshot.entries
         assert entry.state == "ready"
@@ -46,7 +37,7 @@ async def test_ready_with_the_servers_shell_and_a_connected_event(tmp_path: Path
 
 async def test_slow_handshake_shows_starting_then_ready(tmp_path: Path) -> None:
     async with in_process_server(auth_delay=0.5) as server:
-        manager, recorder = await _managed(_environment(server, tmp_path))
+        manager, recorder = managed(_environment(server, tmp_path))
         await asyncio.sleep(0.2)
         assert manager.snapshot().entries[0].state == "starting"
         assert (await manager.snapshot_blocking(timeout=10)).entries[0].state == "ready"
@@ -56,7 +47,7 @@ async def test_slow_handshake_shows_starting_then_ready(tmp_path: Path) -> None:
 
 async def test_server_closing_mid_session_disconnects_then_reconnects(tmp_path: Path) -> None:
     async with in_process_server() as server:
-        manager, recorder = await _managed(_environment(server, tmp_path))
+        manager, recorder = managed(_environment(server, tmp_path))
         await wait_until(lambda: len(recorder.connection_events()) == 1)
         server.drop_all()
         await wait_until(
@@ -83,7 +74,7 @@ async def test_dead_link_is_noticed_within_the_keepalive_bound(tmp_path: Path) -
         environment = SshEnvironment(
             "build", str(tmp_path), settings, client_keys=[server.client_key]
         )
-        manager, recorder = await _managed(environment)
+        manager, recorder = managed(environment)
         await wait_until(lambda: len(recorder.connection_events()) == 1)
         proxy.frozen = True  # packets vanish; no FIN, no RST: only keepalive can tell
         elapsed = await wait_until(
@@ -102,7 +93,7 @@ async def test_wrong_host_key_is_unavailable_and_runs_nothing(tmp_path: Path) ->
             asyncssh.generate_private_key("ssh-ed25519").export_public_key().decode().split()[:2]
         )
         (tmp_path / "known_hosts").write_text(f"[127.0.0.1]:{server.port} {' '.join(impostor)}\n")
-        manager, recorder = await _managed(environment)
+        manager, recorder = managed(environment)
         (entry,) = (await manager.snapshot_blocking(timeout=10)).entries
         assert entry.state == "failed"
         assert entry.error is not None
@@ -118,7 +109,7 @@ async def test_unknown_host_is_told_apart_from_a_mismatch(tmp_path: Path) -> Non
     async with in_process_server() as server:
         environment = _environment(server, tmp_path)
         (tmp_path / "known_hosts").write_text("")
-        manager, _ = await _managed(environment)
+        manager, _ = managed(environment)
         (entry,) = (await manager.snapshot_blocking(timeout=10)).entries
         assert entry.error is not None
         assert entry.error.startswith("unknown host key")
@@ -132,7 +123,7 @@ async def test_non_22_port_needs_a_bracketed_entry(tmp_path: Path) -> None:
         environment = _environment(server, tmp_path)
         key = server.host_key.export_public_key().decode().split()[:2]
         (tmp_path / "known_hosts").write_text(f"127.0.0.1 {' '.join(key)}\n")  # no [host]:port
-        manager, _ = await _managed(environment)
+        manager, _ = managed(environment)
         (entry,) = (await manager.snapshot_blocking(timeout=10)).entries
         assert entry.error is not None
         assert entry.error.startswith("unknown host key")
@@ -148,7 +139,7 @@ async def test_accept_new_host_keys_appends_the_key(tmp_path: Path) -> None:
         environment = SshEnvironment(
             "build", str(tmp_path), settings, client_keys=[server.client_key]
         )
-        manager, _ = await _managed(environment)
+        manager, _ = managed(environment)
         assert (await manager.snapshot_blocking(timeout=10)).entries[0].state == "ready"
         assert known_hosts.read_text() == server.known_hosts_line()
         assert environment.notes
@@ -161,7 +152,7 @@ async def test_missing_known_hosts_file_is_its_own_error(tmp_path: Path) -> None
         environment = SshEnvironment(
             "build", str(tmp_path), settings, client_keys=[server.client_key]
         )
-        manager, _ = await _managed(environment)
+        manager, _ = managed(environment)
         (entry,) = (await manager.snapshot_blocking(timeout=10)).entries
         assert (
             entry.error
@@ -175,7 +166,7 @@ async def test_wrong_client_key_is_an_authentication_failure_and_retried(tmp_pat
         settings = server.settings(tmp_path / "known_hosts")
         stranger = asyncssh.generate_private_key("ssh-ed25519")
         environment = SshEnvironment("build", str(tmp_path), settings, client_keys=[stranger])
-        manager, _ = await _managed(environment)
+        manager, _ = managed(environment)
         (entry,) = (await manager.snapshot_blocking(timeout=10)).entries
         assert entry.error is not None
         assert entry.error.startswith("authentication failed for envtui@127.0.0.1")
@@ -192,7 +183,7 @@ async def test_cwd_cannot_inject_shell_commands(tmp_path: Path) -> None:
     async with in_process_server() as server:
         settings = server.settings(tmp_path / "known_hosts")
         environment = SshEnvironment("build", evil, settings, client_keys=[server.client_key])
-        manager, _ = await _managed(environment)
+        manager, _ = managed(environment)
         (entry,) = (await manager.snapshot_blocking(timeout=10)).entries
         assert entry.state == "failed"
         assert entry.error is not None
@@ -237,11 +228,11 @@ async def test_ssh_config_alias_keeps_its_own_port_user_and_key(
             backoff_initial=0.05,
             backoff_max=0.1,
         )
-        manager, _ = await _managed(SshEnvironment("build", str(tmp_path), settings))
+        manager, _ = managed(SshEnvironment("build", str(tmp_path), settings))
         assert (await manager.snapshot_blocking(timeout=10)).entries[0].state == "ready"
         await manager.aclose()
         (home / "known_hosts").write_text("")
-        manager, _ = await _managed(SshEnvironment("build", str(tmp_path), settings))
+        manager, _ = managed(SshEnvironment("build", str(tmp_path), settings))
         (entry,) = (await manager.snapshot_blocking(timeout=10)).entries
         assert entry.error is not None
         assert entry.error.startswith("unknown host key")
@@ -259,7 +250,7 @@ async def test_connect_timeout_bounds_a_silent_server(tmp_path: Path) -> None:
         host="127.0.0.1", port=port, known_hosts=(str(tmp_path / "known_hosts"),), connect_timeout=0.3,
         read_ssh_config=False, use_agent=False, backoff_initial=5, backoff_max=5,
     )  # fmt: skip
-    manager, _ = await _managed(SshEnvironment("build", str(tmp_path), settings))
+    manager, _ = managed(SshEnvironment("build", str(tmp_path), settings))
     (entry,) = (await manager.snapshot_blocking(timeout=10)).entries
     assert entry.error == f"connecting to 127.0.0.1:{port} timed out after 0.3 s"
     await manager.aclose()

@@ -7,6 +7,8 @@ import tracemalloc
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from tests.support.waiting import pilot_wait_until
+
 from envtui.events import EnvironmentStatus, Event, thread_event
 from envtui.tui.app import DashboardOptions, EnvTuiApp, MainScreen
 from envtui.tui.widgets import EnvironmentTable
@@ -73,10 +75,11 @@ async def test_burst_keeps_the_app_responsive_and_the_table_equal_to_the_store()
                 for env_id, row in app.store.environments.items()
             }
 
-        for _ in range(200):  # the view catches up within a few frames; bounded so a bug fails
-            await pilot.pause(0.05)
-            if app.store.counters["total"] == EVENTS and shown() == stored():
-                break
+        await pilot_wait_until(  # the view catches up within a few frames
+            pilot,
+            lambda: app.store.counters["total"] == EVENTS and shown() == stored(),
+            what="every event in the store and the table equal to it",
+        )
         assert app.store.counters["total"] == EVENTS
         assert table.row_count == ENVIRONMENTS
         assert shown() == stored()  # the table equals the store

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from envtui.context import EnvironmentsState, render_diff, snapshot
@@ -99,6 +100,12 @@ class RolloutWriter:
 
     def text(self) -> str:
         return "".join(line + "\n" for line in self.lines)
+
+    def save(self, directory: Path) -> Path:
+        """Write the rollout as ``directory/rollout.jsonl`` (over an earlier save); its path."""
+        path = directory / "rollout.jsonl"
+        path.write_text(self.text())
+        return path
 
 
 def function_tool(

@@ -1,10 +1,13 @@
-"""Waiting for a condition in async tests, with a bound so a broken test fails, not hangs."""
+"""Waiting for a condition, with a bound so a broken test fails, not hangs."""
 
 from __future__ import annotations
 
 import asyncio
 import time
 from collections.abc import Callable
+from typing import Any
+
+from textual.pilot import Pilot
 
 
 async def wait_until(
@@ -16,4 +19,19 @@ async def wait_until(
         if time.monotonic() - start > timeout:
             raise AssertionError(f"timed out after {timeout} s waiting for {what}")
         await asyncio.sleep(0.01)
+    return time.monotonic() - start
+
+
+async def pilot_wait_until(
+    pilot: Pilot[Any],
+    condition: Callable[[], bool],
+    timeout: float = 10.0,
+    what: str = "condition",
+) -> float:
+    """``wait_until`` for an app under Pilot: between polls the app handles its messages."""
+    start = time.monotonic()
+    while not condition():
+        if time.monotonic() - start > timeout:
+            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+        await pilot.pause(0.05)
     return time.monotonic() - start

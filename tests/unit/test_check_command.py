@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.cli import run_check
 from tests.support.rollouts import RolloutWriter, function_tool
 
 from envtui.cli import main
@@ -35,16 +36,6 @@ TOOLS_WITH_IDS = (
 )
 
 
-def _run(
-    tmp_path: Path, writer: RolloutWriter, *args: str, capsys: pytest.CaptureFixture[str]
-) -> tuple[int, str, str]:
-    path = tmp_path / "rollout.jsonl"
-    path.write_text(writer.text())
-    code = main(["check", str(path), *args])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 def _healthy() -> RolloutWriter:
     writer = RolloutWriter()
     writer.turn()
@@ -67,7 +58,7 @@ def _healthy() -> RolloutWriter:
 def test_healthy_rollout_has_no_findings_and_exits_0(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out, err = _run(tmp_path, _healthy(), capsys=capsys)
+    code, out, err = run_check(_healthy().save(tmp_path), capture=capsys)
     assert (code, out) == (0, "")
     assert err.endswith("0 finding(s) in 2 step(s)\n")
 
@@ -80,13 +71,13 @@ def test_a_context_codex_recorded_differently_is_a_mismatch(
     writer.tools(*TOOLS)
     wrong = "<environment_context>\n  <cwd>/elsewhere</cwd>\n  <shell>bash</shell>\n</environment_context>"
     writer.step(EnvironmentsState(environments={"local": LOCAL}), text=wrong)
-    code, out, _ = _run(tmp_path, writer, capsys=capsys)
+    code, out, _ = run_check(writer.save(tmp_path), capture=capsys)
     assert code == 1
     assert out == (
         "step 1: context-mismatch: -: -: envtui renders this step's context differently from Codex "
         "(line 2: envtui '  <cwd>/repo</cwd>', Codex '  <cwd>/elsewhere</cwd>')\n"
     )
-    code, out, _ = _run(tmp_path, writer, "--json", capsys=capsys)
+    code, out, _ = run_check(writer.save(tmp_path), "--json", capture=capsys)
     (mismatch,) = json.loads(out)["findings"]
     assert mismatch["line"] == 4
     assert mismatch["severity"] == "error"
@@ -100,7 +91,7 @@ def test_a_block_codex_did_not_send_is_a_mismatch(
     writer = RolloutWriter()
     writer.turn()
     writer.step(EnvironmentsState(environments={"local": LOCAL}), text=None)
-    code, out, _ = _run(tmp_path, writer, capsys=capsys)
+    code, out, _ = run_check(writer.save(tmp_path), capture=capsys)
     assert code == 1
     assert "envtui would send a context block here, and Codex sent none" in out
 
@@ -111,7 +102,7 @@ def test_stricter_escaping_alone_is_a_note(
     writer = RolloutWriter()
     writer.turn()
     writer.step(EnvironmentsState(environments={"local": LOCAL}, subagents="- w: <fast>"))
-    code, out, _err = _run(tmp_path, writer, "--json", capsys=capsys)
+    code, out, _err = run_check(writer.save(tmp_path), "--json", capture=capsys)
     assert code == 0
     assert json.loads(out)["steps"][0]["notes"] == [
         "deviation: envtui escapes network domains and subagent lines; Codex wrote them raw"
@@ -127,10 +118,10 @@ def test_stale_available_needs_the_events_and_then_is_found(
         '{"id":"","msg":{"type":"environment_disconnected","environment_id":"devbox"},"at":"2026-11-30T03:16:05+00:00"}\n'
         "not json\n"
     )
-    code, _, err = _run(tmp_path, _healthy(), capsys=capsys)
+    code, _, err = run_check(_healthy().save(tmp_path), capture=capsys)
     assert code == 0
     assert "note: stale-available needs connection events (--events FILE)" in err
-    code, out, err = _run(tmp_path, _healthy(), "--events", str(events), capsys=capsys)
+    code, out, err = run_check(_healthy().save(tmp_path), "--events", str(events), capture=capsys)
     assert code == 1
     assert (
         out
@@ -146,7 +137,7 @@ def test_tool_rules_run_on_recorded_tools(
     writer.turn()
     writer.tools(*TOOLS)
     writer.step(TWO)
-    code, out, _ = _run(tmp_path, writer, capsys=capsys)
+    code, out, _ = run_check(writer.save(tmp_path), capture=capsys)
     assert code == 1
     assert out.startswith(
         "step 1: missing-environment-id: exec_command, view_image: -: with 2 selected environments"
@@ -162,7 +153,7 @@ def test_two_primaries_are_a_primary_mismatch(
         "a": {"cwd": "/a", "status": "available", "is_primary": True},
         "b": {"cwd": "/b", "status": "available", "is_primary": True},
     }}}})  # fmt: skip
-    code, out, _ = _run(tmp_path, writer, "--json", capsys=capsys)
+    code, out, _ = run_check(writer.save(tmp_path), "--json", capture=capsys)
     codes = [f["code"] for f in json.loads(out)["findings"]]
     assert "primary-mismatch" in codes
     assert code == 1
@@ -173,7 +164,9 @@ def test_json_carries_the_rollout_summary(
 ) -> None:
     writer = _healthy()
     writer.lines.append('{"type": "cut sh')
-    _code, out, _ = _run(tmp_path, writer, "--json", "--profile", "codex-0.150", capsys=capsys)
+    _code, out, _ = run_check(
+        writer.save(tmp_path), "--json", "--profile", "codex-0.150", capture=capsys
+    )
     summary = json.loads(out)["rollout"]
     assert summary == {
         "lines": len(writer.lines),
@@ -276,7 +269,7 @@ def test_tools_from_a_file_for_a_rollout_without_recorded_tools(
     writer.step(TWO)
     tools = tmp_path / "tools.json"
     tools.write_text(json.dumps(list(TOOLS)))
-    code, out, _ = _run(tmp_path, writer, "--tools", str(tools), capsys=capsys)
+    code, out, _ = run_check(writer.save(tmp_path), "--tools", str(tools), capture=capsys)
     assert code == 1
     assert out.startswith(
         "step 1: missing-environment-id: exec_command, apply_patch, view_image: -: with 2 ready environments"

@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
-import pty
-import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from envtui.cli import main
+from tests.support.cli import run_cli, write_json
 
 TWO = {
     "environments": [
@@ -48,41 +44,37 @@ TWO_SNAPSHOT = {
 }
 
 
-def _file(tmp_path: Path, name: str, value: Any) -> str:
-    path = tmp_path / name
-    path.write_text(value if isinstance(value, str) else json.dumps(value), encoding="utf-8")
-    return str(path)
-
-
-def _run(argv: list[str], capsysbinary: pytest.CaptureFixture[bytes]) -> tuple[int, str, str]:
-    code = main(["render", *argv])
-    captured = capsysbinary.readouterr()
-    return code, captured.out.decode("utf-8"), captured.err.decode("utf-8")
-
-
 def test_text_is_the_block_and_one_newline(
     tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
 ) -> None:
-    assert _run([_file(tmp_path, "s.json", TWO)], capsysbinary) == (0, TWO_TEXT + "\n", "")
+    assert run_cli(["render", write_json(tmp_path / "s.json", TWO)], capsysbinary) == (
+        0,
+        TWO_TEXT + "\n",
+        "",
+    )
 
 
 def test_diff_without_update_prints_nothing(
     tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
 ) -> None:
-    state = _file(tmp_path, "s.json", TWO)
-    assert _run([state, "--diff", "--previous", state], capsysbinary) == (0, "", "")
+    state = write_json(tmp_path / "s.json", TWO)
+    assert run_cli(["render", state, "--diff", "--previous", state], capsysbinary) == (0, "", "")
 
 
 def test_a_snapshot_is_accepted_as_state(
     tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
 ) -> None:
-    assert _run([_file(tmp_path, "s.json", TWO_SNAPSHOT)], capsysbinary) == (0, TWO_TEXT + "\n", "")
+    assert run_cli(["render", write_json(tmp_path / "s.json", TWO_SNAPSHOT)], capsysbinary) == (
+        0,
+        TWO_TEXT + "\n",
+        "",
+    )
 
 
 def test_json_without_prev_patches_in_the_whole_section(
     tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
 ) -> None:
-    code, out, _ = _run([_file(tmp_path, "s.json", TWO), "--json"], capsysbinary)
+    code, out, _ = run_cli(["render", write_json(tmp_path / "s.json", TWO), "--json"], capsysbinary)
     assert code == 0
     assert json.loads(out) == {
         "text": TWO_TEXT,
@@ -98,12 +90,12 @@ def test_json_patch_against_prev_even_without_diff(
     moved = json.loads(json.dumps(TWO_SNAPSHOT))
     moved["environments"]["remote"] = {"cwd": "/srv/app", "status": "available", "shell": "zsh"}
     argv = [
-        _file(tmp_path, "s.json", moved),
+        write_json(tmp_path / "s.json", moved),
         "--previous",
-        _file(tmp_path, "p.json", TWO),
+        write_json(tmp_path / "p.json", TWO),
         "--json",
     ]
-    code, out, _ = _run(argv, capsysbinary)
+    code, out, _ = run_cli(["render", *argv], capsysbinary)
     assert code == 0
     result = json.loads(out)
     assert result["patch"] == {
@@ -115,8 +107,8 @@ def test_json_patch_against_prev_even_without_diff(
 def test_unchanged_json_patch_is_null(
     tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
 ) -> None:
-    state = _file(tmp_path, "s.json", TWO)
-    code, out, _ = _run([state, "--diff", "--previous", state, "--json"], capsysbinary)
+    state = write_json(tmp_path / "s.json", TWO)
+    code, out, _ = run_cli(["render", state, "--diff", "--previous", state, "--json"], capsysbinary)
     assert code == 0
     assert json.loads(out) == {"text": None, "snapshot": TWO_SNAPSHOT, "patch": None}
 
@@ -124,23 +116,24 @@ def test_unchanged_json_patch_is_null(
 def test_null_state_is_no_section(
     tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
 ) -> None:
-    null = _file(tmp_path, "n.json", "null")
-    assert _run([null], capsysbinary) == (0, "", "")
-    _code, out, _ = _run(
-        [null, "--diff", "--previous", _file(tmp_path, "p.json", TWO), "--json"], capsysbinary
+    null = write_json(tmp_path / "n.json", "null")
+    assert run_cli(["render", null], capsysbinary) == (0, "", "")
+    _code, out, _ = run_cli(
+        ["render", null, "--diff", "--previous", write_json(tmp_path / "p.json", TWO), "--json"],
+        capsysbinary,
     )
     assert json.loads(out) == {"text": None, "snapshot": None, "patch": {"environments": None}}
 
 
 def test_null_prev_is_absent(tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]) -> None:
     argv = [
-        _file(tmp_path, "s.json", TWO),
+        write_json(tmp_path / "s.json", TWO),
         "--diff",
         "--previous",
-        _file(tmp_path, "p.json", "null"),
+        write_json(tmp_path / "p.json", "null"),
         "--json",
     ]
-    _code, out, _ = _run(argv, capsysbinary)
+    _code, out, _ = run_cli(["render", *argv], capsysbinary)
     assert json.loads(out) == {
         "text": TWO_TEXT,
         "snapshot": TWO_SNAPSHOT,
@@ -153,13 +146,13 @@ def test_unreadable_snapshot_prev_is_unknown(
 ) -> None:
     old = {"environments": {"gone": {"cwd": "file:///gone", "extra": None}}, "network": None}
     argv = [
-        _file(tmp_path, "s.json", TWO),
+        write_json(tmp_path / "s.json", TWO),
         "--diff",
         "--previous",
-        _file(tmp_path, "p.json", old),
+        write_json(tmp_path / "p.json", old),
         "--json",
     ]
-    code, out, _ = _run(argv, capsysbinary)
+    code, out, _ = run_cli(["render", *argv], capsysbinary)
     result = json.loads(out)
     assert code == 0
     assert result["text"] == TWO_TEXT  # restated in full, no tombstone for "gone"
@@ -175,9 +168,9 @@ def test_unreadable_snapshot_prev_is_unknown(
 def test_state_from_stdin(
     tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    with open(_file(tmp_path, "s.json", TWO), "rb") as stdin:
+    with open(write_json(tmp_path / "s.json", TWO), "rb") as stdin:
         monkeypatch.setattr(sys, "stdin", type("Stdin", (), {"buffer": stdin})())
-        assert _run(["-"], capsysbinary) == (0, TWO_TEXT + "\n", "")
+        assert run_cli(["render", "-"], capsysbinary) == (0, TWO_TEXT + "\n", "")
 
 
 @pytest.mark.parametrize(
@@ -241,15 +234,15 @@ def test_state_from_stdin(
 def test_bad_state_is_one_line_naming_file_and_field(
     tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes], content: str, expected: str
 ) -> None:
-    path = _file(tmp_path, "s.json", content)
-    code, out, err = _run([path], capsysbinary)
+    path = write_json(tmp_path / "s.json", content)
+    code, out, err = run_cli(["render", path], capsysbinary)
     assert (code, out) == (2, "")
     assert err == f"envtui render: error: {tmp_path}/{expected}\n"
 
 
 def test_missing_file(tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]) -> None:
     missing = str(tmp_path / "nope.json")
-    assert _run([missing], capsysbinary) == (
+    assert run_cli(["render", missing], capsysbinary) == (
         2,
         "",
         f"envtui render: error: {missing}: cannot read: No such file or directory\n",
@@ -260,7 +253,7 @@ def test_not_utf8(tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]) ->
     path = tmp_path / "s.json"
     path.write_bytes(b'{"environments": [{"id": "\xff"}]}')
     assert (
-        _run([str(path)], capsysbinary)[2]
+        run_cli(["render", str(path)], capsysbinary)[2]
         == f"envtui render: error: {path}: not UTF-8 (invalid byte at offset 26)\n"
     )
 
@@ -268,9 +261,9 @@ def test_not_utf8(tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]) ->
 def test_malformed_state_document_prev_is_an_error(
     tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
 ) -> None:
-    prev = _file(tmp_path, "p.json", {"environments": [{"cwd": "/"}]})
-    code, _, err = _run(
-        [_file(tmp_path, "s.json", TWO), "--diff", "--previous", prev], capsysbinary
+    prev = write_json(tmp_path / "p.json", {"environments": [{"cwd": "/"}]})
+    code, _, err = run_cli(
+        ["render", write_json(tmp_path / "s.json", TWO), "--diff", "--previous", prev], capsysbinary
     )
     assert code == 2
     assert err == f"envtui render: error: {prev}: environments[0].id: Field required\n"
@@ -279,16 +272,16 @@ def test_malformed_state_document_prev_is_an_error(
 def test_prev_of_neither_form_is_an_error(
     tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
 ) -> None:
-    prev = _file(tmp_path, "p.json", {"environments": 3})
-    code, _, err = _run(
-        [_file(tmp_path, "s.json", TWO), "--diff", "--previous", prev], capsysbinary
+    prev = write_json(tmp_path / "p.json", {"environments": 3})
+    code, _, err = run_cli(
+        ["render", write_json(tmp_path / "s.json", TWO), "--diff", "--previous", prev], capsysbinary
     )
     assert code == 2
     assert err.startswith(f"envtui render: error: {prev}: environments: expected a list")
 
 
 def test_both_from_stdin_is_an_error(capsysbinary: pytest.CaptureFixture[bytes]) -> None:
-    code, _, err = _run(["-", "--previous", "-"], capsysbinary)
+    code, _, err = run_cli(["render", "-", "--previous", "-"], capsysbinary)
     assert code == 2
     assert (
         err
@@ -300,7 +293,7 @@ def test_json_output_escapes_terminal_controls_but_keeps_the_value(
     tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
 ) -> None:
     doc = {"environments": [{"id": "a\x9b31m", "cwd": "/é\u202e\x1b"}]}
-    code, out, _ = _run([_file(tmp_path, "s.json", doc), "--json"], capsysbinary)
+    code, out, _ = run_cli(["render", write_json(tmp_path / "s.json", doc), "--json"], capsysbinary)
     assert code == 0
     assert "\x9b" not in out
     assert "\x1b" not in out
@@ -309,68 +302,6 @@ def test_json_output_escapes_terminal_controls_but_keeps_the_value(
     assert json.loads(out)["snapshot"]["environments"] == {
         "a\x9b31m": {"cwd": "/é\u202e\x1b", "status": "available"}
     }
-
-
-def test_pipe_gets_the_exact_bytes(tmp_path: Path) -> None:
-    doc = {"environments": [{"id": "a", "cwd": "/x\x1b[31my"}]}
-    result = subprocess.run(
-        [sys.executable, "-m", "envtui", "render", _file(tmp_path, "s.json", doc)],
-        capture_output=True,
-        check=True,
-    )
-    assert b"<cwd>/x\x1b[31my</cwd>" in result.stdout
-
-
-def test_terminal_sees_control_characters_escaped(tmp_path: Path) -> None:
-    doc = {"environments": [{"id": "a", "cwd": "/x\x1b[31my"}]}
-    main_fd, child_fd = pty.openpty()
-    try:
-        proc = subprocess.run(
-            [sys.executable, "-m", "envtui", "render", _file(tmp_path, "s.json", doc)],
-            stdout=child_fd,
-            stderr=subprocess.PIPE,
-            check=True,
-        )
-        os.close(child_fd)
-        output = b""
-        while True:
-            try:
-                chunk = os.read(main_fd, 4096)
-            except OSError:
-                break
-            if not chunk:
-                break
-            output += chunk
-    finally:
-        os.close(main_fd)
-    assert proc.returncode == 0
-    assert b"\x1b" not in output
-    assert b"<cwd>/x\\x1b[31my</cwd>" in output
-
-
-def test_console_script_and_module_agree(tmp_path: Path) -> None:
-    script = Path(sys.executable).with_name("envtui")
-    if not script.exists():
-        pytest.skip(f"the envtui console script is not installed beside {sys.executable}")
-    state = _file(tmp_path, "s.json", TWO)
-    via_script = subprocess.run(
-        [str(script), "render", state, "--json"], capture_output=True, check=True
-    )
-    via_module = subprocess.run(
-        [sys.executable, "-m", "envtui", "render", state, "--json"], capture_output=True, check=True
-    )
-    assert via_script.stdout == via_module.stdout
-    assert json.loads(via_script.stdout)["text"] == TWO_TEXT
-
-
-def test_bad_input_in_a_subprocess_has_no_traceback(tmp_path: Path) -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "envtui", "render", _file(tmp_path, "s.json", "{oops")],
-        capture_output=True,
-    )
-    assert result.returncode == 2
-    assert result.stderr.count(b"\n") == 1
-    assert b"Traceback" not in result.stderr
 
 
 def test_no_command_starts_the_demo() -> None:

@@ -4,20 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.fakes import FakeLocal, FakeRemote, Recorder, settle
+from tests.support.fakes import FakeLocal, FakeRemote, settle
+from tests.support.managers import manager_with
 
 from envtui.environments.base import ConnectionState
 from envtui.environments.local import LocalEnvironment
-from envtui.environments.manager import EnvironmentManager, Selection
+from envtui.environments.manager import Selection
 from envtui.events import EnvironmentRemoved, WarningMessage
-
-
-def _manager(*environments: FakeRemote) -> tuple[EnvironmentManager, Recorder]:
-    recorder = Recorder()
-    manager = EnvironmentManager(recorder)
-    for environment in environments:
-        manager.register(environment)
-    return manager, recorder
 
 
 def _sel(env_id: str, cwd: str = "/w", roots: tuple[str, ...] = ()) -> Selection:
@@ -25,14 +18,14 @@ def _sel(env_id: str, cwd: str = "/w", roots: tuple[str, ...] = ()) -> Selection
 
 
 async def test_duplicate_ids_keep_the_first() -> None:
-    manager, _ = _manager(FakeRemote("a"), FakeRemote("b"))
+    manager, _ = manager_with(FakeRemote("a"), FakeRemote("b"))
     manager.update_selections([_sel("a", "/first"), _sel("b"), _sel("a", "/second")])
     assert [(s.environment_id, s.cwd) for s in manager.selections] == [("a", "/first"), ("b", "/w")]
     await manager.aclose()
 
 
 async def test_unknown_id_is_skipped_with_a_warning() -> None:
-    manager, recorder = _manager(FakeRemote("a"))
+    manager, recorder = manager_with(FakeRemote("a"))
     manager.update_selections([_sel("ghost"), _sel("a")])
     assert [s.environment_id for s in manager.selections] == ["a"]
     (warning,) = recorder.messages(WarningMessage)
@@ -42,7 +35,7 @@ async def test_unknown_id_is_skipped_with_a_warning() -> None:
 
 
 async def test_local_id_is_reserved_for_the_local_environment() -> None:
-    manager, _ = _manager()
+    manager, _ = manager_with()
     with pytest.raises(ValueError, match="reserved"):
         manager.register(FakeRemote("local"))
     manager.register(FakeLocal("local"))
@@ -50,7 +43,7 @@ async def test_local_id_is_reserved_for_the_local_environment() -> None:
 
 
 async def test_resolution_is_reused_when_id_cwd_and_roots_match() -> None:
-    manager, _ = _manager(FakeRemote("a"))
+    manager, _ = manager_with(FakeRemote("a"))
     manager.update_selections([_sel("a", "/w", ("/w",))])
     first = manager.snapshot().entries[0].resolution
     manager.update_selections([_sel("a", "/w", ("/w",))])
@@ -60,7 +53,7 @@ async def test_resolution_is_reused_when_id_cwd_and_roots_match() -> None:
 
 @pytest.mark.parametrize("change", ["cwd", "roots"])
 async def test_changed_cwd_or_roots_start_a_new_resolution(change: str) -> None:
-    manager, _ = _manager(FakeRemote("a"))
+    manager, _ = manager_with(FakeRemote("a"))
     manager.update_selections([_sel("a", "/w", ("/w",))])
     first = manager.snapshot().entries[0].resolution
     changed = _sel("a", "/x", ("/w",)) if change == "cwd" else _sel("a", "/w", ("/r",))
@@ -74,7 +67,7 @@ async def test_changed_cwd_or_roots_start_a_new_resolution(change: str) -> None:
 
 async def test_failed_resolution_is_kept_until_the_next_update_and_then_replaced() -> None:
     remote = FakeRemote("a")
-    manager, _ = _manager(remote)
+    manager, _ = manager_with(remote)
     manager.update_selections([_sel("a")])
     await settle()
     remote.fail("connection refused")
@@ -92,7 +85,7 @@ async def test_failed_resolution_is_kept_until_the_next_update_and_then_replaced
 
 async def test_listener_is_reused_for_the_same_instance() -> None:
     remote = FakeRemote("a")
-    manager, recorder = _manager(remote)
+    manager, recorder = manager_with(remote)
     manager.update_selections([_sel("a")])
     manager.update_selections([_sel("a", "/elsewhere")])  # new resolution, same instance
     await settle()
@@ -105,7 +98,7 @@ async def test_listener_is_reused_for_the_same_instance() -> None:
 
 async def test_listener_of_a_replaced_instance_is_aborted() -> None:
     old, new = FakeRemote("a"), FakeRemote("a")
-    manager, recorder = _manager(old)
+    manager, recorder = manager_with(old)
     manager.update_selections([_sel("a")])
     await settle()
     manager.register(new)
@@ -123,7 +116,7 @@ async def test_listener_of_a_replaced_instance_is_aborted() -> None:
 
 async def test_listener_is_aborted_when_the_environment_leaves_the_selection() -> None:
     remote = FakeRemote("a")
-    manager, recorder = _manager(remote, FakeRemote("b"))
+    manager, recorder = manager_with(remote, FakeRemote("b"))
     manager.update_selections([_sel("a"), _sel("b")])
     await settle()
     manager.update_selections([_sel("b")])
@@ -139,7 +132,7 @@ async def test_listener_is_aborted_when_the_environment_leaves_the_selection() -
 async def test_connection_events_are_transitions_after_subscribing_with_empty_id() -> None:
     remote = FakeRemote("a")
     remote.connection.set(ConnectionState.CONNECTED)  # already connected before the listener
-    manager, recorder = _manager(remote)
+    manager, recorder = manager_with(remote)
     manager.update_selections([_sel("a")])
     await settle()
     assert recorder.connection_events() == []
@@ -155,7 +148,7 @@ async def test_connection_events_are_transitions_after_subscribing_with_empty_id
 
 async def test_local_environments_never_emit_connection_events(tmp_path: object) -> None:
     local = FakeLocal("local")
-    manager, recorder = _manager(local)
+    manager, recorder = manager_with(local)
     manager.update_selections([_sel("local")])
     await settle()
     local.become_ready()
@@ -167,7 +160,7 @@ async def test_local_environments_never_emit_connection_events(tmp_path: object)
 
 async def test_snapshot_lists_ready_starting_and_failed_in_selection_order() -> None:
     a, b, c = FakeRemote("a"), FakeRemote("b"), FakeRemote("c")
-    manager, _ = _manager(a, b, c)
+    manager, _ = manager_with(a, b, c)
     manager.update_selections([_sel("c"), _sel("a"), _sel("b")])
     await settle()
     a.become_ready()
@@ -184,7 +177,7 @@ async def test_snapshot_lists_ready_starting_and_failed_in_selection_order() -> 
 
 async def test_non_blocking_snapshot_peeks_and_blocking_waits() -> None:
     remote = FakeRemote("a")
-    manager, _ = _manager(remote)
+    manager, _ = manager_with(remote)
     manager.update_selections([_sel("a")])
     assert manager.snapshot().entries[0].state == "starting"
     assert (await manager.snapshot_blocking(timeout=0.05)).entries[0].state == "starting"
@@ -200,7 +193,7 @@ async def test_non_blocking_snapshot_peeks_and_blocking_waits() -> None:
 
 async def test_refresh_readiness_promotes_finished_entries_but_keeps_the_selection() -> None:
     a, b = FakeRemote("a"), FakeRemote("b")
-    manager, _ = _manager(a, b)
+    manager, _ = manager_with(a, b)
     manager.update_selections([_sel("a")])
     turn = manager.snapshot()
     manager.update_selections([_sel("b"), _sel("a")])  # a newer selection during the turn
@@ -214,7 +207,7 @@ async def test_refresh_readiness_promotes_finished_entries_but_keeps_the_selecti
 
 async def test_primary_is_the_first_ready_not_the_first_selected() -> None:
     a, b, c = FakeRemote("a"), FakeRemote("b"), FakeRemote("c")
-    manager, _ = _manager(a, b, c)
+    manager, _ = manager_with(a, b, c)
     manager.update_selections([_sel("a"), _sel("b"), _sel("c")])
     await settle()
     c.become_ready()
@@ -229,7 +222,7 @@ async def test_primary_is_the_first_ready_not_the_first_selected() -> None:
 
 async def test_local_accessor_is_the_first_ready_non_remote() -> None:
     remote, local = FakeRemote("r"), FakeLocal("local")
-    manager, _ = _manager(remote, local)
+    manager, _ = manager_with(remote, local)
     manager.update_selections([_sel("r"), _sel("local")])
     await settle()
     remote.become_ready()
@@ -244,7 +237,7 @@ async def test_local_accessor_is_the_first_ready_non_remote() -> None:
 
 async def test_single_local_environment_is_none_while_anything_starts() -> None:
     remote, local = FakeRemote("r"), FakeLocal("local")
-    manager, _ = _manager(remote, local)
+    manager, _ = manager_with(remote, local)
     manager.update_selections([_sel("local"), _sel("r")])
     await settle()
     local.become_ready()
@@ -260,7 +253,7 @@ async def test_single_local_environment_is_none_while_anything_starts() -> None:
 
 async def test_single_local_environment_is_none_for_a_single_remote() -> None:
     remote = FakeRemote("r")
-    manager, _ = _manager(remote)
+    manager, _ = manager_with(remote)
     manager.update_selections([_sel("r")])
     await settle()
     remote.become_ready()
@@ -270,7 +263,7 @@ async def test_single_local_environment_is_none_for_a_single_remote() -> None:
 
 
 async def test_primary_workspace_roots_are_selection_zeros_whatever_its_state() -> None:
-    manager, _ = _manager(FakeRemote("a"), FakeRemote("b"))
+    manager, _ = manager_with(FakeRemote("a"), FakeRemote("b"))
     manager.update_selections([_sel("a", "/a", ("/root-a",)), _sel("b", "/b", ("/root-b",))])
     assert manager.snapshot().primary_workspace_roots() == ("/root-a",)
     await manager.aclose()
@@ -278,7 +271,7 @@ async def test_primary_workspace_roots_are_selection_zeros_whatever_its_state() 
 
 async def test_status_events_follow_the_live_primary() -> None:
     a, b = FakeRemote("a"), FakeRemote("b")
-    manager, recorder = _manager(a, b)
+    manager, recorder = manager_with(a, b)
     manager.update_selections([_sel("a"), _sel("b")])
     await settle()
     b.become_ready()
@@ -311,7 +304,7 @@ async def test_local_environment_checks_its_cwd(
 
 async def test_a_replaced_instance_starts_even_when_its_resolution_is_reused() -> None:
     old, new = FakeRemote("a"), FakeRemote("a")
-    manager, _ = _manager(old)
+    manager, _ = manager_with(old)
     manager.update_selections([_sel("a")])
     await settle()
     old.become_ready()

@@ -9,7 +9,9 @@ from typing import Any
 
 import pytest
 
+from tests.support.dashboard import settled
 from tests.support.scripted import clock, scripted_events, scripted_source, status
+from tests.support.waiting import pilot_wait_until
 
 from envtui.tui.app import DashboardOptions, EnvTuiApp, MainScreen
 from envtui.tui.screens import TextScreen
@@ -24,20 +26,6 @@ def make_app(
     return EnvTuiApp(
         source, DashboardOptions(source_name="test", clock=clock, export_dir=tmp_path, **options)
     )
-
-
-async def settled(app: EnvTuiApp, pilot: Any, events: int | None = None) -> None:
-    """Wait (bounded) until the source's events are in the store and drawn."""
-    expected = len(scripted_events()) if events is None else events
-    for _ in range(200):
-        if app.store.counters["total"] >= expected and isinstance(app.screen, MainScreen):
-            table = app.screen.query_one(EnvironmentTable)
-            if table.row_count == len(app.store.environments) and app.screen.query_one(
-                EventLog
-            ).line_count >= min(expected, len(app.store.log)):
-                break
-        await pilot.pause(0.05)
-    await pilot.pause(0.1)
 
 
 def screen(app: EnvTuiApp) -> MainScreen:
@@ -268,8 +256,10 @@ async def test_narrow_terminal_uses_tabs(tmp_path: Path) -> None:
         assert app.screen.query("TabbedContent")
         assert app.screen.query_one(FindingsList).option_count == 2
         await pilot.resize_terminal(130, 40)
+        await pilot_wait_until(
+            pilot, lambda: not app.screen.query("TabbedContent"), what="the wide layout"
+        )
         await settled(app, pilot)
-        assert not app.screen.query("TabbedContent")
         assert app.screen.query_one(FindingsList).option_count == 2
 
 

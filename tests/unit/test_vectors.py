@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.support.cli import render_json, write_json
 from tests.support.vector_inputs import (
     load_vectors,
     previous_document,
@@ -17,7 +17,6 @@ from tests.support.vector_inputs import (
     state,
 )
 
-from envtui.cli import main
 from envtui.context import (
     apply_world_patch,
     json_equal,
@@ -95,34 +94,20 @@ CLI_VECTORS = [
 ]
 
 
-def _write(path: Path, value: Any) -> str:
-    path.write_text(json.dumps(value, ensure_ascii=False), encoding="utf-8")
-    return str(path)
-
-
-def _render_json(argv: list[str], capsysbinary: pytest.CaptureFixture[bytes]) -> dict[str, Any]:
-    assert main(["render", *argv, "--json"]) == 0
-    out = capsysbinary.readouterr().out.decode("utf-8")
-    assert out.endswith("\n")
-    assert out.count("\n") == 1
-    result: dict[str, Any] = json.loads(out)
-    return result
-
-
 @pytest.mark.parametrize("vector", CLI_VECTORS, ids=_ids(CLI_VECTORS))
-def test_vector_through_envtui_render_json(
+def test_vector_through_envtuirender_json(
     vector: dict[str, Any], tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
 ) -> None:
     kind, data, expected = vector["kind"], vector["input"], vector["expected"]
     if kind == "render":
-        result = _render_json([_write(tmp_path / "state.json", data["state"])], capsysbinary)
+        result = render_json([write_json(tmp_path / "state.json", data["state"])], capsysbinary)
         assert result["text"] == expected
     elif kind == "diff":
-        argv = [_write(tmp_path / "state.json", data["current"]), "--diff"]
+        argv = [write_json(tmp_path / "state.json", data["current"]), "--diff"]
         prev = previous_document(data["previous"])
         if prev is not ...:
-            argv += ["--previous", _write(tmp_path / "prev.json", prev)]
-        result = _render_json(argv, capsysbinary)
+            argv += ["--previous", write_json(tmp_path / "prev.json", prev)]
+        result = render_json(argv, capsysbinary)
         assert result["text"] == expected
         if "expected_current_snapshot" in vector:
             assert sorted_json(result["snapshot"]) == vector["expected_current_snapshot"]
@@ -130,12 +115,12 @@ def test_vector_through_envtui_render_json(
         (prev,) = data["previous_states"].values()
         (cur,) = data["current_states"].values()
         argv = [
-            _write(tmp_path / "state.json", cur),
+            write_json(tmp_path / "state.json", cur),
             "--previous",
-            _write(tmp_path / "prev.json", prev),
+            write_json(tmp_path / "prev.json", prev),
         ]
-        assert _render_json(argv, capsysbinary)["patch"] == expected
+        assert render_json(argv, capsysbinary)["patch"] == expected
     else:
         doc = {"environments": [{"id": "local", "cwd": data["uri"], "shell": "bash"}]}
-        result = _render_json([_write(tmp_path / "state.json", doc)], capsysbinary)
+        result = render_json([write_json(tmp_path / "state.json", doc)], capsysbinary)
         assert result["snapshot"]["environments"]["local"]["cwd"] == expected
