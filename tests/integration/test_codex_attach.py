@@ -16,7 +16,7 @@ import pytest
 
 from tests.support.codex_tools import needs_codex, offline_codex, stdio_remote
 from tests.support.ssh_servers import SSHD, OpenSshServer, free_port
-from tests.support.waiting import wait_until
+from tests.support.waiting import pilot_wait_until, wait_until
 
 from envtui.cli import main
 from envtui.events import EnvironmentConnected, EnvironmentDisconnected, Event
@@ -176,28 +176,25 @@ async def test_an_app_server_that_dies_is_reported_and_the_dashboard_stays_usabl
             ),
             timeout=60,
         )
-        await pilot.pause(0.3)
         table = app.screen.query_one(EnvironmentTable)
-        shown = {
-            table.get_row_at(i)[2].plain: (
-                table.get_row_at(i)[0].plain,
-                table.get_row_at(i)[1].plain,
-            )
-            for i in range(table.row_count)
-        }
-        assert shown == {"local": ("★", "● ready"), "devbox": ("", "● ready")}
+
+        def shown() -> dict[str, tuple[str, str]]:
+            rows = [table.get_row_at(i) for i in range(table.row_count)]
+            return {row[2].plain: (row[0].plain, row[1].plain) for row in rows}
+
+        both_ready = {"local": ("★", "● ready"), "devbox": ("", "● ready")}
+        await pilot_wait_until(pilot, lambda: shown() == both_ready, what="both drawn ready")
         pid = sources[0].app_server_pid
         assert pid is not None
         os.kill(pid, signal.SIGKILL)
         await wait_until(
             lambda: any("codex app-server exited" in line for line in app.store.log), timeout=30
         )
-        await pilot.pause(0.3)
-        table = app.screen.query_one(EnvironmentTable)
-        assert [table.get_row_at(i)[1].plain for i in range(table.row_count)] == [
-            "✕ unavailable",
-            "✕ unavailable",
-        ]
+        await pilot_wait_until(
+            pilot,
+            lambda: [state for _, state in shown().values()] == ["✕ unavailable"] * 2,
+            what="both drawn unavailable",
+        )
         await pilot.press("d")
         await pilot.press("p")
         await pilot.press("p")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import signal
@@ -61,8 +60,8 @@ async def test_slow_initialize_is_starting_then_ready() -> None:
         "codex", "/w", _settings("slow-initialize", env={"FAKE_DELAY": "0.8"})
     )
     manager, recorder = managed(environment)
-    await asyncio.sleep(0.3)
-    assert manager.snapshot().entries[0].state == "starting"
+    await wait_until(lambda: environment.pid is not None, what="the exec-server to be spawned")
+    assert manager.snapshot().entries[0].state == "starting"  # it answers after 0.8 s
     assert (await _first_entry(manager)).state == "ready"
     assert [s[1] for s in recorder.statuses()] == ["starting", "ready"]
     await manager.aclose()

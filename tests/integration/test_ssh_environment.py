@@ -38,8 +38,8 @@ async def test_ready_with_the_servers_shell_and_a_connected_event(tmp_path: Path
 async def test_slow_handshake_shows_starting_then_ready(tmp_path: Path) -> None:
     async with in_process_server(auth_delay=0.5) as server:
         manager, recorder = managed(_environment(server, tmp_path))
-        await asyncio.sleep(0.2)
-        assert manager.snapshot().entries[0].state == "starting"
+        await wait_until(lambda: bool(server.live), what="the server to see the connection")
+        assert manager.snapshot().entries[0].state == "starting"  # authenticated after 0.5 s
         assert (await manager.snapshot_blocking(timeout=10)).entries[0].state == "ready"
         assert [s[1] for s in recorder.statuses()] == ["starting", "ready"]
         await manager.aclose()
@@ -98,9 +98,11 @@ async def test_wrong_host_key_is_unavailable_and_runs_nothing(tmp_path: Path) ->
         assert entry.state == "failed"
         assert entry.error is not None
         assert "host key mismatch" in entry.error
-        await asyncio.sleep(0.3)  # longer than the backoff: a host-key problem is not retried
-        assert server.commands == []
+        # Not retried: the environment stopped trying (its task ended) and announced no retry.
+        task = environment._task
+        await wait_until(lambda: task is not None and task.done(), what="it to stop trying")
         assert environment.status.value.next_retry_at is None
+        assert server.commands == []
         assert recorder.connection_events() == []
         await manager.aclose()
 

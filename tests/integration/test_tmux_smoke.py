@@ -6,11 +6,12 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 import uuid
 from pathlib import Path
 
 import pytest
+
+from tests.support.waiting import poll_until
 
 TMUX = shutil.which("tmux")
 pytestmark = pytest.mark.skipif(
@@ -43,26 +44,28 @@ def test_demo_in_tmux_shows_everything_and_quits_with_q(tmp_path: Path) -> None:
     )  # fmt: skip
     assert started.returncode == 0, started.stderr
     screen = ""
+
+    def everything_on_screen() -> bool:
+        nonlocal screen
+        screen = _tmux(socket, "capture-pane", "-p", "-t", "envtui").stdout
+        return all(text in screen for text in EXPECTED)
+
+    def missing() -> str:
+        return f"{[text for text in EXPECTED if text not in screen]} on screen\n{screen}"
+
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            screen = _tmux(socket, "capture-pane", "-p", "-t", "envtui").stdout
-            if all(text in screen for text in EXPECTED):
-                break
-            time.sleep(0.5)
-        missing = [text for text in EXPECTED if text not in screen]
-        assert not missing, f"not on screen: {missing}\n{screen}"
+        poll_until(everything_on_screen, timeout=60, what=missing, interval=0.5)
         assert "\x1b" not in screen
         _tmux(socket, "send-keys", "-t", "envtui", "d")
-        time.sleep(1)
-        assert "· diff" in _tmux(socket, "capture-pane", "-p", "-t", "envtui").stdout
+        poll_until(
+            lambda: "· diff" in _tmux(socket, "capture-pane", "-p", "-t", "envtui").stdout,
+            what="the diff view after d",
+        )
         _tmux(socket, "send-keys", "-t", "envtui", "q")
-        deadline = time.monotonic() + 20
-        while (
-            time.monotonic() < deadline
-            and _tmux(socket, "has-session", "-t", "envtui").returncode == 0
-        ):
-            time.sleep(0.2)
-        assert _tmux(socket, "has-session", "-t", "envtui").returncode != 0, "q did not quit"
+        poll_until(
+            lambda: _tmux(socket, "has-session", "-t", "envtui").returncode != 0,
+            timeout=20,
+            what="q to quit",
+        )
     finally:
         _tmux(socket, "kill-server")

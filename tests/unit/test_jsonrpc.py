@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 
+from tests.support.waiting import wait_until
+
 from envtui.environments.jsonrpc import ChannelClosedError, JsonRpcClient, RpcError
 
 
@@ -47,7 +49,7 @@ async def test_results_errors_notifications_and_server_requests() -> None:
     client.start()
     assert await client.request("ping", {}, timeout=5) == {"pong": True}
     assert seen == [{"method": "note", "params": {"n": 1}}]
-    await asyncio.sleep(0.01)
+    await wait_until(lambda: len(channel.sent) == 2, what="the answer to the server's request")
     assert channel.sent[-1] == {
         "id": 99,
         "error": {"code": -32601, "message": "envtui only observes"},
@@ -66,7 +68,7 @@ async def test_malformed_json_closes_with_the_reason() -> None:
     client = JsonRpcClient(channel)
     client.start()
     pending = asyncio.ensure_future(client.request("wait", {}, timeout=5))
-    await asyncio.sleep(0.01)
+    await wait_until(lambda: bool(channel.sent), what="the request to be sent")
     channel.incoming.put_nowait("{not json")
     with pytest.raises(ChannelClosedError, match="malformed JSON"):
         await pending

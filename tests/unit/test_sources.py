@@ -5,8 +5,10 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from tests.support.dashboard import settled
 from tests.support.rollouts import RolloutWriter, function_tool
 from tests.support.scripted import clock, scripted_events, scripted_source
+from tests.support.waiting import wait_until
 
 from envtui.config import parse_config
 from envtui.context import EnvironmentsState, EnvironmentState
@@ -73,15 +75,15 @@ async def test_rollout_source_emits_steps_and_findings_and_follows_growth(tmp_pa
     store = Store()
     stop = asyncio.Event()
     task = asyncio.ensure_future(follow_rollout(path, store.apply, stop, follow=True))
-    await asyncio.sleep(0.3)
-    assert [s.number for s in store.steps] == [1]  # shown as soon as its context is recorded
+    # Shown as soon as its context is recorded, before the turn ends.
+    await wait_until(lambda: [s.number for s in store.steps] == [1], what="step 1")
     writer.step(
         EnvironmentsState(environments={"local": LOCAL, "devbox": DEVBOX})
     )  # no environment_id: a finding
     writer.call("exec_command", {"cmd": "ls"})
     writer.end_turn()
     path.write_text(writer.text())
-    await asyncio.sleep(1.5)
+    await wait_until(lambda: len(store.steps) == 2, what="the rollout's growth to be followed")
     stop.set()
     await asyncio.wait_for(task, timeout=5)
     assert [s.number for s in store.steps] == [1, 2]
@@ -98,13 +100,17 @@ async def test_watch_runs_the_configured_environments_with_steps(tmp_path: Path)
     received: list[Event] = []
     stop = asyncio.Event()
     task = asyncio.ensure_future(watch(config, received.append, stop))
-    await asyncio.sleep(0.7)
+
+    def steps() -> list[StepRecorded]:
+        return [e.msg for e in received if isinstance(e.msg, StepRecorded)]
+
+    await wait_until(lambda: len(steps()) >= 3, what="three steps")
     stop.set()
     await asyncio.wait_for(task, timeout=5)
-    steps = [e.msg for e in received if isinstance(e.msg, StepRecorded)]
-    assert steps
-    assert steps[0].text is not None
-    assert f"<cwd>{tmp_path}</cwd>" in steps[0].text
+    assert [step.step for step in steps()[:3]] == [1, 2, 3]
+    first = steps()[0]
+    assert first.text is not None
+    assert f"<cwd>{tmp_path}</cwd>" in first.text
     assert not [e for e in received if isinstance(e.msg, FindingReported)]
 
 
@@ -114,7 +120,7 @@ async def test_record_writes_every_event_the_dashboard_saw(tmp_path: Path) -> No
         scripted_source, DashboardOptions(source_name="test", clock=clock, record=record)
     )
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause(0.3)
+        await settled(app, pilot)
         await pilot.press("q")
     recorded = [e for e in decode_lines(record.read_text().splitlines()) if isinstance(e, Event)]
     assert recorded == scripted_events()

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.command import CommandList
 
 from tests.support.dashboard import settled
 from tests.support.scripted import clock, scripted_events, scripted_source, status
@@ -141,9 +142,11 @@ async def test_pause_freezes_the_view_and_resume_catches_up(tmp_path: Path) -> N
         assert main.paused
         for second in range(5):
             app.ingest(status(f"new-{second}", "starting", 20))
-        await pilot.pause(0.3)  # several frames: a paused view draws none of them
+        header = app.screen.query_one("#header")
+        await pilot_wait_until(  # a paused frame redraws the header only
+            pilot, lambda: "PAUSED +5 events" in str(header.render()), what="a paused frame"
+        )
         assert len(table_rows(app)) == 3
-        assert "PAUSED +5 events" in str(app.screen.query_one("#header").render())
         await pilot.press("p")
         await settled(app, pilot, events=len(scripted_events()) + 5)
         assert len(table_rows(app)) == 8
@@ -171,7 +174,7 @@ async def test_enter_explains_an_environment_and_a_finding(tmp_path: Path) -> No
 async def test_question_mark_lists_every_key(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(140, 44)) as pilot:
-        await pilot.pause(0.2)
+        await settled(app, pilot)
         await pilot.press("question_mark")
         assert isinstance(app.screen, TextScreen)
         for description in (
@@ -243,9 +246,9 @@ async def test_t_opens_the_theme_picker_and_themes_switch(tmp_path: Path) -> Non
 async def test_q_quits(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause(0.2)
+        await settled(app, pilot)
         await pilot.press("q")
-        await pilot.pause(0.1)
+        await pilot_wait_until(pilot, lambda: app.return_code is not None, what="q to quit")
     assert app.return_code == 0
 
 
@@ -266,7 +269,7 @@ async def test_narrow_terminal_uses_tabs(tmp_path: Path) -> None:
 async def test_keymap_from_config_moves_a_key(tmp_path: Path) -> None:
     app = make_app(tmp_path, keymap={"pause": "space"})
     async with app.run_test(size=(140, 44)) as pilot:
-        await pilot.pause(0.2)
+        await settled(app, pilot)
         await pilot.press("space")
         assert screen(app).paused
 
@@ -306,9 +309,12 @@ async def test_a_broken_user_theme_is_a_notice_not_a_crash(
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
     app = make_app(tmp_path)
     async with app.run_test(size=(100, 30), notifications=True) as pilot:
-        await pilot.pause(0.2)
         assert app.theme_problems
-        assert any("broken.toml" in n.message for n in app._notifications)
+        await pilot_wait_until(
+            pilot,
+            lambda: any("broken.toml" in n.message for n in app._notifications),
+            what="a notice naming the file",
+        )
 
 
 async def test_command_palette_keeps_textuals_commands_and_adds_envtuis(tmp_path: Path) -> None:
@@ -320,11 +326,16 @@ async def test_command_palette_keeps_textuals_commands_and_adds_envtuis(tmp_path
     assert EnvtuiCommands in EnvTuiApp.COMMANDS
     app = make_app(tmp_path)
     async with app.run_test(size=(140, 44)) as pilot:
-        await pilot.pause(0.2)
+        await settled(app, pilot)
         await pilot.press("ctrl+p")
-        await pilot.pause(0.2)
+        await pilot_wait_until(pilot, lambda: bool(app.screen.query(CommandList)))
         await pilot.press(*"pause or resume")
-        await pilot.pause(0.5)
+
+        def top_hit() -> str:
+            hits = app.screen.query_one(CommandList)
+            return str(hits.get_option_at_index(0).prompt) if hits.option_count else ""
+
+        await pilot_wait_until(pilot, lambda: top_hit() == "envtui: Pause or resume the view")
         await pilot.press("enter")
         await settled(app, pilot)
         assert screen(app).paused
