@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.command import CommandList
+from textual.command import CommandList, CommandPalette
+from textual.theme import Theme
 
 from tests.support.dashboard import settled
 from tests.support.scripted import clock, scripted_events, scripted_source, status
@@ -19,6 +20,9 @@ from envtui.tui.screens import TextScreen
 from envtui.tui.widgets import ContextPanel, EnvironmentTable, EventLog, FindingsList, ToolsPanel
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+BUILT_IN_THEMES = ("envtui-dark", "envtui-light", "envtui-high-contrast", "envtui-okabe-ito")
+STATUSES = ("ready", "starting", "unavailable", "primary")
 
 
 def make_app(
@@ -72,7 +76,12 @@ async def test_panels_show_the_scripted_stream(tmp_path: Path) -> None:
         context = app.screen.query_one(ContextPanel)
         assert context.text.startswith("<environment_context>\n  <environments>")
         assert context.border_title == "context · step 2 · full"
-        assert "exec_command" in str(app.screen.query_one(ToolsPanel).render())
+        tools = app.screen.query_one(ToolsPanel)
+        assert tools.border_title == "tools"
+        assert [line.rstrip() for line in str(tools.render()).splitlines()] == [
+            "exec_command           environment_id?",  # optional: the marker says so
+            "write_stdin",  # absent: no marker
+        ]
         findings = app.screen.query_one(FindingsList)
         assert findings.option_count == 2
         banner = app.screen.query_one("#banner")
@@ -229,18 +238,55 @@ async def test_s_cycles_the_sort_and_keeps_the_selected_environment(tmp_path: Pa
         assert table.selected_id() == "legacy"
 
 
-async def test_t_opens_the_theme_picker_and_themes_switch(tmp_path: Path) -> None:
+def status_colours(theme: Theme) -> dict[str, str]:
+    """A theme's own status colours, else its success, warning, error and primary colours."""
+    colours = theme.to_color_system().generate()
+    fallback = {"ready": "success", "starting": "warning", "unavailable": "error"}
+    return {
+        state: theme.variables.get(f"status-{state}", colours[fallback.get(state, state)])
+        for state in STATUSES
+    }
+
+
+async def test_t_opens_the_theme_picker_and_every_built_in_theme_colours_the_statuses(
+    tmp_path: Path,
+) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(140, 44)) as pilot:
-        await pilot.pause(0.2)
+        await settled(app, pilot)
         await pilot.press("t")
-        await pilot.pause(0.2)
-        assert type(app.screen).__name__ == "CommandPalette"
+
+        def picker() -> list[str]:
+            options = app.screen.query(CommandList)
+            if not options:
+                return []
+            shown = options.first()
+            return [str(shown.get_option_at_index(i).prompt) for i in range(shown.option_count)]
+
+        await pilot_wait_until(
+            pilot, lambda: picker() == sorted(app.available_themes), what="every theme listed"
+        )
+        assert isinstance(app.screen, CommandPalette)
+        assert set(BUILT_IN_THEMES) <= set(picker())
         await pilot.press("escape")
-        for name in ("envtui-light", "envtui-high-contrast", "envtui-okabe-ito", "nord"):
+        table = app.screen.query_one(EnvironmentTable)
+
+        async def switch_to(name: str) -> dict[str, str]:
+            theme = app.get_theme(name)
+            assert theme is not None
+            expected = status_colours(theme)
             app.theme = name
-            await pilot.pause(0.05)
-        assert app.theme == "nord"
+            await pilot_wait_until(pilot, lambda: table.styles_for == expected, what=name)
+            return expected
+
+        for name in (*BUILT_IN_THEMES, "nord"):  # nord has no status colours of its own
+            expected = await switch_to(name)
+            # The CSS resolved the same $status-* variables, and every cell is drawn in them.
+            assert {s: app.theme_variables[f"status-{s}"] for s in STATUSES} == expected
+            for row in range(table.row_count):
+                marker, state = table.get_row_at(row)[:2]
+                assert marker.style == expected["primary"]
+                assert state.style == expected[state.plain.split(" ")[-1]]
 
 
 async def test_q_quits(tmp_path: Path) -> None:
