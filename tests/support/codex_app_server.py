@@ -7,6 +7,7 @@ import contextlib
 import json
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -91,10 +92,29 @@ class AppServer:
             while time.monotonic() < deadline:
                 await self._read(deadline)
 
+    async def until(self, condition: Callable[[], bool], timeout: float, what: str) -> None:
+        """Read notifications until ``condition`` holds; fail after ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
+        while not condition():
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+            await self.pump(0.1)
+
+    def notified(self, method: str) -> bool:
+        return any(n["method"] == method for n in self.notifications)
+
 
 def rollout_file(codex_home: Path) -> Path | None:
     files = sorted(codex_home.glob("sessions/*/*/*/rollout-*.jsonl"))
     return files[-1] if files else None
+
+
+def turn_ended(path: Path | None) -> bool:
+    """Whether the rollout records the end of a turn (completed, or aborted by an interrupt)."""
+    if path is None or not path.exists():
+        return False
+    text = path.read_text()
+    return '"type":"turn_aborted"' in text or '"type":"task_complete"' in text
 
 
 def world_states(path: Path | None) -> int:
@@ -120,20 +140,23 @@ async def record_turn(
                 {"threadId": thread["id"], "input": [{"type": "text", "text": "hello"}]},
             )
         )["turn"]
-        deadline = time.monotonic() + wait
-        while time.monotonic() < deadline:
-            await server.pump(0.5)
-            seen = {n["method"] for n in server.notifications}
-            if world_states(rollout_file(codex_home)) and (
-                settle_after is None or settle_after in seen
-            ):
-                break
-        await server.pump(1.0)
-        with contextlib.suppress(Exception):
+        await server.until(
+            lambda: (
+                bool(world_states(rollout_file(codex_home)))
+                and (settle_after is None or server.notified(settle_after))
+            ),
+            timeout=wait,
+            what=f"the context in the rollout{f' and {settle_after}' if settle_after else ''}",
+        )
+        with contextlib.suppress(Exception):  # the turn may have ended already
             await server.request(
                 "turn/interrupt", {"threadId": thread["id"], "turnId": turn["id"]}, timeout=10
             )
-        await server.pump(0.5)
+        await server.until(
+            lambda: server.notified("turn/completed") and turn_ended(rollout_file(codex_home)),
+            timeout=30,
+            what="the end of the turn in the rollout",
+        )
     path = rollout_file(codex_home)
     assert path is not None, "codex wrote no rollout"
     return path

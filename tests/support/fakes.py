@@ -48,7 +48,7 @@ class FakeLocal(FakeRemote):
 async def settle() -> None:
     """Let every ready task run until nothing is left to do."""
     for _ in range(20):
-        await asyncio.sleep(0)
+        await asyncio.sleep(0)  # a turn of the event loop, not a wait
 
 
 class Recorder:

@@ -38,7 +38,7 @@ async def main(codex: str) -> dict[str, object]:
                 writer.close()
                 break
             except OSError:
-                await asyncio.sleep(0.05)
+                await asyncio.sleep(0.05)  # bounded poll (the deadline) until the server listens
         settings = ExecServerSettings(
             url=f"ws://127.0.0.1:{PORT}", backoff_initial=30, backoff_max=30
         )
@@ -50,7 +50,7 @@ async def main(codex: str) -> dict[str, object]:
         while time.monotonic() < deadline and not any(
             isinstance(e.msg, EnvironmentDisconnected) for e in events
         ):
-            await asyncio.sleep(0.05)
+            await asyncio.sleep(0.05)  # bounded poll (the deadline) for the disconnection
         return {
             "state": entry.state,
             "shell": entry.readiness.shell_name if entry.readiness else None,

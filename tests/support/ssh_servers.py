@@ -220,7 +220,7 @@ class OpenSshServer:
             except OSError:
                 if asyncio.get_running_loop().time() > deadline:
                     raise
-                await asyncio.sleep(0.01)
+                await asyncio.sleep(0.01)  # bounded poll (the deadline above)
                 continue
             writer.close()
             return
