@@ -21,7 +21,7 @@ SIZES = ((120, 40), (80, 24))
 def test_main_screen(snap_compare: Any, theme: str, size: tuple[int, int]) -> None:
     app = EnvTuiApp(scripted_source, DashboardOptions(source_name="test", clock=clock, theme=theme))
 
-    async def drawn(pilot: Pilot[Any]) -> None:
-        await settled(app, pilot)  # the whole scripted stream is in and drawn
+    async def settle(pilot: Pilot[Any]) -> None:
+        await settled(app, pilot)  # bounded: the scripted stream is in and drawn
 
-    assert snap_compare(app, terminal_size=size, run_before=drawn)
+    assert snap_compare(app, terminal_size=size, run_before=settle)
