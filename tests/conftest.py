@@ -1,22 +1,13 @@
-"""Shared fixtures: the golden vectors, and a test run that never sees the user's own setup."""
+"""For unit and integration tests alike: a run that never sees the user's own setup, and
+``async def`` tests without a plugin."""
 
 from __future__ import annotations
 
 import asyncio
 import inspect
-import json
 import time
-from pathlib import Path
-from typing import Any
 
 import pytest
-
-VECTORS_FILE = Path(__file__).parent / "vectors" / "context-vectors.json"
-
-
-def load_vectors() -> list[dict[str, Any]]:
-    vectors: list[dict[str, Any]] = json.loads(VECTORS_FILE.read_text(encoding="utf-8"))
-    return vectors
 
 
 @pytest.fixture(autouse=True)

@@ -1,0 +1,310 @@
+"""Attaching to the real ``codex app-server`` 0.171.0, always in an empty network namespace."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import psutil
+import pytest
+
+from tests.support.codex_tools import needs_codex, offline_codex, stdio_remote
+from tests.support.ssh_servers import SSHD, OpenSshServer, free_port
+from tests.support.waiting import pilot_wait_until, wait_until
+
+from envtui.cli import main
+from envtui.environments import processes
+from envtui.events import EnvironmentConnected, EnvironmentDisconnected, Event
+from envtui.sources.codex_attach import CodexOptions, CodexSource
+from envtui.store import Store
+from envtui.tui.app import DashboardOptions, EnvTuiApp
+from envtui.tui.widgets import EnvironmentTable
+
+pytestmark = needs_codex
+
+
+def _home(tmp_path: Path, environments: str) -> tuple[Path, Path]:
+    home, work = tmp_path / "home", tmp_path / "work"
+    home.mkdir()
+    work.mkdir()
+    (home / "environments.toml").write_text(environments)
+    return home, work
+
+
+@contextlib.asynccontextmanager
+async def attached(
+    tmp_path: Path, environments: str, *features: str, prompt: str | None = None
+) -> AsyncIterator[tuple[CodexSource, Store, list[Event]]]:
+    home, work = _home(tmp_path, environments)
+    events: list[Event] = []
+    store = Store()
+
+    def sink(event: Event) -> None:
+        events.append(event)
+        store.apply(event)
+
+    options = CodexOptions(
+        codex=str(offline_codex(tmp_path)),
+        codex_home=home,
+        cwd=str(work),
+        poll_interval=0.3,
+        features=features,
+        prompt=prompt,
+    )
+    source = CodexSource(options, sink)
+    stop = asyncio.Event()
+    task = asyncio.ensure_future(source.run(stop))
+    try:
+        yield source, store, events
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, timeout=30)
+
+
+def _exec_server_pids(source: CodexSource) -> list[int]:
+    assert source.client.app_server_pid is not None
+    found = []
+    for process in processes.descendants(source.client.app_server_pid):
+        with contextlib.suppress(psutil.Error):
+            if "exec-server" in " ".join(process.cmdline()):
+                found.append(process.pid)
+    return found
+
+
+async def test_a_fast_remote_is_ready_and_killing_it_disconnects(tmp_path: Path) -> None:
+    async with attached(tmp_path, stdio_remote()) as (source, store, events):
+        await wait_until(
+            lambda: (
+                {r.id: r.status for r in store.environments.values()}
+                == {"local": "ready", "devbox": "ready"}
+            ),
+            timeout=60,
+            what="both ready",
+        )
+        assert store.primary == "local"
+        assert store.environments["devbox"].shell
+        await wait_until(
+            lambda: bool(_exec_server_pids(source)), timeout=20, what="the exec-server child"
+        )
+        (pid,) = _exec_server_pids(source)
+        os.kill(pid, signal.SIGKILL)  # only that child
+        await wait_until(
+            lambda: any(isinstance(e.msg, EnvironmentDisconnected) for e in events),
+            timeout=30,
+            what="the disconnected notification",
+        )
+        (disconnected,) = [e for e in events if isinstance(e.msg, EnvironmentDisconnected)]
+        assert isinstance(disconnected.msg, EnvironmentDisconnected)
+        assert (disconnected.id, disconnected.msg.environment_id, disconnected.at is not None) == (
+            "",
+            "devbox",
+            True,
+        )
+        assert store.environments["devbox"].status == "unavailable"
+    assert not _exec_server_pids(source)
+
+
+async def test_a_remote_that_starts_late_goes_starting_connected_ready(tmp_path: Path) -> None:
+    async with attached(tmp_path, stdio_remote(delay=6), "deferred_executor") as (
+        _,
+        store,
+        events,
+    ):
+        await wait_until(
+            lambda: any(isinstance(e.msg, EnvironmentConnected) for e in events),
+            timeout=60,
+            what="connected",
+        )
+        await wait_until(
+            lambda: (
+                store.environments.get("devbox") is not None
+                and store.environments["devbox"].status == "ready"
+            ),
+            timeout=20,
+        )
+        devbox = [e for e in events if getattr(e.msg, "environment_id", None) == "devbox"]
+        kinds = [(e.msg.type, getattr(e.msg, "status", None)) for e in devbox]
+        assert kinds[0] == ("environment_status", "starting")
+        connected = kinds.index(("environment_connected", None))
+        assert ("environment_status", "ready") in kinds[connected:]
+        assert ("environment_status", "ready") not in kinds[:connected]
+
+
+async def test_a_turn_gives_steps_and_its_rollout_checks_without_context_mismatch(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    async with attached(tmp_path, stdio_remote(), prompt="hello") as (source, store, _):
+        await wait_until(lambda: bool(store.steps), timeout=90, what="a step from the rollout")
+        step = store.steps[0]
+        assert step.text is not None
+        assert step.text.startswith("<environment_context>")
+        assert step.tools is not None
+        assert "exec_command" in [name for name, _ in step.tools]
+        path = source.rollout_path()
+    assert path is not None
+    main(["check", str(path), "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert "context-mismatch" not in [f["code"] for f in report["findings"]]
+
+
+async def test_an_app_server_that_dies_is_reported_and_the_dashboard_stays_usable(
+    tmp_path: Path,
+) -> None:
+    home, work = _home(tmp_path, stdio_remote())
+    options = CodexOptions(
+        codex=str(offline_codex(tmp_path)), codex_home=home, cwd=str(work), poll_interval=0.3
+    )
+    sources: list[CodexSource] = []
+
+    async def source(sink, stop) -> None:  # type: ignore[no-untyped-def]
+        attached = CodexSource(options, sink)
+        sources.append(attached)
+        await attached.run(stop)
+
+    app = EnvTuiApp(source, DashboardOptions(source_name="codex"))
+    async with app.run_test(size=(140, 44)) as pilot:
+        await wait_until(
+            lambda: (
+                len(app.store.environments) == 2
+                and all(r.status == "ready" for r in app.store.environments.values())
+            ),
+            timeout=60,
+        )
+        table = app.screen.query_one(EnvironmentTable)
+
+        def shown() -> dict[str, tuple[str, str]]:
+            rows = [table.get_row_at(i) for i in range(table.row_count)]
+            return {row[2].plain: (row[0].plain, row[1].plain) for row in rows}
+
+        both_ready = {"local": ("★", "● ready"), "devbox": ("", "● ready")}
+        await pilot_wait_until(pilot, lambda: shown() == both_ready, what="both drawn ready")
+        pid = sources[0].client.app_server_pid
+        assert pid is not None
+        os.kill(pid, signal.SIGKILL)
+        await wait_until(
+            lambda: any("codex app-server exited" in line for line in app.store.log), timeout=30
+        )
+        await pilot_wait_until(
+            pilot,
+            lambda: [state for _, state in shown().values()] == ["✕ unavailable"] * 2,
+            what="both drawn unavailable",
+        )
+        await pilot.press("d")
+        await pilot.press("p")
+        await pilot.press("p")
+        assert app.is_running
+
+
+def test_events_codex_writes_the_stream_and_exits_0(tmp_path: Path) -> None:
+    home, work = _home(tmp_path, stdio_remote())
+    out = tmp_path / "events.jsonl"
+    result = subprocess.run(
+        [sys.executable, "-m", "envtui", "events", "--codex", str(offline_codex(tmp_path)), "--codex-home", str(home),
+         "--cwd", str(work), "--duration", "8", "--poll-interval", "0.5", "--out", str(out)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    statuses = {
+        (m["msg"]["environment_id"], m["msg"]["status"])
+        for m in lines
+        if m["msg"]["type"] == "environment_status"
+    }
+    assert {("local", "ready"), ("devbox", "ready")} <= statuses
+    assert all(set(m) <= {"id", "msg", "at"} for m in lines)
+
+
+def test_events_codex_exits_1_when_the_app_server_cannot_start(tmp_path: Path) -> None:
+    broken = tmp_path / "codex"
+    broken.write_text("#!/bin/sh\necho 'boom: no app-server here' >&2\nexit 3\n")
+    broken.chmod(0o755)
+    result = subprocess.run(
+        [sys.executable, "-m", "envtui", "events", "--codex", str(broken), "--duration", "5"],
+        capture_output=True, text=True, timeout=60, cwd=tmp_path,
+    )  # fmt: skip
+    assert result.returncode == 1
+    assert "boom: no app-server here" in result.stderr
+
+
+@pytest.mark.skipif(
+    SSHD is None, reason="needs OpenSSH sshd (Debian openssh-server, which .ci/run installs)"
+)
+async def test_an_app_server_on_an_ssh_host(tmp_path: Path) -> None:
+    keys = tmp_path / "keys"
+    keys.mkdir()
+    server = OpenSshServer(keys, free_port()).start()
+    home, work = _home(tmp_path, stdio_remote())
+    store = Store()
+    try:
+        await server.accepting()
+        ssh = server.settings(keepalive_interval=1, keepalive_count_max=2)
+        options = CodexOptions(
+            codex=str(offline_codex(tmp_path)),
+            codex_home=home,
+            cwd=str(work),
+            poll_interval=0.3,
+            ssh=ssh,
+            prompt="hello",
+        )
+        source = CodexSource(options, store.apply)
+        stop = asyncio.Event()
+        task = asyncio.ensure_future(source.run(stop))
+        await wait_until(
+            lambda: (
+                {r.id: r.status for r in store.environments.values()}
+                == {"local": "ready", "devbox": "ready"}
+            ),
+            timeout=60,
+            what="both ready over ssh",
+        )
+        await wait_until(
+            lambda: bool(store.steps), timeout=60, what="a step from the remote rollout"
+        )
+        assert (store.steps[0].text or "").startswith("<environment_context>")
+        server.drop_connections()
+        await wait_until(
+            lambda: any("codex app-server exited" in line for line in store.log),
+            timeout=30,
+            what="the loss",
+        )
+        stop.set()
+        await asyncio.wait_for(task, timeout=30)
+        assert source.died
+    finally:
+        server.stop()
+
+
+async def test_resuming_a_thread_by_id(tmp_path: Path) -> None:
+    async with attached(tmp_path, stdio_remote(), prompt="hello") as (source, store, _):
+        await wait_until(lambda: bool(store.steps), timeout=90, what="a recorded step")
+        thread = source.thread_id
+    assert thread is not None
+    home, work = tmp_path / "home", tmp_path / "work"
+    store = Store()
+    options = CodexOptions(
+        codex=str(offline_codex(tmp_path)), codex_home=home, thread=thread, poll_interval=0.3
+    )
+    resumed = CodexSource(options, store.apply)
+    stop = asyncio.Event()
+    task = asyncio.ensure_future(resumed.run(stop))
+    try:
+        await wait_until(
+            lambda: (
+                {r.id: r.status for r in store.environments.values()}
+                == {"local": "ready", "devbox": "ready"}
+            ),
+            timeout=60,
+        )
+        assert resumed.thread_id == thread
+        assert store.environments["local"].cwd == str(work)
+        await wait_until(lambda: bool(store.steps), timeout=30, what="the resumed thread's steps")
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, timeout=30)

@@ -1,0 +1,49 @@
+"""The embedded demo keeps every panel busy: statuses of all kinds, both findings in view."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+from tests.support.waiting import wait_until
+
+from envtui.sources.demo import run_demo
+from envtui.store import Store
+
+
+async def test_after_five_seconds_something_is_always_ready_starting_and_unavailable() -> None:
+    store = Store()
+    stop = asyncio.Event()
+    task = asyncio.ensure_future(run_demo(store.apply, stop, step_interval=0.5, turn_steps=16))
+    seen_codes: set[str] = set()
+
+    def busy() -> bool:
+        statuses = {row.status for row in store.environments.values()}
+        return {"ready", "starting", "unavailable"} <= statuses
+
+    def stays_busy_until_both_findings_are_seen() -> bool:
+        """Checked at every poll, 100 times a second; a finding once in view stays in view."""
+        statuses = {row.status for row in store.environments.values()}
+        assert {"ready", "starting", "unavailable"} <= statuses, statuses
+        assert store.primary in {"local", "build"}
+        codes_in_view = {finding.code for finding, _ in store.finding_groups()}
+        assert seen_codes <= codes_in_view, f"out of view: {seen_codes - codes_in_view}"
+        seen_codes.update(codes_in_view)
+        both_seen = {"execution-routed-elsewhere", "stale-available"} <= seen_codes
+        return both_seen and store.counters["environment_disconnected"] >= 1
+
+    try:
+        await wait_until(busy, timeout=5.5, what="ready, starting and unavailable environments")
+        # The ghost host leaves after eight seconds; stale-available follows at the next step.
+        await wait_until(stays_busy_until_both_findings_are_seen, timeout=30, what="both findings")
+        codes_in_view = {finding.code for finding, _ in store.finding_groups()}
+        assert {"execution-routed-elsewhere", "stale-available"} <= codes_in_view
+        assert store.steps
+        assert store.steps[-1].text is not None
+        assert store.steps[-1].text.startswith("<environment_context>")
+        assert store.counters["environment_connected"] >= 3
+        assert store.counters["environment_disconnected"] >= 1
+    finally:
+        stop.set()
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.wait_for(task, timeout=20)

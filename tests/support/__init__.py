@@ -1,0 +1,1 @@
+"""What the unit and integration tests share: fakes, scripted streams, servers and waiting."""

@@ -1,0 +1,47 @@
+"""The real codex binary for integration tests, and running things in an empty network."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.support.locations import ROOT
+
+from envtui.codex_binary import find_codex
+
+CODEX = find_codex(search_roots=(ROOT,))
+UNSHARE = shutil.which("unshare")
+IP = shutil.which("ip")
+
+needs_codex = pytest.mark.skipif(
+    CODEX is None or UNSHARE is None,
+    reason="needs the codex binary (npm @openai/codex@0.171.0, which .ci/run installs) and unshare",
+)
+
+
+def offline(*command: str) -> list[str]:
+    """``command`` in a new, empty network namespace: Codex never reaches the network."""
+    assert UNSHARE is not None
+    return [UNSHARE, "-n", *command]
+
+
+def offline_codex(directory: Path) -> Path:
+    """A ``codex`` that always runs in an empty network namespace, for ``--codex``."""
+    assert CODEX is not None
+    assert UNSHARE is not None
+    wrapper = directory / "codex-offline"
+    wrapper.write_text(f'#!/bin/sh\nexec {UNSHARE} -n {CODEX} "$@"\n')
+    wrapper.chmod(0o755)
+    return wrapper
+
+
+def stdio_remote(name: str = "devbox", *, delay: float = 0) -> str:
+    """An environments.toml entry for a stdio exec-server (started after ``delay`` seconds)."""
+    if delay:
+        return (
+            f'[[environments]]\nid = "{name}"\nprogram = "/bin/sh"\n'
+            f'args = ["-c", "sleep {delay}; exec {CODEX} exec-server --listen stdio"]\ninitialize_timeout_sec = 60\n'
+        )
+    return f'[[environments]]\nid = "{name}"\nprogram = "{CODEX}"\nargs = ["exec-server", "--listen", "stdio"]\n'

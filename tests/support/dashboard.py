@@ -1,0 +1,35 @@
+"""Waiting (bounded) until the dashboard has drawn what its source sent."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.pilot import Pilot
+
+from tests.support.scripted import scripted_events
+from tests.support.waiting import pilot_wait_until
+
+from envtui.tui.app import EnvTuiApp
+from envtui.tui.main_screen import MainScreen
+from envtui.tui.widgets import EnvironmentTable, EventLog
+
+
+async def settled(app: EnvTuiApp, pilot: Pilot[Any], events: int | None = None) -> None:
+    """Until ``events`` events (the scripted stream's by default) are in the store and drawn.
+
+    One frame draws everything the store collected, so a table with a row per environment
+    and an event log with every line the store keeps mean the other panels are drawn too.
+    """
+    expected = len(scripted_events()) if events is None else events
+
+    def drawn() -> bool:
+        if app.store.counters["total"] < expected or not isinstance(app.screen, MainScreen):
+            return False
+        tables, logs = app.screen.query(EnvironmentTable), app.screen.query(EventLog)
+        if not tables or not logs:  # the screen is still being composed, or recomposed
+            return False
+        every_row = tables.first().row_count == len(app.store.environments)
+        every_line = logs.first().line_count >= min(expected, len(app.store.log))
+        return every_row and every_line
+
+    await pilot_wait_until(pilot, drawn, what=f"{expected} events in the store and drawn")

@@ -1,0 +1,27 @@
+"""Snapshots of the main screen in each built-in theme, at 120x40 and 80x24."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+
+from tests.support.dashboard import settled
+from tests.support.scripted import clock, scripted_source
+
+from envtui.tui.app import DashboardOptions, EnvTuiApp
+
+THEMES = ("envtui-dark", "envtui-light", "envtui-high-contrast", "envtui-okabe-ito")
+SIZES = ((120, 40), (80, 24))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("theme", THEMES)
+def test_main_screen(snap_compare: Any, theme: str, size: tuple[int, int]) -> None:
+    app = EnvTuiApp(scripted_source, DashboardOptions(source_name="test", clock=clock, theme=theme))
+
+    async def settle(pilot: Pilot[Any]) -> None:
+        await settled(app, pilot)  # bounded: the scripted stream is in and drawn
+
+    assert snap_compare(app, terminal_size=size, run_before=settle)
