@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import asyncssh
+import psutil
 
 from envtui.environments.ssh import SshSettings, known_hosts_pattern
 from envtui.sources.demo_ssh_server import DemoSshServer
@@ -242,13 +243,9 @@ class OpenSshServer:
     def children(self) -> list[int]:
         """sshd forks one child per connection; dropping a link means stopping those."""
         assert self.process is not None
-        children = []
-        for stat in Path("/proc").glob("[0-9]*/stat"):
-            with contextlib.suppress(OSError):
-                fields = stat.read_text().rsplit(")", 1)[1].split()
-                if int(fields[1]) == self.process.pid:
-                    children.append(int(stat.parent.name))
-        return children
+        with contextlib.suppress(psutil.NoSuchProcess):
+            return [child.pid for child in psutil.Process(self.process.pid).children()]
+        return []
 
     def drop_connections(self) -> None:
         for pid in self.children():
