@@ -17,7 +17,7 @@ import json
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, TypeAlias
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -39,14 +39,14 @@ Severity = Literal["info", "warning", "error"]
 
 
 class _Message(BaseModel):
+    """A message of envtui's vocabulary; its ``type`` field's default is its name."""
+
     model_config = ConfigDict(frozen=True, extra="forbid")
-    TYPE: ClassVar[str]
 
 
 class EnvironmentConnected(_Message):
     """A remote environment's connection came up (Codex's own event)."""
 
-    TYPE: ClassVar[str] = "environment_connected"
     type: Literal["environment_connected"] = "environment_connected"
     environment_id: str
 
@@ -54,7 +54,6 @@ class EnvironmentConnected(_Message):
 class EnvironmentDisconnected(_Message):
     """A remote environment's connection went away (Codex's own event)."""
 
-    TYPE: ClassVar[str] = "environment_disconnected"
     type: Literal["environment_disconnected"] = "environment_disconnected"
     environment_id: str
 
@@ -66,7 +65,6 @@ class EnvironmentStatus(_Message):
     when a failed remote is tried again (None: not retried, or not failed).
     """
 
-    TYPE: ClassVar[str] = "environment_status"
     type: Literal["environment_status"] = "environment_status"
     environment_id: str
     kind: str
@@ -82,7 +80,6 @@ class EnvironmentStatus(_Message):
 class EnvironmentRemoved(_Message):
     """envtui: an environment left the selection; its listener was aborted."""
 
-    TYPE: ClassVar[str] = "environment_removed"
     type: Literal["environment_removed"] = "environment_removed"
     environment_id: str
 
@@ -96,7 +93,6 @@ class WarningMessage(_Message):
     by the wording.
     """
 
-    TYPE: ClassVar[str] = "warning"
     type: Literal["warning"] = "warning"
     message: str
     environment_id: str | None = None
@@ -118,7 +114,6 @@ class StepRecorded(_Message):
     world-state merge patch against the previous step.
     """
 
-    TYPE: ClassVar[str] = "step"
     type: Literal["step"] = "step"
     step: int
     thread: str | None = None
@@ -133,7 +128,6 @@ class StepRecorded(_Message):
 class FindingReported(_Message):
     """envtui: a divergence between the tools offered and the step's snapshot."""
 
-    TYPE: ClassVar[str] = "finding"
     type: Literal["finding"] = "finding"
     code: str
     severity: Severity
@@ -152,7 +146,7 @@ class UnknownMessage(BaseModel):
 
 
 KNOWN_MESSAGES: dict[str, type[_Message]] = {
-    cls.TYPE: cls
+    cls.model_fields["type"].default: cls
     for cls in (
         EnvironmentConnected,
         EnvironmentDisconnected,

@@ -26,7 +26,7 @@ import asyncssh
 from envtui.config import AnyEnvironmentConfig, Config
 from envtui.context.local_time import system_clock
 from envtui.environments.factory import build_environment
-from envtui.events import EventSink
+from envtui.events import LOCAL_ID, EventSink
 from envtui.sources.demo_ssh_server import DemoSshServer
 from envtui.sources.engine import Engine
 from envtui.sources.live import LiveRun
@@ -102,7 +102,7 @@ class Demo:
                 "environments": [
                     _ssh_entry("build", s["build"], directory),
                     {
-                        "id": "local",
+                        "id": LOCAL_ID,
                         "kind": "local",
                         "cwd": str(directory),
                         "workspace_roots": [str(directory)],
