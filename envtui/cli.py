@@ -1,32 +1,84 @@
 """The ``envtui`` command line: one argparse tree, each subcommand in its own module.
 
 Only headless commands are imported here, so ``envtui render`` and friends start without
-loading Textual.
+loading Textual. Every subcommand has a description and every argument a help text that
+shows its default (a test checks both), and the same tree generates the shell completion
+and the man page.
 """
 
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
-from envtui import __version__
-from envtui.commands import check, dashboard, events, render, snapshot
+from envtui import __version__, debug_log
+from envtui.commands import (
+    check,
+    completion,
+    dashboard,
+    events,
+    info,
+    manpage,
+    render,
+    snapshot,
+)
+from envtui.locations import log_file
+from envtui.safe_text import for_terminal
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's formatter, adding ``(default: …)`` where a default means something."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        default = action.default
+        meaningful = default not in (None, False, argparse.SUPPRESS, [], ())
+        if meaningful and "default" not in text and action.option_strings:
+            text += " (default: %(default)s)"
+        return text
+
+
+def _global_options(parser: argparse.ArgumentParser, *, defaults: bool) -> None:
+    """``--debug`` and ``--log-file``, before or after the subcommand."""
+    missing = None if defaults else argparse.SUPPRESS
+    parser.add_argument(
+        "--debug",
+        action="store_true",
+        default=False if defaults else argparse.SUPPRESS,
+        help="write a debug log: connections, retries, protocol messages (see `envtui info`)",
+    )
+    parser.add_argument(
+        "--log-file",
+        metavar="FILE",
+        default=missing,
+        help="where --debug writes (default: the debug log `envtui info` names)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="envtui",
         description="A live terminal dashboard for multi-environment agent turns.",
+        formatter_class=HelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"envtui {__version__}")
+    _global_options(parser, defaults=True)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     render.add_parser(subparsers)
     snapshot.add_parser(subparsers)
     events.add_parser(subparsers)
     check.add_parser(subparsers)
     dashboard.add_parsers(subparsers)
+    info.add_parser(subparsers)
+    completion.add_parser(subparsers, parser)
+    manpage.add_parser(subparsers, parser)
+    for sub in subparsers.choices.values():
+        sub.formatter_class = HelpFormatter
+        _global_options(sub, defaults=False)
     return parser
 
 
@@ -42,6 +94,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     try:
+        handler = _start_debug_log(args)
+    except OSError as exc:
+        message = f"envtui: error: {exc.filename}: cannot write the debug log: {exc.strerror}"
+        print(for_terminal(message), file=sys.stderr)
+        return 2
+    try:
         code: int = args.handler(args)
     except BrokenPipeError:
         # The reader went away (``envtui render … | head``): not an error worth a traceback.
@@ -50,7 +108,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+    finally:
+        if handler is not None:
+            debug_log.stop(handler)
     return code
+
+
+def _start_debug_log(args: argparse.Namespace) -> logging.Handler | None:
+    """The debug log's handler when ``--debug`` or ``--log-file`` asks for one."""
+    if not args.debug and not args.log_file:
+        return None
+    handler = debug_log.start(Path(args.log_file) if args.log_file else log_file())
+    logging.getLogger("envtui").debug("envtui %s: argv %s", __version__, sys.argv[1:])
+    return handler
 
 
 if __name__ == "__main__":

@@ -10,9 +10,50 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 ENV_VARIABLE = "ENVTUI_CODEX"
+
+
+@dataclass(frozen=True)
+class CodexLookup:
+    """Which codex envtui would run, how it was found, or why there is none."""
+
+    path: Path | None
+    source: str
+    """``--codex``, ``$ENVTUI_CODEX``, ``PATH``, or the ``node_modules`` it came from."""
+    problem: str | None = None
+
+
+def locate_codex(
+    explicit: str | None = None,
+    *,
+    environ: Mapping[str, str] | None = None,
+    search_roots: tuple[Path, ...] = (),
+) -> CodexLookup:
+    """The codex to run: ``explicit``, else ``$ENVTUI_CODEX``, PATH, ``ROOT/node_modules``.
+
+    A path the person named (the flag or the variable) that does not exist is an error of
+    its own, never a silent fall-back to another codex.
+    """
+    env = os.environ if environ is None else environ
+    for given, source in ((explicit, "--codex"), (env.get(ENV_VARIABLE), f"${ENV_VARIABLE}")):
+        if given:
+            if not Path(given).exists():
+                return CodexLookup(None, source, f"{source} {given}: no such file")
+            return CodexLookup(native_binary(Path(given)), source)
+    on_path = shutil.which("codex")
+    if on_path:
+        return CodexLookup(native_binary(Path(on_path)), "PATH")
+    for root in search_roots:
+        candidate = root / "node_modules" / ".bin" / "codex"
+        if candidate.exists():
+            return CodexLookup(native_binary(candidate), f"{root / 'node_modules'}")
+    places = ", ".join(["PATH", *(str(r / "node_modules") for r in search_roots)])
+    return CodexLookup(
+        None, "", f"codex not found (looked in {places}): pass --codex PATH or set {ENV_VARIABLE}"
+    )
 
 
 def find_codex(
@@ -21,14 +62,8 @@ def find_codex(
     environ: Mapping[str, str] | None = None,
     search_roots: tuple[Path, ...] = (),
 ) -> Path | None:
-    """The first codex that exists: ``explicit``, ``$ENVTUI_CODEX``, PATH, ``ROOT/node_modules``."""
-    env = os.environ if environ is None else environ
-    candidates: list[str | None] = [explicit, env.get(ENV_VARIABLE), shutil.which("codex")]
-    candidates += [str(root / "node_modules" / ".bin" / "codex") for root in search_roots]
-    for candidate in candidates:
-        if candidate and Path(candidate).exists():
-            return native_binary(Path(candidate))
-    return None
+    """The codex :func:`locate_codex` finds, or None."""
+    return locate_codex(explicit, environ=environ, search_roots=search_roots).path
 
 
 def native_binary(path: Path) -> Path:

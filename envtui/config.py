@@ -6,9 +6,10 @@ takes ``id``, ``kind``, ``cwd`` and ``workspace_roots``; ``ssh`` adds the connec
 keys. A key a kind does not take is an error, and types are strict (``port = "22"`` is an
 error). tomllib gives no positions, so the line of a key is found by scanning the text.
 
-Lookup: ``--config`` wins over ``$ENVTUI_CONFIG``, which wins over
-``$XDG_CONFIG_HOME/envtui/config.toml``. With no config at all, envtui watches one local
-environment in the current directory.
+Lookup: ``--config`` wins over ``$ENVTUI_CONFIG``, which wins over the default
+(``envtui.locations.default_config_file``: ``$XDG_CONFIG_HOME/envtui/config.toml`` on
+Linux). With no config at all, envtui watches one local environment in the current
+directory.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from __future__ import annotations
 import os
 import re
 import tomllib
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -34,6 +34,7 @@ from pydantic import (
 )
 
 from envtui.events import LOCAL_ID
+from envtui.locations import CONFIG_VARIABLE, default_config_file
 from envtui.profiles import DEFAULT_PROFILE, Profile
 from envtui.validation import Seconds, first_error, key_path
 
@@ -198,21 +199,21 @@ class ConfigSource:
     reason: str
 
 
-def locate_config(cli_path: str | None, environ: Mapping[str, str] | None = None) -> ConfigSource:
-    env = os.environ if environ is None else environ
+def locate_config(cli_path: str | None) -> ConfigSource:
+    """Which config envtui reads, and why: ``--config``, ``$ENVTUI_CONFIG``, the default."""
     if cli_path:
         return ConfigSource(Path(cli_path), "--config")
-    if env.get("ENVTUI_CONFIG"):
-        return ConfigSource(Path(env["ENVTUI_CONFIG"]), "ENVTUI_CONFIG")
-    base = env.get("XDG_CONFIG_HOME") or str(Path(env.get("HOME", "~")).expanduser() / ".config")
-    default = Path(base) / "envtui" / "config.toml"
+    named = os.environ.get(CONFIG_VARIABLE)
+    if named:
+        return ConfigSource(Path(named), f"${CONFIG_VARIABLE}")
+    default = default_config_file()
     if default.exists():
-        return ConfigSource(default, "default location")
+        return ConfigSource(default, "the default location")
     return ConfigSource(None, f"no config file ({default} does not exist)")
 
 
-def load_config(cli_path: str | None = None, environ: Mapping[str, str] | None = None) -> Config:
-    source = locate_config(cli_path, environ)
+def load_config(cli_path: str | None = None) -> Config:
+    source = locate_config(cli_path)
     if source.path is None:
         return Config()
     return read_config(source.path)

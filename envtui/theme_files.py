@@ -8,7 +8,6 @@ so a broken file becomes a notice, and the core never pays for Textual.
 
 from __future__ import annotations
 
-import os
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
+from envtui.locations import theme_dir
 from envtui.validation import first_error
 
 Colour = Annotated[str, StringConstraints(pattern=r"^#[0-9a-fA-F]{6}$")]
@@ -65,9 +65,8 @@ def builtin_theme_dir() -> Path:
 
 
 def user_theme_dir() -> Path:
-    """``$XDG_CONFIG_HOME/envtui/themes`` (``~/.config`` when the variable is unset)."""
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "envtui" / "themes"
+    """``$XDG_CONFIG_HOME/envtui/themes`` on Linux (see :mod:`envtui.locations`)."""
+    return theme_dir()
 
 
 def load_theme_file(path: Path) -> ThemeFile:

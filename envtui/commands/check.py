@@ -15,6 +15,7 @@ from envtui.commands.common import (
     add_config_argument,
     engine_for,
     fail,
+    number,
 )
 from envtui.profiles import Profile
 from envtui.safe_text import dumps_json_line, for_terminal
@@ -51,10 +52,18 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     add_config_argument(parser)
     add_codex_environments_argument(parser)
     parser.add_argument(
-        "--steps", type=int, default=3, metavar="N", help="engine steps to take (default 3)"
+        "--steps",
+        type=number(int, low=1),
+        default=3,
+        metavar="N",
+        help="engine steps to take",
     )
     parser.add_argument(
-        "--interval", type=float, default=1.0, metavar="S", help="seconds between engine steps"
+        "--interval",
+        type=number(float, low=0),
+        default=1.0,
+        metavar="S",
+        help="seconds between engine steps",
     )
     parser.add_argument(
         "--json", action="store_true", help='print {"steps", "findings", ...} as JSON'
@@ -126,8 +135,6 @@ def _check_engine(args: argparse.Namespace) -> CheckReport | int:
 
     from envtui.sources.live import check_engine_steps
 
-    if args.steps < 1 or args.interval < 0:
-        return fail(COMMAND, "--steps must be at least 1 and --interval not negative")
     built = engine_for(COMMAND, args)
     if isinstance(built, int):
         return built

@@ -9,8 +9,8 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from envtui.codex_binary import find_codex
-from envtui.commands.common import fail
+from envtui.codex_binary import locate_codex
+from envtui.commands.common import fail, number
 
 if TYPE_CHECKING:  # the client (and asyncssh) loads only when the command runs
     from envtui.environments.app_server import CodexOptions
@@ -32,7 +32,7 @@ def add_codex_arguments(parser: argparse.ArgumentParser, *, flag_takes_path: boo
     )
     parser.add_argument(
         "--poll-interval",
-        type=float,
+        type=number(float, low=0, low_inclusive=False),
         default=1.0,
         metavar="S",
         help="environment/status every S seconds",
@@ -49,8 +49,6 @@ def codex_options(command: str, args: argparse.Namespace, codex: str | None) -> 
     """The app-server options from the command line, or the exit code after an error."""
     from envtui.environments.app_server import CodexOptions
 
-    if args.poll_interval <= 0:
-        return fail(command, "--poll-interval must be positive")
     ssh = None
     if args.ssh:
         from envtui.environments.ssh import SshSettings
@@ -58,10 +56,10 @@ def codex_options(command: str, args: argparse.Namespace, codex: str | None) -> 
         ssh = SshSettings(host=args.ssh)
         program = codex or "codex"  # a path on the host
     else:
-        found = find_codex(codex, search_roots=(Path.cwd(),))
-        if found is None:
-            return fail(command, "codex not found: pass --codex PATH or set ENVTUI_CODEX")
-        program = str(found)
+        found = locate_codex(codex, search_roots=(Path.cwd(),))
+        if found.path is None:
+            return fail(command, found.problem or "codex not found")
+        program = str(found.path)
     home = Path(args.codex_home).expanduser() if args.codex_home else None
     if home is not None and not args.ssh and not home.is_dir():
         return fail(command, f"--codex-home {home}: no such directory")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -78,3 +79,28 @@ def engine_for(
     # the config and the environments are validated when read: building the engine
     # cannot fail on them, so there is nothing to catch here
     return config, Engine(config, sink or (lambda event: None), environments=environments)
+
+
+def number(
+    kind: type[int] | type[float], *, low: float, low_inclusive: bool = True, meaning: str = ""
+) -> Callable[[str], float]:
+    """An argparse ``type`` that accepts a finite number in range and names the range if not.
+
+    ``--speed -1`` is then refused at once with ``must be 0 or more``, instead of running
+    with a value that cannot mean anything.
+    """
+    allowed = f"{low:g} or more" if low_inclusive else f"more than {low:g}"
+    described = f"must be {allowed}{f' ({meaning})' if meaning else ''}"
+
+    def parse(text: str) -> float:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{described}; {text!r} is not a number") from None
+        in_range = value >= low if low_inclusive else value > low
+        if not in_range or value != value or value in (float("inf"), float("-inf")):
+            raise argparse.ArgumentTypeError(f"{described}, got {text}")
+        return value
+
+    parse.__name__ = kind.__name__  # argparse names the type in some messages
+    return parse

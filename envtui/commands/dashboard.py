@@ -20,9 +20,11 @@ from envtui.commands.common import (
     environments_from,
     fail,
     load,
+    number,
 )
 from envtui.config import Config
 from envtui.events import EventSink, Source
+from envtui.locations import export_dir
 
 SourceBuilder = Callable[[argparse.Namespace, Config], Source | int]
 """A command's source from its arguments and the config, or the exit code after an error."""
@@ -30,41 +32,79 @@ SourceBuilder = Callable[[argparse.Namespace, Config], Source | int]
 
 def _common(parser: argparse.ArgumentParser) -> None:
     add_config_argument(parser)
-    parser.add_argument("--record", metavar="FILE", help="also write every event to FILE (JSONL)")
     parser.add_argument(
-        "--theme", metavar="NAME", help="the theme (default: envtui-dark, or the config's)"
+        "--record",
+        metavar="FILE",
+        help="also write every event to FILE as JSONL; an existing FILE is refused "
+        "unless --append or --force",
+    )
+    keep = parser.add_mutually_exclusive_group()
+    keep.add_argument(
+        "--append", action="store_true", help="with --record: add to an existing FILE"
+    )
+    keep.add_argument(
+        "--force", action="store_true", help="with --record: overwrite an existing FILE"
     )
     parser.add_argument(
-        "--export-dir", metavar="DIR", help="where `e` writes step exports (default: .)"
+        "--theme",
+        metavar="NAME",
+        help="the theme (default: the last one chosen, else the config's, else envtui-dark)",
     )
+    parser.add_argument(
+        "--export-dir",
+        metavar="DIR",
+        help="where `e` writes step exports (default: the exports folder `envtui info` names)",
+    )
+
+
+DESCRIPTIONS = {
+    "demo": "The dashboard on the embedded demo: in-process SSH servers on 127.0.0.1 with "
+    "environments that start slowly, drop, go away, never finish starting or present a wrong "
+    "host key. Needs no set-up; `envtui` alone runs it.",
+    "watch": "The dashboard on the configured environments (the config's, or Codex's "
+    "environments.toml with --codex-environments): their live status, the primary, the "
+    "connection events, and a step every step_interval seconds.",
+    "replay": "The dashboard on a recorded JSONL event stream (from --record or `envtui "
+    "events`), paced by the events' own times.",
+    "codex": "The dashboard attached to a real `codex app-server` (started here, or on an SSH "
+    "host with --ssh): the thread's environments, their connection events, and the steps of "
+    "its rollout.",
+    "rollout": "The dashboard on a Codex rollout file: each step's context, tools and "
+    "findings; with --follow, new steps as the file grows.",
+}
 
 
 def add_parsers(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    demo = subparsers.add_parser("demo", help="the dashboard on the embedded demo (no set-up)")
+    def add(name: str, summary: str) -> argparse.ArgumentParser:
+        parser = subparsers.add_parser(name, help=summary, description=DESCRIPTIONS[name])
+        parser.set_defaults(handler=run, mode=name)
+        return parser
+
+    demo = add("demo", "the dashboard on the embedded demo (no set-up)")
     _common(demo)
-    demo.set_defaults(handler=run, mode="demo")
-    watch = subparsers.add_parser("watch", help="the dashboard on the configured environments")
+    watch = add("watch", "the dashboard on the configured environments")
     _common(watch)
     add_codex_environments_argument(watch)
-    watch.set_defaults(handler=run, mode="watch")
-    replay = subparsers.add_parser("replay", help="the dashboard on a recorded JSONL event stream")
-    replay.add_argument("file", metavar="FILE")
+    replay = add("replay", "the dashboard on a recorded JSONL event stream")
+    replay.add_argument("file", metavar="FILE", help="a JSONL event stream envtui recorded")
     replay.add_argument(
-        "--speed", type=float, default=1.0, help="replay speed (0: as fast as possible)"
+        "--speed",
+        type=number(float, low=0, meaning="0 replays as fast as possible"),
+        default=1.0,
+        help="replay speed: 2 is twice as fast, 0 as fast as possible",
     )
     _common(replay)
-    replay.set_defaults(handler=run, mode="replay")
-    codex = subparsers.add_parser("codex", help="the dashboard attached to a real codex app-server")
+    codex = add("codex", "the dashboard attached to a real codex app-server")
     from envtui.commands.codex import add_codex_arguments
 
     add_codex_arguments(codex, flag_takes_path=True)
     _common(codex)
-    codex.set_defaults(handler=run, mode="codex")
-    rollout = subparsers.add_parser("rollout", help="the dashboard on a Codex rollout file")
-    rollout.add_argument("file", metavar="FILE")
+    rollout = add("rollout", "the dashboard on a Codex rollout file")
+    rollout.add_argument(
+        "file", metavar="FILE", help="a Codex rollout (CODEX_HOME/sessions/…/rollout-*.jsonl)"
+    )
     rollout.add_argument("--follow", action="store_true", help="keep reading as the file grows")
     _common(rollout)
-    rollout.set_defaults(handler=run, mode="rollout")
 
 
 def _demo(args: argparse.Namespace, config: Config) -> Source | int:
@@ -122,6 +162,20 @@ SOURCE_BUILDERS: dict[str, SourceBuilder] = {
 """Each dashboard command's source, by the ``mode`` its parser sets."""
 
 
+def record_problem(path: Path, *, append: bool, force: bool) -> str | None:
+    """Why ``--record path`` cannot be used as given, checked before the screen opens.
+
+    A recording is evidence: an existing file is never replaced by accident.
+    """
+    if path.is_dir():
+        return f"--record {path}: is a directory"
+    if not path.parent.is_dir():
+        return f"--record {path}: the folder {path.parent} does not exist"
+    if path.exists() and not (append or force):
+        return f"--record {path}: the file exists; --append adds to it, --force replaces it"
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
     command = args.mode
     config = load(command, args)
@@ -131,9 +185,12 @@ def run(args: argparse.Namespace) -> int:
     if isinstance(source, int):
         return source
     if args.record:
+        problem = record_problem(Path(args.record), append=args.append, force=args.force)
+        if problem is not None:
+            return fail(command, problem)
         from envtui.sources.recording import recorded
 
-        source = recorded(source, Path(args.record))
+        source = recorded(source, Path(args.record), append=args.append)
     from envtui.tui.app import DashboardOptions, EnvTuiApp
 
     options = DashboardOptions(
@@ -142,7 +199,7 @@ def run(args: argparse.Namespace) -> int:
         keymap=dict(config.keymap),
         max_log_lines=config.event_log_lines,
         max_steps=config.step_history,
-        export_dir=Path(args.export_dir) if args.export_dir else None,
+        export_dir=Path(args.export_dir) if args.export_dir else export_dir(),
     )
     EnvTuiApp(source, options).run()
     return 0

@@ -17,6 +17,7 @@ from envtui.commands.common import (
     add_config_argument,
     engine_for,
     fail,
+    number,
 )
 from envtui.events import Event, EventSink, encode_event
 from envtui.stopping import stop_on_signals, wait_for_stop
@@ -38,7 +39,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     add_codex_environments_argument(parser)
     parser.add_argument(
         "--duration",
-        type=float,
+        type=number(float, low=0),
         metavar="S",
         help="stop after S seconds (default: run until Ctrl+C)",
     )
@@ -82,8 +83,6 @@ async def stream_events(engine: Engine, duration: float | None) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.duration is not None and args.duration < 0:
-        return fail(COMMAND, "--duration must not be negative")
     if args.codex is not None:
         return _run_codex(args)
     forward = _Forward()

@@ -15,6 +15,7 @@ from envtui.commands.common import (
     add_codex_environments_argument,
     add_config_argument,
     engine_for,
+    number,
 )
 from envtui.safe_text import dumps_json_line, for_terminal
 from envtui.steps.selection import LIVE_STATE, SelectionSnapshot, SnapshotEntry
@@ -37,10 +38,10 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     add_codex_environments_argument(parser)
     parser.add_argument(
         "--timeout",
-        type=float,
+        type=number(float, low=0),
         default=DEFAULT_TIMEOUT,
         metavar="S",
-        help=f"seconds to wait for environments still starting (default {DEFAULT_TIMEOUT:g})",
+        help="seconds to wait for environments still starting",
     )
     parser.add_argument("--json", action="store_true", help='print {"environments", "context"}')
     parser.set_defaults(handler=run)

@@ -57,6 +57,8 @@ STATUS: dict[str, LiveState] = {
 CONNECTED = "thread/environment/connected"
 DISCONNECTED = "thread/environment/disconnected"
 REQUEST_TIMEOUT = 60.0
+ROLE = "codex app-server"
+"""How reasons and the debug log name the process."""
 
 
 class CodexError(Exception):
@@ -123,7 +125,7 @@ class AppServerClient:
             self.channel = await self._open()
         except Exception as exc:
             raise CodexError(f"cannot start {self.options.codex} app-server: {exc}") from exc
-        rpc = self._rpc = JsonRpcClient(self.channel, self._on_notification)
+        rpc = self._rpc = JsonRpcClient(self.channel, self._on_notification, peer=ROLE)
         rpc.start()
         try:
             thread = await self._handshake(rpc)
@@ -144,10 +146,12 @@ class AppServerClient:
         ]
         env = {"CODEX_HOME": str(self.options.codex_home)} if self.options.codex_home else {}
         if self.options.ssh is None:
-            channel = await ProcessChannel.spawn(self.options.codex, args, env=env)
+            channel = await ProcessChannel.spawn(self.options.codex, args, env=env, role=ROLE)
             self.app_server_pid = channel.pid
             return channel
-        return await SshProcessChannel.open(self.options.ssh, self.options.codex, args, env)
+        return await SshProcessChannel.open(
+            self.options.ssh, self.options.codex, args, env, role=ROLE
+        )
 
     async def _handshake(self, rpc: JsonRpcClient) -> dict[str, Any]:
         client = {"name": "envtui", "title": None, "version": __version__}

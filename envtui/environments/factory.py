@@ -15,7 +15,8 @@ from envtui.context.local_time import system_clock
 from envtui.environments.base import Environment
 from envtui.environments.exec_server import ExecServerEnvironment, ExecServerSettings
 from envtui.environments.local import LocalEnvironment
-from envtui.environments.ssh import DEFAULT_KNOWN_HOSTS, SshEnvironment, SshSettings
+from envtui.environments.ssh import SshEnvironment, SshSettings
+from envtui.locations import DEFAULT_KNOWN_HOSTS
 
 
 def ssh_settings(

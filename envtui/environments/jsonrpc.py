@@ -11,8 +11,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 from collections.abc import Callable
 from typing import Any, Protocol
+
+from envtui.debug_log import excerpt
+
+log = logging.getLogger(__name__)
 
 
 class MessageChannel(Protocol):
@@ -53,9 +58,15 @@ class JsonRpcClient:
     """
 
     def __init__(
-        self, channel: MessageChannel, on_notification: NotificationHandler | None = None
+        self,
+        channel: MessageChannel,
+        on_notification: NotificationHandler | None = None,
+        *,
+        peer: str = "exec-server",
     ) -> None:
+        """``peer`` names the other side in reasons and in the debug log."""
         self._channel = channel
+        self.peer = peer
         self._on_notification = on_notification
         self._pending: dict[int, asyncio.Future[Any]] = {}
         self._next_id = 1
@@ -76,7 +87,7 @@ class JsonRpcClient:
         self._pending[request_id] = future
         message = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
         try:
-            await self._channel.send(json.dumps(message, separators=(",", ":")))
+            await self._send(message)
             return await asyncio.wait_for(future, timeout=timeout)
         finally:
             self._pending.pop(request_id, None)
@@ -85,7 +96,13 @@ class JsonRpcClient:
         message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
         if params is not None:
             message["params"] = params
-        await self._channel.send(json.dumps(message, separators=(",", ":")))
+        await self._send(message)
+
+    async def _send(self, message: dict[str, Any]) -> None:
+        text = json.dumps(message, separators=(",", ":"))
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug("to %s: %s", self.peer, excerpt(text))
+        await self._channel.send(text)
 
     async def _read_loop(self) -> None:
         try:
@@ -96,20 +113,22 @@ class JsonRpcClient:
                     return
                 if not text.strip():
                     continue
+                if log.isEnabledFor(logging.DEBUG):
+                    log.debug("from %s: %s", self.peer, excerpt(text))
                 try:
                     message = json.loads(text)
                 except (json.JSONDecodeError, RecursionError):
-                    self._close(f"exec-server sent malformed JSON: {text[:120]!r}")
+                    self._close(f"{self.peer} sent malformed JSON: {text[:120]!r}")
                     return
                 if not isinstance(message, dict):
-                    self._close(f"exec-server sent a non-object message: {text[:120]!r}")
+                    self._close(f"{self.peer} sent a non-object message: {text[:120]!r}")
                     return
                 self._dispatch(message)
         except asyncio.CancelledError:
             self._close("closed by envtui")
             raise
         except Exception as exc:  # a broken channel: the reason is all we can give
-            self._close(f"exec-server channel failed: {exc}")
+            self._close(f"{self.peer} channel failed: {exc}")
 
     def _dispatch(self, message: dict[str, Any]) -> None:
         request_id = message.get("id")

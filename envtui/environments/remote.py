@@ -11,6 +11,7 @@ retried: it needs a change of config.
 from __future__ import annotations
 
 import asyncio
+import logging
 from abc import abstractmethod
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
@@ -22,6 +23,8 @@ from envtui.context.local_time import system_clock
 from envtui.environments.backoff import Backoff
 from envtui.environments.base import Environment, LiveStatus
 from envtui.steps.selection import Readiness
+
+log = logging.getLogger(__name__)
 
 
 class PermanentError(Exception):
@@ -94,6 +97,7 @@ class RemoteEnvironment(Environment, Generic[SettingsT]):
                 await self._wait_to_retry(self._describe(exc))
                 continue
             self._backoff.reset()
+            log.debug("%s ready: %s", self.id, readiness)
             self._set_connected(True)
             self._set_status(LiveStatus("ready", readiness=readiness))
             reason = await lost
@@ -103,6 +107,7 @@ class RemoteEnvironment(Environment, Generic[SettingsT]):
 
     async def _wait_to_retry(self, reason: str) -> None:
         delay = self._backoff.next_delay()
+        log.debug("%s unavailable (%s); next try in %.1f s", self.id, reason, delay)
         retry_at = self._clock() + timedelta(seconds=delay)
         self._set_status(LiveStatus("unavailable", error=reason, next_retry_at=retry_at))
         await asyncio.sleep(delay)

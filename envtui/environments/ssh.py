@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import shlex
 from collections.abc import Sequence
@@ -26,9 +27,10 @@ from typing import Any, ClassVar
 import asyncssh
 
 from envtui.environments.remote import PermanentError, RemoteEnvironment, RetryableError
+from envtui.locations import DEFAULT_KNOWN_HOSTS
 from envtui.steps.selection import Readiness
 
-DEFAULT_KNOWN_HOSTS = "~/.ssh/known_hosts"
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -168,6 +170,11 @@ async def open_connection(
 
     ``lost`` completes with the reason when the connection goes away later.
     """
+    if client_keys is None and settings.identity_files is not None:
+        for file in settings.identity_files:
+            if not Path(file).expanduser().exists():
+                raise PermanentError(f"identity file {file} does not exist")
+    log.debug("connecting to %s", settings.target())
     missing = [p for p in settings.known_hosts_paths() if not p.exists()]
     if missing and not settings.accept_new_host_keys:
         raise HostKeyError(

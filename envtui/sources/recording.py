@@ -14,8 +14,10 @@ from pathlib import Path
 from envtui.events import Event, EventSink, Source, encode_event
 
 
-def recorded(source: Source, path: Path) -> Source:
+def recorded(source: Source, path: Path, *, append: bool = False) -> Source:
     """``source``, with each event also written to ``path`` as one line of JSON.
+
+    ``append`` adds to an existing file instead of replacing it.
 
     The events reach the sink first, then the file, in the order the source emitted them.
     An event emitted after the source returned (a late callback) still reaches the sink; it
@@ -23,7 +25,7 @@ def recorded(source: Source, path: Path) -> Source:
     """
 
     async def run(sink: EventSink, stop: asyncio.Event) -> None:
-        with path.open("w", encoding="utf-8") as handle:
+        with path.open("a" if append else "w", encoding="utf-8") as handle:
 
             def tee(event: Event) -> None:
                 sink(event)

@@ -7,7 +7,8 @@ running app; the screens only show what these return (escaped for the terminal t
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from pathlib import Path
 
 from envtui.events import FindingReported
 from envtui.store import EnvironmentRow, StepRow
@@ -57,6 +58,20 @@ def keys_help(keys: Iterable[tuple[str, str]]) -> str:
     """The help screen: each ``(key, description)``, then where the rest is."""
     listed = "\n".join(f"{key:<22} {description}" for key, description in keys)
     return f"Keys\n\n{listed}\n\nctrl+p opens the command palette.\n\n{ESCAPING_NOTE}"
+
+
+def unused_path(directory: Path, name: str, exists: Callable[[Path], bool] = Path.exists) -> Path:
+    """``directory/name``, or ``name`` numbered (``x-2.json``, ``x-3.json`` …) if it is taken.
+
+    An export never replaces an earlier one.
+    """
+    path = directory / name
+    stem, suffix = path.stem, path.suffix
+    number = 2
+    while exists(path):
+        path = directory / f"{stem}-{number}{suffix}"
+        number += 1
+    return path
 
 
 def export_file_name(step: StepRow, thread: str | None) -> str:

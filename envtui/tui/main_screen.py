@@ -10,7 +10,6 @@ context view) is reactive state; its watchers redraw, and the actions only assig
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import ClassVar
 
 from rich.text import Text
@@ -22,6 +21,7 @@ from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, OptionList, Static, TabbedContent, TabPane
 
+from envtui.locations import export_dir
 from envtui.safe_text import for_terminal
 from envtui.store import StepRow, Store, step_export
 from envtui.tui.details import (
@@ -29,6 +29,7 @@ from envtui.tui.details import (
     export_file_name,
     finding_details,
     keys_help,
+    unused_path,
 )
 from envtui.tui.format import SORTABLE, WARNING
 from envtui.tui.options import DashboardOptions
@@ -329,11 +330,14 @@ class MainScreen(Screen[None]):
         if step is None:
             self.notify("no step to export yet", severity="warning", markup=False)
             return
-        directory = self.options.export_dir or Path.cwd()
-        path = directory / export_file_name(step, self.store.thread)
+        directory = self.options.export_dir or export_dir()
         text = json.dumps(step_export(step), indent=2, ensure_ascii=False) + "\n"
+        path = directory / export_file_name(step, self.store.thread)
         try:
-            path.write_text(text, encoding="utf-8")
+            directory.mkdir(parents=True, exist_ok=True)
+            path = unused_path(directory, path.name)
+            with path.open("x", encoding="utf-8") as handle:  # never over an earlier export
+                handle.write(text)
         except OSError as exc:
             self.notify(
                 f"could not write {path}: {exc.strerror or exc}", severity="error", markup=False

@@ -178,21 +178,25 @@ def test_missing_config_named_on_the_command_line_is_an_error(
     )
 
 
-def test_config_lookup_order(tmp_path: Path) -> None:
+def test_config_lookup_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     default = tmp_path / "xdg" / "envtui" / "config.toml"
     default.parent.mkdir(parents=True)
     default.write_text("")
-    env = {"XDG_CONFIG_HOME": str(tmp_path / "xdg"), "ENVTUI_CONFIG": str(tmp_path / "env.toml")}
-    assert locate_config("cli.toml", env).path == Path("cli.toml")
-    assert locate_config(None, env).path == tmp_path / "env.toml"
-    assert locate_config(None, {"XDG_CONFIG_HOME": str(tmp_path / "xdg")}).path == default
-    assert locate_config(None, {"XDG_CONFIG_HOME": str(tmp_path / "empty")}).path is None
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setenv("ENVTUI_CONFIG", str(tmp_path / "env.toml"))
+    assert locate_config("cli.toml").path == Path("cli.toml")
+    assert locate_config(None).path == tmp_path / "env.toml"
+    monkeypatch.delenv("ENVTUI_CONFIG")
+    assert locate_config(None).path == default
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "empty"))
+    assert locate_config(None).path is None
 
 
-def test_envtui_config_variable_is_read(tmp_path: Path) -> None:
+def test_envtui_config_variable_is_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "c.toml"
     path.write_text('profile = "codex-0.150"\n')
-    assert load_config(None, {"ENVTUI_CONFIG": str(path)}).codex_profile is Profile.CODEX_0150
+    monkeypatch.setenv("ENVTUI_CONFIG", str(path))
+    assert load_config(None).codex_profile is Profile.CODEX_0150
 
 
 @pytest.mark.parametrize(

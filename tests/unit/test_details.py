@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections import deque
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from envtui.events import FindingReported
@@ -15,6 +16,7 @@ from envtui.tui.details import (
     export_file_name,
     finding_details,
     keys_help,
+    unused_path,
 )
 
 AT = datetime(2026, 11, 30, 12, 0, 6, tzinfo=UTC)
@@ -196,3 +198,9 @@ def test_a_thread_id_cannot_take_the_export_out_of_its_directory() -> None:
     assert export_file_name(step_row(1, thread="../../etc/x y"), None) == (
         "envtui-step-______etc_x_y-1.json"
     )
+
+
+def test_an_export_name_that_is_taken_gets_the_next_number(tmp_path: Path) -> None:
+    taken = {tmp_path / "x.json", tmp_path / "x-2.json"}
+    assert unused_path(tmp_path, "x.json", lambda p: p in taken) == tmp_path / "x-3.json"
+    assert unused_path(tmp_path, "y.json", lambda p: p in taken) == tmp_path / "y.json"

@@ -35,6 +35,8 @@ LAYERS: dict[str, int] = {
     "envtui.safe_text": 1,
     "envtui.theme_files": 1,
     "envtui.stopping": 1,
+    "envtui.locations": 1,
+    "envtui.debug_log": 1,
     # 2 turn logic: pure, synchronous.
     "envtui.steps": 2,
     "envtui.store": 2,

@@ -91,3 +91,13 @@ async def test_an_event_after_the_source_returned_reaches_the_sink_only(tmp_path
     kept[0](scripted_events()[1])
     assert received == scripted_events()[:2]
     assert read_recording(path) == scripted_events()[:1]
+
+
+async def test_append_adds_to_an_earlier_recording(tmp_path: Path) -> None:
+    path = tmp_path / "session.jsonl"
+    events = scripted_events()
+    await recorded(emitting(events[:3], "return"), path)(lambda _: None, asyncio.Event())
+    await recorded(emitting(events[3:], "return"), path, append=True)(
+        lambda _: None, asyncio.Event()
+    )
+    assert read_recording(path) == events

@@ -223,6 +223,25 @@ async def test_y_copies_the_context_and_e_exports_the_step(tmp_path: Path) -> No
         assert [f["code"] for f in exported["findings"]] == ["stale-available"]
 
 
+async def test_e_creates_the_export_folder_and_never_overwrites(tmp_path: Path) -> None:
+    folder = tmp_path / "not" / "yet"
+    app = EnvTuiApp(
+        scripted_source, DashboardOptions(source_name="test", clock=clock, export_dir=folder)
+    )
+    async with app.run_test(size=(140, 44)) as pilot:
+        await settled(app, pilot)
+        await pilot.press("e")
+        await pilot.press("e")
+        await pilot.pause()
+        first = folder / "envtui-step-thread-1-2.json"
+        second = folder / "envtui-step-thread-1-2-2.json"
+        assert json.loads(first.read_text())["step"] == 2
+        assert json.loads(second.read_text()) == json.loads(first.read_text())
+        toasts = [n.message for n in app._notifications]
+        assert f"wrote {first}" in toasts
+        assert f"wrote {second}" in toasts
+
+
 async def test_s_cycles_the_sort_and_keeps_the_selected_environment(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(140, 44)) as pilot:
