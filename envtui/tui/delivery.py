@@ -1,0 +1,61 @@
+"""Handing a file or copied text to the person at the dashboard, in a terminal or a browser.
+
+Under ``envtui serve`` the dashboard runs on the server's machine behind textual-serve's
+web driver: a step export written to the server's disk would give the person in the
+browser nothing. There, files go to the browser as downloads (Textual's ``deliver_text``)
+and copied text to the browser's clipboard (xterm.js turns the OSC 52 sequence that
+``copy_to_clipboard`` writes into ``navigator.clipboard``). The app decides by its driver
+(``App.is_web``), never by a flag the person has to pass; in a terminal everything stays
+as it was.
+"""
+
+from __future__ import annotations
+
+import io
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from textual.app import App
+
+
+def deliver_file(
+    app: App[Any], text: str, *, file_name: str, directory: Path, mime_type: str, name: str
+) -> str | None:
+    """In a browser, download ``text`` as ``file_name``; in a terminal, write it into
+    ``directory``. Either way a notice says what happened (``name`` says what it is).
+
+    Returns the delivery key in a browser (Textual's ``DeliveryComplete`` carries it), else
+    None.
+    """
+    if app.is_web:
+        key = app.deliver_text(
+            io.StringIO(text),
+            save_filename=file_name,
+            open_method="download",
+            mime_type=mime_type,
+            name=name,
+        )
+        app.notify(f"{name}: {file_name} sent to the browser as a download", markup=False)
+        return key
+    path = directory / file_name
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        app.notify(f"could not write {path}: {exc.strerror or exc}", severity="error", markup=False)
+        return None
+    app.notify(f"wrote {path}", markup=False)
+    return None
+
+
+def copy_text(app: App[Any], text: str) -> str:
+    """Copy ``text`` to the person's clipboard; returns the end of the notice: which
+    clipboard, where that is not obvious (in a browser, which allows it on https and on
+    localhost only)."""
+    app.copy_to_clipboard(text)
+    return " to the browser's clipboard" if app.is_web else ""
+
+
+def screenshot_file_name(now: datetime) -> str:
+    """``envtui-screenshot-2026-01-31T09_05_07.svg``: sortable, and valid on every system."""
+    return f"envtui-screenshot-{now:%Y-%m-%dT%H_%M_%S}.svg"
