@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 
 from envtui import __version__
-from envtui.commands import check, dashboard, events, render, snapshot
+from envtui.commands import check, dashboard, events, render, serve, snapshot
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -27,6 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     events.add_parser(subparsers)
     check.add_parser(subparsers)
     dashboard.add_parsers(subparsers)
+    serve.add_parser(subparsers)
     return parser
 
 

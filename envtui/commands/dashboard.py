@@ -122,14 +122,25 @@ SOURCE_BUILDERS: dict[str, SourceBuilder] = {
 """Each dashboard command's source, by the ``mode`` its parser sets."""
 
 
-def run(args: argparse.Namespace) -> int:
-    command = args.mode
-    config = load(command, args)
+def source_for(args: argparse.Namespace) -> tuple[Config, Source] | int:
+    """The config and the command's source, or the exit code after an error.
+
+    Building a source starts nothing, so ``envtui serve`` calls this to check a dashboard
+    command before it serves it.
+    """
+    config = load(args.mode, args)
     if isinstance(config, int):
         return config
-    source = SOURCE_BUILDERS[command](args, config)
-    if isinstance(source, int):
-        return source
+    source = SOURCE_BUILDERS[args.mode](args, config)
+    return source if isinstance(source, int) else (config, source)
+
+
+def run(args: argparse.Namespace) -> int:
+    command = args.mode
+    prepared = source_for(args)
+    if isinstance(prepared, int):
+        return prepared
+    config, source = prepared
     if args.record:
         from envtui.sources.recording import recorded
 
