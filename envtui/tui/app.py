@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from textual.app import App
@@ -20,7 +19,7 @@ from textual.screen import Screen
 from envtui.events import Event, Source, WarningMessage
 from envtui.safe_text import for_terminal
 from envtui.store import Store
-from envtui.tui.delivery import deliver_file, screenshot_file_name
+from envtui.tui.delivery import download, screenshot_file_name
 from envtui.tui.main_screen import MainScreen
 from envtui.tui.options import DashboardOptions
 from envtui.tui.themes import DEFAULT_THEME, STATUS_VARIABLES, available_themes
@@ -97,14 +96,14 @@ class EnvTuiApp(App[None]):
         self, filename: str | None = None, path: str | None = None, time_format: str | None = None
     ) -> str | None:
         """The palette's screenshot: in a browser a download like a step export (Textual
-        would open it in a new tab); in a terminal Textual's own, saved as before."""
+        would open it in a new tab), confirmed by Textual's notice once the browser has it;
+        in a terminal Textual's own, saved as before."""
         if not self.is_web:
             return super().deliver_screenshot(filename, path, time_format)
-        return deliver_file(
+        return download(
             self,
             self.export_screenshot(),
             file_name=filename or screenshot_file_name(self.options.clock()),
-            directory=Path(path or "."),
             mime_type="image/svg+xml",
             name="screenshot",
         )

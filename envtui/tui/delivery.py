@@ -21,31 +21,35 @@ from textual.app import App
 
 def deliver_file(
     app: App[Any], text: str, *, file_name: str, directory: Path, mime_type: str, name: str
-) -> str | None:
+) -> None:
     """In a browser, download ``text`` as ``file_name``; in a terminal, write it into
-    ``directory``. Either way a notice says what happened (``name`` says what it is).
-
-    Returns the delivery key in a browser (Textual's ``DeliveryComplete`` carries it), else
-    None.
-    """
+    ``directory``. Either way a notice says what happened (``name`` says what it is)."""
     if app.is_web:
-        key = app.deliver_text(
-            io.StringIO(text),
-            save_filename=file_name,
-            open_method="download",
-            mime_type=mime_type,
-            name=name,
-        )
+        download(app, text, file_name=file_name, mime_type=mime_type, name=name)
         app.notify(f"{name}: {file_name} sent to the browser as a download", markup=False)
-        return key
+        return
     path = directory / file_name
     try:
         path.write_text(text, encoding="utf-8")
     except OSError as exc:
         app.notify(f"could not write {path}: {exc.strerror or exc}", severity="error", markup=False)
-        return None
+        return
     app.notify(f"wrote {path}", markup=False)
-    return None
+
+
+def download(app: App[Any], text: str, *, file_name: str, mime_type: str, name: str) -> str | None:
+    """Send ``text`` to the browser as a download named ``file_name``; the delivery key.
+
+    Textual posts ``DeliveryComplete`` (or ``DeliveryFailed``) with ``name`` once the
+    browser has fetched it (or it failed).
+    """
+    return app.deliver_text(
+        io.StringIO(text),
+        save_filename=file_name,
+        open_method="download",
+        mime_type=mime_type,
+        name=name,
+    )
 
 
 def copy_text(app: App[Any], text: str) -> str:
