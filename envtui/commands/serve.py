@@ -76,7 +76,14 @@ def check_dashboard(arguments: Sequence[str]) -> int:
     parser = argparse.ArgumentParser(prog="envtui serve --")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     dashboard.add_parsers(subparsers)
-    prepared = dashboard.source_for(parser.parse_args(arguments))
+    args = parser.parse_args(arguments)
+    if args.record:
+        return fail(
+            "serve",
+            "--record: every browser tab would rewrite the file; record with "
+            "`envtui events` or a dashboard in a terminal",
+        )
+    prepared = dashboard.source_for(args)
     return prepared if isinstance(prepared, int) else 0
 
 

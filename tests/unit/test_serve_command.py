@@ -66,6 +66,14 @@ def test_a_command_that_is_not_a_dashboard_is_refused(capsys: pytest.CaptureFixt
     assert exited.value.code == 2
 
 
+def test_recording_is_refused_since_every_tab_would_rewrite_the_file(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, _, err = run_cli(["serve", "--", "demo", "--record", "run.jsonl"], capsys)
+    assert code == 2
+    assert err.startswith("envtui serve: error: --record: every browser tab would rewrite")
+
+
 def test_a_missing_replay_file_fails_before_serving(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run_cli(["serve", "--", "replay", "no-such.jsonl"], capsys)
     assert (code, out, err) == (2, "", "envtui replay: error: no-such.jsonl: no such file\n")
