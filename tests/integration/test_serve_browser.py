@@ -7,7 +7,6 @@ screenshot the browser takes is left in ``test-artifacts/`` (git-ignored) to loo
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import re
@@ -20,9 +19,9 @@ from typing import Any
 
 import pytest
 
+from tests.support.browser import CHROMIUM, HAS_PLAYWRIGHT
 from tests.support.locations import ROOT
 
-CHROMIUM = shutil.which("chromium-headless-shell") or shutil.which("chromium")
 UNSHARE = shutil.which("unshare")
 pytestmark = [
     pytest.mark.skipif(
@@ -30,7 +29,7 @@ pytestmark = [
         reason="needs Chromium (Debian package chromium-headless-shell, which .ci/run installs)",
     ),
     pytest.mark.skipif(
-        importlib.util.find_spec("playwright") is None,
+        not HAS_PLAYWRIGHT,
         reason="needs playwright (the test extra: pip install '.[test]')",
     ),
     pytest.mark.skipif(

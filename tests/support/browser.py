@@ -24,6 +24,7 @@ CHROMIUM = next(
 )
 """Debian's Chromium (chromium-headless-shell, which .ci/run installs, or chromium)."""
 HAS_PLAYWRIGHT = importlib.util.find_spec("playwright") is not None
+"""Whether playwright (the test extra) is installed; this module imports it only for types."""
 
 CHROMIUM_FLAGS = (
     "--headless",
