@@ -24,6 +24,7 @@ from envtui.commands import (
     info,
     manpage,
     render,
+    serve,
     snapshot,
 )
 from envtui.locations import log_file
@@ -76,6 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
     info.add_parser(subparsers)
     completion.add_parser(subparsers, parser)
     manpage.add_parser(subparsers, parser)
+    serve.add_parser(subparsers)
     for sub in subparsers.choices.values():
         sub.formatter_class = HelpFormatter
         _global_options(sub, defaults=False)

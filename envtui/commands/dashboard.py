@@ -176,14 +176,25 @@ def record_problem(path: Path, *, append: bool, force: bool) -> str | None:
     return None
 
 
-def run(args: argparse.Namespace) -> int:
-    command = args.mode
-    config = load(command, args)
+def source_for(args: argparse.Namespace) -> tuple[Config, Source] | int:
+    """The config and the command's source, or the exit code after an error.
+
+    Building a source starts nothing, so ``envtui serve`` calls this to check a dashboard
+    command before it serves it.
+    """
+    config = load(args.mode, args)
     if isinstance(config, int):
         return config
-    source = SOURCE_BUILDERS[command](args, config)
-    if isinstance(source, int):
-        return source
+    source = SOURCE_BUILDERS[args.mode](args, config)
+    return source if isinstance(source, int) else (config, source)
+
+
+def run(args: argparse.Namespace) -> int:
+    command = args.mode
+    prepared = source_for(args)
+    if isinstance(prepared, int):
+        return prepared
+    config, source = prepared
     if args.record:
         problem = record_problem(Path(args.record), append=args.append, force=args.force)
         if problem is not None:

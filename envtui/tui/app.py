@@ -8,6 +8,7 @@ app does no I/O of its own: recording a run is a wrapper around the source.
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -18,11 +19,15 @@ from textual.screen import Screen
 from envtui.events import Event, Source, WarningMessage
 from envtui.safe_text import for_terminal
 from envtui.store import Store
+from envtui.tui.delivery import download, screenshot_file_name
 from envtui.tui.main_screen import MainScreen
 from envtui.tui.options import DashboardOptions
 from envtui.tui.themes import DEFAULT_THEME, STATUS_VARIABLES, available_themes
 
 __all__ = ["DashboardOptions", "EnvTuiApp", "EnvtuiCommands"]
+
+SERVER_CHECK = 1.0
+"""Seconds between two looks, in a browser, at whether textual-serve's server still runs."""
 
 
 class EnvtuiCommands(Provider):
@@ -87,6 +92,22 @@ class EnvTuiApp(App[None]):
         }
         return {name: defaults[name] for name in STATUS_VARIABLES}
 
+    def deliver_screenshot(
+        self, filename: str | None = None, path: str | None = None, time_format: str | None = None
+    ) -> str | None:
+        """The palette's screenshot: in a browser a download like a step export (Textual
+        would open it in a new tab), confirmed by Textual's notice once the browser has it;
+        in a terminal Textual's own, saved as before."""
+        if not self.is_web:
+            return super().deliver_screenshot(filename, path, time_format)
+        return download(
+            self,
+            self.export_screenshot(),
+            file_name=filename or screenshot_file_name(self.options.clock()),
+            mime_type="image/svg+xml",
+            name="screenshot",
+        )
+
     def get_default_screen(self) -> Screen[Any]:
         return MainScreen(self.store, self.options)
 
@@ -105,10 +126,19 @@ class EnvTuiApp(App[None]):
                 severity="warning",
                 markup=False,
             )
+        if self.is_web:
+            # Served by textual-serve: if the server dies without ending this process (it
+            # was killed, or crashed), nothing else would, so it quits when orphaned.
+            server = os.getppid()
+            self.set_interval(SERVER_CHECK, lambda: self._quit_without(server))
         if self.source is not None:
             self._source_task = asyncio.get_running_loop().create_task(
                 self._run_source(self.source)
             )
+
+    def _quit_without(self, server: int) -> None:
+        if os.getppid() != server:
+            self.exit()
 
     async def _run_source(self, source: Source) -> None:
         try:

@@ -24,12 +24,12 @@ from textual.widgets import DataTable, Footer, Input, OptionList, Static, Tabbed
 from envtui.locations import export_dir
 from envtui.safe_text import for_terminal
 from envtui.store import StepRow, Store, step_export
+from envtui.tui.delivery import copy_text, deliver_file
 from envtui.tui.details import (
     environment_details,
     export_file_name,
     finding_details,
     keys_help,
-    unused_path,
 )
 from envtui.tui.format import SORTABLE, WARNING
 from envtui.tui.options import DashboardOptions
@@ -319,9 +319,9 @@ class MainScreen(Screen[None]):
 
     def action_copy(self) -> None:
         text = self.query_one(ContextPanel).text
-        self.app.copy_to_clipboard(text)
+        where = copy_text(self.app, text)
         self.notify(
-            f"copied {len(text)} characters of the {self.query_one(ContextPanel).view} view",
+            f"copied {len(text)} characters of the {self.query_one(ContextPanel).view} view{where}",
             markup=False,
         )
 
@@ -330,20 +330,14 @@ class MainScreen(Screen[None]):
         if step is None:
             self.notify("no step to export yet", severity="warning", markup=False)
             return
-        directory = self.options.export_dir or export_dir()
-        text = json.dumps(step_export(step), indent=2, ensure_ascii=False) + "\n"
-        path = directory / export_file_name(step, self.store.thread)
-        try:
-            directory.mkdir(parents=True, exist_ok=True)
-            path = unused_path(directory, path.name)
-            with path.open("x", encoding="utf-8") as handle:  # never over an earlier export
-                handle.write(text)
-        except OSError as exc:
-            self.notify(
-                f"could not write {path}: {exc.strerror or exc}", severity="error", markup=False
-            )
-            return
-        self.notify(f"wrote {path}", markup=False)
+        deliver_file(
+            self.app,
+            json.dumps(step_export(step), indent=2, ensure_ascii=False) + "\n",
+            file_name=export_file_name(step, self.store.thread),
+            directory=self.options.export_dir or export_dir(),
+            mime_type="application/json",
+            name="step export",
+        )
 
     def action_theme(self) -> None:
         self.app.action_change_theme()

@@ -1,0 +1,123 @@
+"""``envtui serve`` in a real Chromium: the page, the keys, downloads, the clipboard, the end.
+
+Each scenario runs the server and the browser inside one ``unshare -n`` (see
+``tests/support/serve_browser_scenario.py``); the tests assert on what it saw. The
+screenshot the browser takes is left in ``test-artifacts/`` (git-ignored) to look at.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.browser import CHROMIUM, HAS_PLAYWRIGHT
+from tests.support.locations import ROOT
+
+UNSHARE = shutil.which("unshare")
+pytestmark = [
+    pytest.mark.skipif(
+        CHROMIUM is None,
+        reason="needs Chromium (Debian package chromium-headless-shell, which .ci/run installs)",
+    ),
+    pytest.mark.skipif(
+        not HAS_PLAYWRIGHT,
+        reason="needs playwright (the test extra: pip install '.[test]')",
+    ),
+    pytest.mark.skipif(
+        UNSHARE is None or shutil.which("ip") is None or os.geteuid() != 0,
+        reason="needs unshare -n and ip (util-linux, iproute2) and root for the namespace",
+    ),
+]
+ARTEFACTS = ROOT / "test-artifacts"
+
+
+@cache
+def scenario(mode: str) -> dict[str, Any]:
+    """What the scenario saw; each mode runs once per test session (a browser is slow)."""
+    assert UNSHARE is not None
+    ARTEFACTS.mkdir(exist_ok=True)
+    result = subprocess.run(
+        [UNSHARE, "-n", sys.executable, "-m", "tests.support.serve_browser_scenario", mode,
+         str(ARTEFACTS)],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    seen: dict[str, Any] = json.loads(result.stdout)
+    return seen
+
+
+def test_the_page_shows_the_environments_table_with_a_ready_environment() -> None:
+    screen = scenario("use")["ready_screen"]
+    assert "╭─ environments" in screen
+    assert "● ready" in screen
+    assert " envtui · demo" in screen
+
+
+def test_question_mark_shows_the_help() -> None:
+    screen = scenario("use")["help_screen"]
+    assert "╭─ help" in screen
+    assert "Keys" in screen
+    assert "ctrl+p opens the command palette" in screen
+
+
+def test_e_downloads_the_step_in_the_browser_and_writes_nothing_on_the_server() -> None:
+    seen = scenario("use")
+    match = re.fullmatch(r"envtui-step-demo-thread-(\d+)\.json", seen["export_name"])
+    assert match, seen["export_name"]
+    exported = json.loads(seen["export_text"])
+    assert exported["step"] == int(match.group(1))
+    assert exported["thread"] == "demo-thread"
+    assert set(exported) == {
+        "step", "thread", "context", "diff", "snapshot", "patch", "tools", "findings",
+    }  # fmt: skip
+    assert exported["context"].startswith("<environment_context>\n")
+    assert seen["server_files"] == ["serve.log"]  # the server's directory got no export
+
+
+def test_y_copies_the_context_to_the_browsers_clipboard() -> None:
+    clipboard = scenario("use")["clipboard"]
+    assert clipboard.startswith("<environment_context>\n")
+    assert clipboard.endswith("</environment_context>")
+
+
+def test_the_palettes_screenshot_is_a_download_too() -> None:
+    seen = scenario("use")
+    assert re.fullmatch(r"envtui-screenshot-[\dT_-]+\.svg", seen["screenshot_name"])
+    assert seen["screenshot_text"].startswith("<svg")
+    assert "environments" in seen["screenshot_text"]
+    assert Path(seen["artefact"]).stat().st_size > 10_000  # the page as the browser drew it
+
+
+def test_closing_the_tab_ends_its_dashboard_process() -> None:
+    seen = scenario("use")
+    assert seen["first_tab"] == 1
+    assert seen["closed_tab_ended"]
+
+
+def test_ctrl_c_stops_the_server_and_every_dashboard_it_started() -> None:
+    seen = scenario("use")
+    assert seen["dashboards"] == 1
+    assert seen["server_exit"] == 0
+    assert seen["dashboards_ended"]
+    assert "envtui serve: envtui demo on http://127.0.0.1:" in seen["server_log"]
+
+
+def test_sigterm_to_the_server_alone_ends_its_dashboards() -> None:
+    seen = scenario("term")
+    assert (seen["dashboards"], seen["server_exit"]) == (1, 0)
+    assert seen["dashboards_ended"]
+
+
+def test_a_dashboard_whose_server_was_killed_quits_by_itself() -> None:
+    seen = scenario("kill")
+    assert (seen["dashboards"], seen["server_exit"]) == (1, -9)
+    assert seen["dashboards_ended"]

@@ -1,0 +1,135 @@
+"""``envtui serve``: what it checks before it serves, and the command line it serves.
+
+Serving itself, in a real Chromium, is in ``tests/integration/test_serve_browser.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+
+import pytest
+
+from tests.support.cli import run_cli
+
+from envtui.commands.serve import (
+    NO_AUTHENTICATION,
+    check_address,
+    dashboard_arguments,
+    public_url,
+    remote_warning,
+    served_command,
+)
+
+
+def _address(
+    host: str, *, allow_remote: bool = False, url: str | None = None
+) -> argparse.Namespace:
+    return argparse.Namespace(host=host, port=8000, allow_remote=allow_remote, public_url=url)
+
+
+def test_the_dashboard_arguments_follow_the_double_dash_and_default_to_the_demo() -> None:
+    assert dashboard_arguments(["--", "watch", "--config", "f.toml"]) == [
+        "watch",
+        "--config",
+        "f.toml",
+    ]
+    assert dashboard_arguments(["replay", "run.jsonl"]) == ["replay", "run.jsonl"]
+    assert dashboard_arguments([]) == ["demo"]
+    assert dashboard_arguments(["--"]) == ["demo"]
+
+
+def test_the_served_command_runs_this_python_with_every_argument_quoted() -> None:
+    command = served_command(["replay", "my run; rm -rf ~.jsonl", "--speed", "0"])
+    assert command.startswith("exec ")
+    assert shlex.split(command)[1:] == [
+        sys.executable, "-m", "envtui", "replay", "my run; rm -rf ~.jsonl", "--speed", "0",
+    ]  # fmt: skip
+
+
+def test_a_typo_in_the_dashboard_arguments_fails_at_once_with_exit_2(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        run_cli(["serve", "--", "wtach"], capsys)
+    assert exited.value.code == 2
+    assert (
+        "envtui serve --: error: argument COMMAND: invalid choice: 'wtach'"
+        in capsys.readouterr().err
+    )
+
+
+def test_a_command_that_is_not_a_dashboard_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        run_cli(["serve", "--", "render", "state.json"], capsys)
+    assert exited.value.code == 2
+
+
+def test_recording_is_refused_since_every_tab_would_rewrite_the_file(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, _, err = run_cli(["serve", "--", "demo", "--record", "run.jsonl"], capsys)
+    assert code == 2
+    assert err.startswith("envtui serve: error: --record: every browser tab would rewrite")
+
+
+def test_a_missing_replay_file_fails_before_serving(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run_cli(["serve", "--", "replay", "no-such.jsonl"], capsys)
+    assert (code, out, err) == (2, "", "envtui replay: error: no-such.jsonl: no such file\n")
+
+
+def test_loopback_needs_no_permission_and_no_warning() -> None:
+    for host in ("127.0.0.1", "127.0.0.2", "localhost", "::1"):
+        assert check_address(_address(host)) == 0
+        assert remote_warning(_address(host)) is None
+
+
+def test_another_address_needs_allow_remote(capsys: pytest.CaptureFixture[str]) -> None:
+    assert check_address(_address("my-host.example")) == 2
+    capsys.readouterr()
+    code, _, err = run_cli(["serve", "--host", "192.0.2.7"], capsys)
+    assert code == 2
+    assert err == (
+        "envtui serve: error: --host 192.0.2.7 is reachable from other machines and "
+        "textual-serve has no authentication; pass --allow-remote to serve it anyway\n"
+    )
+
+
+def test_allow_remote_is_warned_that_there_is_no_authentication() -> None:
+    address = _address("192.0.2.7", allow_remote=True)
+    assert check_address(address) == 0
+    assert remote_warning(address) == NO_AUTHENTICATION.format(url="http://192.0.2.7:8000")
+    assert "SSH tunnel" in NO_AUTHENTICATION
+
+
+def test_listening_everywhere_needs_the_public_url_browsers_use(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert check_address(_address("0.0.0.0", allow_remote=True)) == 2
+    assert "pass --public-url URL" in capsys.readouterr().err
+    address = _address("0.0.0.0", allow_remote=True, url="https://dash.example")
+    assert check_address(address) == 0
+    assert "https://dash.example gets a dashboard" in (remote_warning(address) or "")
+
+
+def test_a_port_out_of_range_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run_cli(["serve", "--port", "70000"], capsys)
+    assert (code, err) == (2, "envtui serve: error: --port 70000: not a port (1-65535)\n")
+
+
+def test_an_ipv6_address_is_bracketed_in_the_url() -> None:
+    assert public_url("::1", 8000) == "http://[::1]:8000"
+    assert public_url("127.0.0.1", 80) == "http://127.0.0.1:80"
+
+
+def test_a_missing_textual_serve_is_one_clear_line(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "textual_serve.server", None)  # any import of it fails
+    monkeypatch.delitem(sys.modules, "envtui.commands.web_server", raising=False)
+    code, out, err = run_cli(["serve"], capsys)
+    assert (code, out) == (1, "")
+    assert err.startswith("envtui serve: error: textual-serve cannot be loaded (")
+    assert err.endswith("); reinstall envtui to bring it back\n")
+    assert err.count("\n") == 1
