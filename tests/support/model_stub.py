@@ -72,14 +72,13 @@ def _event(kind: str, **fields: Any) -> bytes:
     return f"event: {kind}\ndata: {json.dumps({'type': kind, **fields})}\n\n".encode()
 
 
-def _is_compaction(body: Any) -> bool:
+def is_compaction(body: Any) -> bool:
     """A compaction request (0.171): its input ends with a ``compaction_trigger`` item."""
     items = body.get("input") if isinstance(body, dict) else None
-    return (
-        bool(items)
-        and isinstance(items[-1], dict)
-        and items[-1].get("type") == "compaction_trigger"
-    )
+    if not isinstance(items, list) or not items:
+        return False
+    last = items[-1]
+    return isinstance(last, dict) and last.get("type") == "compaction_trigger"
 
 
 def _output_item(answer: dict[str, Any], number: int) -> dict[str, Any]:
@@ -164,7 +163,7 @@ class ModelStub:
             out.write(json.dumps({"path": path, "at": time.time(), "body": parsed}) + "\n")
         if method == "GET":  # a websocket upgrade: not offered, Codex falls back to HTTP
             return self._reply(writer, 426, b'{"error":"no websocket"}', "application/json")
-        if method == "POST" and path == "/v1/responses" and _is_compaction(parsed):
+        if method == "POST" and path == "/v1/responses" and is_compaction(parsed):
             item = _script(self.directory).get("compaction") or _compaction_item()
             return self._reply(writer, 200, sse_body({"item": item}, 0), "text/event-stream")
         if method == "POST" and path == "/v1/responses":
