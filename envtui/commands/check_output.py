@@ -25,6 +25,17 @@ def finding_line(f: Finding) -> str:
     return f"{step}: {f.code}: {f.tool or '-'}: {f.environment_id or '-'}: {f.message}"
 
 
+def _step_json(report: StepReport) -> str:
+    """A step's JSON; most steps sent nothing and found nothing, and are written directly."""
+    if report.context is None and not report.findings and not report.notes:
+        line = "null" if report.line is None else str(report.line)
+        return (
+            f'{{"step":{report.number},"turn":{report.turn},"line":{line},'
+            '"context":null,"findings":[],"notes":[]}'
+        )
+    return dumps_json_line(report.as_json())
+
+
 class ReportWriter:
     """Writes step reports as they come, and the rest at :meth:`finish`."""
 
@@ -43,7 +54,7 @@ class ReportWriter:
 
     def step(self, report: StepReport) -> None:
         if self.as_json:
-            self.out.write(("," if self.steps else "") + dumps_json_line(report.as_json()))
+            self.out.write(("," if self.steps else "") + _step_json(report))
         self.steps += 1
         for f in report.findings:
             self.finding(f)

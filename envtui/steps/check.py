@@ -12,6 +12,7 @@ the request was sent.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -26,7 +27,7 @@ from envtui.steps.connection import ConnectionTimeline
 from envtui.steps.model import Finding, StepView, finding
 from envtui.steps.plan import ToolFeatures
 from envtui.steps.rollout import ContextBlock, Rollout, RolloutInfo, RolloutStep
-from envtui.steps.rules import check_step
+from envtui.steps.rules import TOOL_CODES, check_calls, check_step
 from envtui.steps.tools import ToolSpec
 
 MAX_DIFF_LINES = 12
@@ -199,6 +200,7 @@ class RolloutChecker:
         self.timeline = ConnectionTimeline(events) if events is not None else None
         self.restore = _Restorer()
         self.tools_seen = False
+        self._last_rules: tuple[tuple[Any, ...], StepView, list[Finding], list[str]] | None = None
 
     def check(self, step: RolloutStep) -> StepReport:
         """One step: every block against Codex's, then the rules on its snapshot."""
@@ -218,17 +220,37 @@ class RolloutChecker:
             if step.section is None:
                 report.notes.append("no environments snapshot yet: rules not run")
             return report
-        result = check_step(
-            view_of(step.number, state),
-            self.tools if self.tools is not None else step.tools,
-            self.profile,
-            calls=step.calls,
-            connection=self.timeline.at(step.at) if self.timeline is not None else None,
-            features=self.features,
-        )
-        report.findings += result.findings
-        report.notes += [n.text for n in result.notes if n.code not in RULE_NOTES_SAID_ONCE]
+        findings, notes = self._rules(step, state)
+        report.findings += findings
+        report.notes += notes
         return report
+
+    def _rules(
+        self, step: RolloutStep, state: EnvironmentsState
+    ) -> tuple[list[Finding], list[str]]:
+        """The rules on the step. Steps in a row share their snapshot, tools and connection
+        state, so what depends only on those is worked out once; the calls every time."""
+        tools = self.tools if self.tools is not None else step.tools
+        connection = self.timeline.at(step.at) if self.timeline is not None else None
+        key = (state, tools, tuple(sorted(connection.items())) if connection is not None else None)
+        if self._last_rules is None or any(
+            a is not b and a != b for a, b in zip(self._last_rules[0], key, strict=True)
+        ):
+            view = view_of(0, state)
+            result = check_step(
+                view, tools, self.profile, connection=connection, features=self.features
+            )
+            notes = [n.text for n in result.notes if n.code not in RULE_NOTES_SAID_ONCE]
+            self._last_rules = (key, view, result.findings, notes)
+        _, view, cached, notes = self._last_rules
+        findings = [dataclasses.replace(f, step=step.number) for f in cached]
+        if step.calls:
+            calls = check_calls(dataclasses.replace(view, number=step.number), step.calls)
+            split = next(
+                (i for i, f in enumerate(findings) if f.code not in TOOL_CODES), len(findings)
+            )
+            findings[split:split] = calls
+        return findings, list(notes)
 
     def notes(self, info: RolloutInfo) -> list[str]:
         """What the whole check could not do, said once."""

@@ -28,7 +28,7 @@ where a call ran; the checks that need those say so.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -159,10 +159,12 @@ class RolloutReader:
         self._in_turn = False
         self._done: list[RolloutStep] = []
 
-    def feed(self, number: int, raw: str) -> list[RolloutStep]:
+    def feed(self, number: int, raw: str) -> Sequence[RolloutStep]:
         """Read line ``number``; the steps it completed (usually none, at most two)."""
         self.info.lines = number
         dispatch(self, number, raw)
+        if not self._done:
+            return ()
         done, self._done = self._done, []
         return done
 

@@ -215,6 +215,26 @@ def _tools_missing(
         )
 
 
+def check_calls(step: StepView, calls: Sequence[ToolCall]) -> list[Finding]:
+    """Only the rules about the model's calls (what :func:`check_step` runs on ``calls``)."""
+    result = RuleResult()
+    _call_rules(step, calls, result)
+    return result.findings
+
+
+TOOL_CODES = frozenset(
+    {
+        "tools-without-environment",
+        "missing-environment-id",
+        "unexpected-environment-id",
+        "shell-command-not-single-local",
+        "wait-without-starting",
+        "environment-tools-missing",
+    }
+)
+"""The codes of the tool rules, which :func:`check_step` runs before the call rules."""
+
+
 def _call_rules(step: StepView, calls: Sequence[ToolCall], result: RuleResult) -> None:
     number = step.number
     unknown: list[ToolCall] = []

@@ -74,3 +74,16 @@ def test_hostile_code_mode_cells_of_a_megabyte_are_read() -> None:
     quoted) by benchmarks/bench_check.py, never asserted here."""
     assert list(code_mode_calls("f({environment_id: 'x' " * 45_000)) == []
     assert list(code_mode_calls("a({" * 300_000 + "})")) == [("a", None)]
+
+
+def test_a_quiet_steps_json_is_the_same_written_directly() -> None:
+    from envtui.commands.check_output import _step_json
+    from envtui.safe_text import dumps_json_line
+    from envtui.steps.check import StepReport
+
+    for report in (
+        StepReport(7, 3, 120, None),
+        StepReport(8, 3, None, None),
+        StepReport(9, 4, 130, "<environment_context>\n</environment_context>", notes=["n"]),
+    ):
+        assert _step_json(report) == dumps_json_line(report.as_json())
