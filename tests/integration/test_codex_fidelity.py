@@ -17,6 +17,13 @@ from typing import Any
 import pytest
 
 from tests.support.cli import clean_check, run_check
+from tests.support.codex_scenarios import (
+    COMPACTION_0171_ANSWERS,
+    TIMEZONE_0150_ANSWERS,
+    fork_elsewhere,
+    timezone_compaction,
+    tools_compaction_timezone,
+)
 from tests.support.codex_tools import (
     CODEX,
     CODEX_0150,
@@ -24,13 +31,7 @@ from tests.support.codex_tools import (
     needs_scripted_codex,
     stdio_remote,
 )
-from tests.support.scripted_codex import (
-    ScriptedCodex,
-    exec_command,
-    listening,
-    message,
-    sent_blocks,
-)
+from tests.support.scripted_codex import ScriptedCodex, listening, message, sent_blocks
 from tests.support.waiting import wait_until
 
 from envtui.sources.rollout_parent import ParentRollouts
@@ -73,13 +74,8 @@ async def test_0171_compaction_block_is_checked_and_the_next_diff_with_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert CODEX is not None
-    answers = [exec_command("echo hi"), message("ran it"), message("again")]
-    async with ScriptedCodex(tmp_path, CODEX, answers, own_etc=True) as codex:
-        thread = await codex.start_thread()
-        await codex.turn(thread, "run something")
-        await codex.compact(thread)
-        codex.set_timezone("Europe/Berlin")
-        await codex.turn(thread, "after the compaction")
+    async with ScriptedCodex(tmp_path, CODEX, COMPACTION_0171_ANSWERS, own_etc=True) as codex:
+        thread = await tools_compaction_timezone(codex)
         path = codex.rollout(thread)
         blocks = _steps_are_the_requests(codex, thread)
     report = clean_check(path, capsys)
@@ -99,14 +95,8 @@ async def test_0150_compaction_sends_the_full_context_again_with_the_next_turn(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert CODEX_0150 is not None
-    answers = [message("one"), message("two")]
-    async with ScriptedCodex(tmp_path, CODEX_0150, answers, own_etc=True) as codex:
-        thread = await codex.start_thread()
-        await codex.turn(thread, "hello")
-        codex.set_timezone("Asia/Tokyo")
-        await codex.turn(thread, "a new zone")
-        await codex.compact(thread)
-        await codex.turn(thread, "after the compaction")
+    async with ScriptedCodex(tmp_path, CODEX_0150, TIMEZONE_0150_ANSWERS, own_etc=True) as codex:
+        thread = await timezone_compaction(codex)
         path = codex.rollout(thread)
         blocks = _steps_are_the_requests(codex, thread)
     report = clean_check(path, capsys)
@@ -125,8 +115,7 @@ async def test_0171_fork_is_checked_from_its_parents_state(
     async with ScriptedCodex(tmp_path, CODEX, [message("a"), message("b")]) as codex:
         thread = await codex.start_thread()
         await codex.turn(thread, "in the parent")
-        fork = await codex.fork(thread)
-        await codex.turn(fork, "in the fork", cwd=str(elsewhere))
+        fork = await fork_elsewhere(codex, thread, elsewhere)
         path = codex.rollout(fork)
         (blocks,) = _steps_are_the_requests(codex, fork)
     assert f"<cwd>{elsewhere}</cwd>" in blocks[0]

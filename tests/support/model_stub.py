@@ -81,27 +81,23 @@ def is_compaction(body: Any) -> bool:
     return isinstance(last, dict) and last.get("type") == "compaction_trigger"
 
 
+CALLS = {"function_call": ("fc", "arguments", "{}"), "custom_tool_call": ("ctc", "input", "")}
+"""The scripted calls: each one's item id prefix, and its argument field and default."""
+
+
 def _output_item(answer: dict[str, Any], number: int) -> dict[str, Any]:
     if isinstance(answer.get("item"), dict):
         return dict(answer["item"])
-    if "function_call" in answer:
-        call = answer["function_call"]
-        return {
-            "type": "function_call",
-            "id": f"fc_{number}",
-            "call_id": f"call_{number}",
-            "name": call["name"],
-            "arguments": call.get("arguments", "{}"),
-        }
-    if "custom_tool_call" in answer:
-        call = answer["custom_tool_call"]
-        return {
-            "type": "custom_tool_call",
-            "id": f"ctc_{number}",
-            "call_id": f"call_{number}",
-            "name": call["name"],
-            "input": call.get("input", ""),
-        }
+    for kind, (prefix, field, default) in CALLS.items():
+        if kind in answer:
+            call = answer[kind]
+            return {
+                "type": kind,
+                "id": f"{prefix}_{number}",
+                "call_id": f"call_{number}",
+                "name": call["name"],
+                field: call.get(field, default),
+            }
     return {
         "type": "message",
         "role": "assistant",

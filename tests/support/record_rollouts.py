@@ -14,9 +14,16 @@ import sys
 import tempfile
 from pathlib import Path
 
+from tests.support.codex_scenarios import (
+    COMPACTION_0171_ANSWERS,
+    TIMEZONE_0150_ANSWERS,
+    fork_elsewhere,
+    timezone_compaction,
+    tools_compaction_timezone,
+)
 from tests.support.codex_tools import CODEX, CODEX_0150
 from tests.support.locations import ROOT
-from tests.support.scripted_codex import ScriptedCodex, exec_command, message
+from tests.support.scripted_codex import ScriptedCodex
 
 ROLLOUTS = ROOT / "tests" / "rollouts"
 NEUTRAL_ROOT = "/home/me"
@@ -32,17 +39,11 @@ def _save(path: Path, root: Path, target: Path, name: str | None = None) -> Path
 async def record_0171(root: Path, target: Path) -> None:
     """Tools, a compaction and a timezone change; then a fork that moves to another cwd."""
     assert CODEX is not None
-    answers = [exec_command("echo hi"), message("ran it"), message("again"), message("fork")]
     other = root / "work-fork"
     other.mkdir()
-    async with ScriptedCodex(root, CODEX, answers, own_etc=True) as codex:
-        thread = await codex.start_thread()
-        await codex.turn(thread, "run something")
-        await codex.compact(thread)
-        codex.set_timezone("Europe/Berlin")
-        await codex.turn(thread, "after the compaction")
-        fork = await codex.fork(thread)
-        await codex.turn(fork, "in the fork", cwd=str(other))
+    async with ScriptedCodex(root, CODEX, COMPACTION_0171_ANSWERS, own_etc=True) as codex:
+        thread = await tools_compaction_timezone(codex)
+        fork = await fork_elsewhere(codex, thread, other)
         _save(codex.rollout(thread), root, target)
         _save(codex.rollout(fork), root, target)
 
@@ -50,15 +51,8 @@ async def record_0171(root: Path, target: Path) -> None:
 async def record_0150(root: Path, target: Path) -> None:
     """A timezone change between turns, then a compaction and the full context again."""
     assert CODEX_0150 is not None
-    async with ScriptedCodex(
-        root, CODEX_0150, [message("one"), message("two")], own_etc=True
-    ) as codex:
-        thread = await codex.start_thread()
-        await codex.turn(thread, "hello")
-        codex.set_timezone("Asia/Tokyo")
-        await codex.turn(thread, "a new zone")
-        await codex.compact(thread)
-        await codex.turn(thread, "after the compaction")
+    async with ScriptedCodex(root, CODEX_0150, TIMEZONE_0150_ANSWERS, own_etc=True) as codex:
+        thread = await timezone_compaction(codex)
         _save(codex.rollout(thread), root, target)
 
 
