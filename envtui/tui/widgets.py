@@ -172,9 +172,13 @@ class ContextPanel(VerticalScroll):
 
 
 def _no_block(step: StepRow) -> str:
-    """Why a step shows no block: none was sent, or the context switch is off (no section)."""
+    """Why a step shows no block: the context switch is off (there is no section at all),
+    the full state is not known (a block was sent against a snapshot nobody recorded), or
+    nothing changed, so nothing was sent."""
     if step.snapshot is None and step.text is None and step.diff is None:
         return "context disabled: no environments section at this step"
+    if step.text is None and step.diff is not None:
+        return "the full context is not known at this step (no snapshot was recorded)"
     return "no context sent at this step (nothing changed)"
 
 

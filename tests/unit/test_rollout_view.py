@@ -104,8 +104,10 @@ def test_a_step_with_no_block_is_not_called_disabled() -> None:
         2, None, None, "<environment_context>…", None, {"environments": {}}, None, None, []
     )
     switched_off = StepRow(2, None, None, None, None, None, None, None, [])
+    unknown_full = StepRow(2, None, None, None, "<environment_context>…", None, None, None, [])
     assert _no_block(sent_nothing) == "no context sent at this step (nothing changed)"
     assert _no_block(switched_off).startswith("context disabled")
+    assert _no_block(unknown_full).startswith("the full context is not known")
 
 
 def test_messages_about_several_environments_agree_in_number() -> None:
