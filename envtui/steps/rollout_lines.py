@@ -9,6 +9,7 @@ makes the line broken, never the reader.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from envtui.steps.rollout_items import MODEL_OUTPUT, TOOL_OUTPUT, context_text
@@ -24,7 +25,7 @@ IGNORED = frozenset({"token_usage_record"})
 """Line types Codex writes that say nothing about environments (not counted as unknown)."""
 
 
-_SCAN = json.JSONDecoder().scan_once
+_SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 """The C scanner behind ``json.loads``, called without its three Python wrappers: a
 rollout is parsed line by line, and those wrappers cost a fifth of the parse."""
 
