@@ -63,6 +63,8 @@ class EnvironmentStatus(_Message):
 
     ``primary`` is the first ready environment in selection order. ``next_retry_at`` says
     when a failed remote is tried again (None: not retried, or not failed).
+    ``recorded_step`` is set when the status is not live but what a rollout recorded at
+    that step (its world_state snapshot).
     """
 
     type: Literal["environment_status"] = "environment_status"
@@ -75,6 +77,7 @@ class EnvironmentStatus(_Message):
     cwd: str | None = None
     error: str | None = None
     next_retry_at: datetime | None = None
+    recorded_step: int | None = None
 
 
 class EnvironmentRemoved(_Message):

@@ -50,6 +50,7 @@ class EnvironmentRow:
     changed_at: datetime | None = None
     next_retry_at: datetime | None = None
     connection: str | None = None  # the latest connection event: connected / disconnected
+    recorded_step: int | None = None  # not live: the state a rollout recorded at this step
     events: deque[str] = field(default_factory=lambda: deque(maxlen=50))
 
 
@@ -209,6 +210,7 @@ class Store:
         row.cwd = msg.cwd
         row.error = msg.error
         row.next_retry_at = msg.next_retry_at
+        row.recorded_step = msg.recorded_step
         row.events.append(line)
         self._changes.environments.add(row.id)
 
@@ -245,6 +247,10 @@ class Store:
         if msg.thread:
             self.thread = msg.thread
         self._changes.steps = True
+        for row in self.environments.values():
+            if row.recorded_step is not None:  # what was recorded holds until a status changes
+                row.recorded_step = msg.step
+                self._changes.environments.add(row.id)
 
     def _finding(self, msg: FindingReported) -> None:
         if msg.step is not None:

@@ -6,7 +6,6 @@ Exit codes: 0 without findings, 1 with findings, 2 on bad input.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,10 +17,11 @@ from envtui.commands.common import (
     number,
 )
 from envtui.profiles import Profile
-from envtui.safe_text import dumps_json_line, for_terminal
 
 if TYPE_CHECKING:
-    from envtui.steps.check import CheckReport
+    from envtui.events import Event
+    from envtui.steps.check import CheckReport, RolloutChecker
+    from envtui.steps.rollout import RolloutReader
     from envtui.steps.tools import ToolSpec
 
 COMMAND = "check"
@@ -43,6 +43,11 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     parser.add_argument(
         "--events", metavar="FILE", help="a recorded envtui event stream (connection state)"
+    )
+    parser.add_argument(
+        "--sessions",
+        metavar="DIR",
+        help="the sessions tree a forked rollout's parent is in (default: the rollout's own)",
     )
     parser.add_argument(
         "--tools",
@@ -84,50 +89,99 @@ def _tools(args: argparse.Namespace) -> list[ToolSpec] | int | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    report = _check_rollout(args) if args.rollout is not None else _check_engine(args)
+    if args.rollout is not None:
+        return _check_rollout(args)
+    report = _check_engine(args)
     if isinstance(report, int):
         return report
-    _print(report, as_json=args.json)
+    from envtui.commands.check_output import ReportWriter
+
+    ReportWriter(as_json=args.json).report(report)
     return 1 if report.findings else 0
 
 
-def _check_rollout(args: argparse.Namespace) -> CheckReport | int:
+def _events(path: str) -> tuple[list[Event], list[str]] | int:
+    """The events of ``--events``, and a note per broken line; the exit code on an error."""
     from envtui.events import DecodeError, Event, decode_lines
-    from envtui.steps.check import check_rollout
-    from envtui.steps.rollout import read_rollout
 
     try:
-        rollout = read_rollout(Path(args.rollout))
-    except OSError as exc:
-        return fail(COMMAND, f"{args.rollout}: cannot read: {exc.strerror or exc}")
-    profile, note = rollout.default_profile()
-    if args.profile:
-        profile, note = Profile(args.profile), None
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return fail(COMMAND, f"{path}: cannot read: {exc}")
+    decoded = list(decode_lines(text.splitlines()))
+    events = [e for e in decoded if isinstance(e, Event)]
+    return events, [f"{path}: {e}" for e in decoded if isinstance(e, DecodeError)]
+
+
+def _check_rollout(args: argparse.Namespace) -> int:
+    """Read, check and report the rollout one step at a time; the exit code."""
+    from envtui.commands.check_output import ReportWriter
+    from envtui.sources.rollout_parent import ParentRollouts
+    from envtui.steps.rollout import RolloutReader
+
+    path = Path(args.rollout)
     events: list[Event] | None = None
-    extra_notes: list[str] = [note] if note else []
+    extra_notes: list[str] = []
     if args.events:
-        try:
-            text = Path(args.events).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            return fail(COMMAND, f"{args.events}: cannot read: {exc}")
-        decoded = list(decode_lines(text.splitlines()))
-        events = [e for e in decoded if isinstance(e, Event)]
-        extra_notes += [f"{args.events}: {e}" for e in decoded if isinstance(e, DecodeError)]
+        loaded = _events(args.events)
+        if isinstance(loaded, int):
+            return loaded
+        events, extra_notes = loaded
     tools = _tools(args)
     if isinstance(tools, int):
         return tools
-    report = check_rollout(rollout, profile, events=events, tools=tools)
-    report.notes = extra_notes + report.notes
-    if rollout.bad_lines:
-        report.notes.append(
-            f"{len(rollout.bad_lines)} broken line(s) skipped: {rollout.bad_lines[:10]}"
-        )
-    if rollout.unknown_items:
-        kinds = sorted({kind for _, kind in rollout.unknown_items})
-        report.notes.append(
-            f"{len(rollout.unknown_items)} unknown item(s) skipped: {', '.join(kinds)}"
-        )
-    return report
+    sessions = Path(args.sessions) if args.sessions else None
+    reader = RolloutReader(ParentRollouts(path, sessions))
+    try:
+        handle = path.open(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        return fail(COMMAND, f"{args.rollout}: cannot read: {exc.strerror or exc}")
+    writer = ReportWriter(as_json=args.json)
+    checker: RolloutChecker | None = None
+    try:
+        with handle:
+            for number, line in enumerate(handle, start=1):
+                for step in reader.feed(number, line):
+                    checker = checker or _checker(reader, args, events, tools, extra_notes)
+                    writer.step(checker.check(step))
+        for step in reader.finish():
+            checker = checker or _checker(reader, args, events, tools, extra_notes)
+            writer.step(checker.check(step))
+    except OSError as exc:
+        return fail(COMMAND, f"{args.rollout}: cannot read: {exc.strerror or exc}")
+    checker = checker or _checker(reader, args, events, tools, extra_notes)
+    notes = extra_notes + checker.notes(reader.info) + _read_notes(reader)
+    writer.finish(notes, reader.info.summary(checker.profile))
+    return 1 if writer.findings else 0
+
+
+def _checker(
+    reader: RolloutReader,
+    args: argparse.Namespace,
+    events: list[Event] | None,
+    tools: list[ToolSpec] | None,
+    notes: list[str],
+) -> RolloutChecker:
+    """The checker, once the rollout's first lines have said which Codex wrote it."""
+    from envtui.steps.check import RolloutChecker
+
+    profile, note = reader.info.default_profile()
+    if args.profile:
+        profile, note = Profile(args.profile), None
+    if note:
+        notes.insert(0, note)
+    return RolloutChecker(profile, events=events, tools=tools)
+
+
+def _read_notes(reader: RolloutReader) -> list[str]:
+    info = reader.info
+    notes = []
+    if info.bad_line_count:
+        notes.append(f"{info.bad_line_count} broken line(s) skipped: {info.bad_lines[:10]}")
+    if info.unknown_items:
+        count = sum(info.unknown_items.values())
+        notes.append(f"{count} unknown item(s) skipped: {', '.join(sorted(info.unknown_items))}")
+    return notes
 
 
 def _check_engine(args: argparse.Namespace) -> CheckReport | int:
@@ -148,20 +202,3 @@ def _check_engine(args: argparse.Namespace) -> CheckReport | int:
             engine, steps=args.steps, interval=args.interval, profile=profile, tools=tools
         )
     )
-
-
-def _print(report: CheckReport, *, as_json: bool) -> None:
-    if as_json:
-        sys.stdout.write(dumps_json_line(report.as_json()) + "\n")
-        return
-    lines = []
-    for f in report.findings:
-        step = f"step {f.step}" if f.step is not None else "thread"
-        lines.append(f"{step}: {f.code}: {f.tool or '-'}: {f.environment_id or '-'}: {f.message}")
-    text = "".join(line + "\n" for line in lines)
-    sys.stdout.write(for_terminal(text) if sys.stdout.isatty() else text)
-    steps = len(report.steps)
-    summary = f"{len(report.findings)} finding(s) in {steps} step(s)"
-    for note in report.notes:
-        print(for_terminal(f"note: {note}"), file=sys.stderr)
-    print(summary, file=sys.stderr)

@@ -11,11 +11,23 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from envtui.events import Event, EventSink, StepRecorded, StepTool, WarningMessage, thread_event
+from envtui.context.render import render_full
+from envtui.context.snapshot import restore_snapshot
+from envtui.events import (
+    EnvironmentRemoved,
+    EnvironmentStatus,
+    Event,
+    EventSink,
+    StepRecorded,
+    StepTool,
+    WarningMessage,
+    thread_event,
+)
 from envtui.profiles import Profile
+from envtui.sources.rollout_parent import ParentRollouts
 from envtui.steps.check import check_rollout
-from envtui.steps.events import finding_event
-from envtui.steps.rollout import Rollout, read_rollout
+from envtui.steps.events import finding_event, recorded_statuses
+from envtui.steps.rollout import Rollout, RolloutStep, read_rollout
 from envtui.stopping import wait_for_stop
 
 POLL = 1.0
@@ -37,7 +49,7 @@ async def follow_rollout(
 
     async def load() -> Rollout | None:
         try:
-            return read_rollout(path)
+            return read_rollout(path, baseline=ParentRollouts(path))
         except OSError as exc:
             sink(
                 thread_event(WarningMessage(message=f"{path}: cannot read: {exc.strerror or exc}"))
@@ -70,6 +82,7 @@ async def follow_steps(
     ``connection_events`` (the notifications seen so far) lets the stale-available rule run.
     """
     emitted = 0
+    shown: dict[str, EnvironmentStatus] = {}  # the table: what the last step recorded
     warned_lines: set[int] = set()
     while not stop.is_set():
         rollout = await load()
@@ -81,6 +94,7 @@ async def follow_steps(
                 follow=follow,
                 profile=profile,
                 connection_events=connection_events,
+                shown=shown,
             )
             for line in rollout.bad_lines:
                 # the last line may be half-written by a Codex still writing: not yet broken
@@ -104,6 +118,7 @@ def _emit_new_steps(
     follow: bool,
     profile: Profile | None,
     connection_events: Callable[[], list[Event]] | None,
+    shown: dict[str, EnvironmentStatus],
 ) -> int:
     chosen = profile or rollout.default_profile()[0]
     events = connection_events() if connection_events is not None else None
@@ -118,14 +133,34 @@ def _emit_new_steps(
         record = StepRecorded(
             step=step.number,
             thread=rollout.thread_id,
-            text=step.context_text,
+            text=_full_text(step),
             diff=step.context_text,
             snapshot=step.section,
             tools=tools,
             notes=step_report.notes,
         )
         sink(thread_event(record, at=step.at))
+        _show_recorded(step, shown, sink)
         for finding in step_report.findings:
             sink(thread_event(finding_event(finding), at=step.at))
         emitted = step.number
     return emitted
+
+
+def _full_text(step: RolloutStep) -> str | None:
+    """Everything the model knows at the step: the full render of its recorded snapshot."""
+    state = restore_snapshot(step.section) if step.section is not None else None
+    return render_full(state) if state is not None else None
+
+
+def _show_recorded(step: RolloutStep, shown: dict[str, EnvironmentStatus], sink: EventSink) -> None:
+    """The environments table from the step's snapshot: only what changed is emitted."""
+    current = recorded_statuses(step.section, step.number)
+    for env_id in [e for e in shown if e not in current]:
+        del shown[env_id]
+        sink(thread_event(EnvironmentRemoved(environment_id=env_id), at=step.at))
+    for env_id, status in current.items():
+        before = shown.get(env_id)
+        if before is None or before.model_copy(update={"recorded_step": step.number}) != status:
+            sink(thread_event(status, at=step.at))
+        shown[env_id] = status

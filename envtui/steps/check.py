@@ -1,31 +1,37 @@
 """``envtui check`` for a rollout: envtui's own render against Codex's, and the rules per step.
 
-For every step with a world_state item envtui renders the diff itself (against nothing for
-the first baseline, between the previous and the current snapshot after that) and compares
-it with the block Codex recorded, using Codex's own escaping; a difference that comes only
-from envtui's stricter escaping is a note. The divergence rules then run on the step's
-snapshot, its recorded tools and calls, and, with ``--events``, the connection state of that
-moment.
+:class:`RolloutChecker` takes steps one at a time, as the reader hands them over, and keeps
+nothing of a step once it has reported on it. For every block a step carried it renders
+the diff itself, from the snapshots the block was diffed between (a full restatement after
+a compaction, or for a message with no world_state of its own), and compares it with the
+text Codex recorded, using Codex's own escaping; a difference that comes only from envtui's
+stricter escaping is a note. The divergence rules then run on the step's snapshot, its
+recorded tools and calls, and, with connection events, the connection state at the moment
+the request was sent.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from envtui.context.diff import render_diff
 from envtui.context.model import EnvironmentsState
 from envtui.context.snapshot import restore_snapshot
-from envtui.events import LOCAL_ID, Event, connection_states
+from envtui.events import LOCAL_ID, Event
 from envtui.profiles import Profile
+from envtui.steps.connection import ConnectionTimeline
 from envtui.steps.model import Finding, StepView, finding
 from envtui.steps.plan import ToolFeatures
-from envtui.steps.rollout import Rollout, RolloutStep
-from envtui.steps.rules import check_step
+from envtui.steps.rollout import ContextBlock, Rollout, RolloutInfo, RolloutStep
+from envtui.steps.rules import TOOL_CODES, check_calls, check_step
 from envtui.steps.tools import ToolSpec
 
 MAX_DIFF_LINES = 12
+_ESCAPED = frozenset("&<>\"'")
 
 
 @dataclass
@@ -97,44 +103,186 @@ def short_diff(expected: str | None, recorded: str | None) -> tuple[str, str]:
     return first, "\n".join(lines[:MAX_DIFF_LINES])
 
 
-def check_context(step: RolloutStep) -> tuple[Finding | None, list[str]]:
-    """Render the step as Codex would and compare with what Codex recorded."""
-    if step.unchecked:
-        return None, [f"context not checked: {step.unchecked}"]
-    if step.world_state_line is None:
-        if step.context_text is not None:
-            return None, ["context not checked: the step recorded a context but no world_state"]
-        return None, []
-    current = restore_snapshot(step.section) if step.section is not None else None
-    if step.section is not None and current is None:
-        return None, ["context not checked: the recorded snapshot cannot be restored"]
-    previous = (
-        restore_snapshot(step.previous_section)
-        if step.has_baseline and step.previous_section is not None
-        else None
-    )
+def _escaping_could_differ(state: EnvironmentsState) -> bool:
+    """Whether envtui's escaping of domains and subagent lines could change this block."""
+    network = state.network
+    texts = [state.subagents or ""]
+    if network is not None and not isinstance(network, str):
+        texts += [*network.allowed_domains, *network.denied_domains]
+    return any(not _ESCAPED.isdisjoint(text) for text in texts)
+
+
+class _Restorer:
+    """Restores each recorded snapshot once: the last two, by identity, are remembered."""
+
+    def __init__(self) -> None:
+        self._cache: list[tuple[Any, EnvironmentsState | None]] = []
+
+    def __call__(self, raw: Any) -> EnvironmentsState | None:
+        if raw is None:
+            return None
+        for seen, state in self._cache:
+            if seen is raw:
+                return state
+        state = restore_snapshot(raw)
+        self._cache = [*self._cache[-1:], (raw, state)]
+        return state
+
+
+def _diffed(
+    block: ContextBlock, restore: _Restorer
+) -> tuple[EnvironmentsState | None, EnvironmentsState | None] | str:
+    """The states the block was diffed between, or why the block cannot be checked.
+
+    A compaction's block, and a message with no world_state of its own, restate the whole
+    state: they are diffed against nothing.
+    """
+    current = restore(block.current)
+    if block.current is not None and current is None:
+        return "the recorded snapshot cannot be restored"
+    if block.source == "compaction" or not block.paired:
+        return current, None
+    return current, restore(block.previous)
+
+
+def check_block(
+    block: ContextBlock, number: int, restore: _Restorer
+) -> tuple[Finding | None, list[str]]:
+    """Render one block as Codex would and compare it with what Codex recorded."""
+    if block.unchecked:
+        return None, []  # the step's notes say why
+    diffed = _diffed(block, restore)
+    if isinstance(diffed, str):
+        return None, [f"context not checked: {diffed}"]
+    current, previous = diffed
     as_codex = render_diff(current, previous, codex_escaping=True)
-    line = step.context_line or step.world_state_line
-    if as_codex == step.context_text:
-        if render_diff(current, previous) != as_codex:
+    if as_codex == block.text:
+        if (
+            current is not None
+            and _escaping_could_differ(current)
+            and render_diff(current, previous) != as_codex
+        ):
             return None, [
                 "deviation: envtui escapes network domains and subagent lines; Codex wrote them raw"
             ]
         return None, []
-    if step.context_text is None:
+    if block.text is None:
         message = "envtui would send a context block here, and Codex sent none"
     elif as_codex is None:
         message = "Codex sent a context block where envtui sends none"
     else:
         message = "envtui renders this step's context differently from Codex"
-    first, diff = short_diff(as_codex, step.context_text)
-    return finding(
-        "context-mismatch", step.number, f"{message} ({first})", line=line, diff=diff
-    ), []
+    if block.source == "compaction":
+        message += " (the block in the compaction's replacement history)"
+    first, diff = short_diff(as_codex, block.text)
+    line = block.line or block.world_state_line
+    return finding("context-mismatch", number, f"{message} ({first})", line=line, diff=diff), []
 
 
 RULE_NOTES_SAID_ONCE = frozenset({"tool-rules-skipped", "stale-available-unchecked"})
 """Rule notes that the report states once for the whole rollout instead of at each step."""
+
+
+class RolloutChecker:
+    """Checks steps one at a time; holds the profile, the timeline and two snapshots."""
+
+    def __init__(
+        self,
+        profile: Profile,
+        *,
+        events: Iterable[Event] | None = None,
+        features: ToolFeatures | None = None,
+        tools: list[ToolSpec] | None = None,
+    ) -> None:
+        self.profile = profile
+        self.features = features or ToolFeatures()
+        self.tools = tools
+        self.timeline = ConnectionTimeline(events) if events is not None else None
+        self.restore = _Restorer()
+        self.tools_seen = False
+        self._last_rules: tuple[tuple[Any, ...], StepView, list[Finding], list[str]] | None = None
+
+    def check(self, step: RolloutStep) -> StepReport:
+        """One step: every block against Codex's, then the rules on its snapshot."""
+        report = StepReport(step.number, step.turn, step.first_line, step.context_text)
+        report.notes += step.notes
+        mismatches = []
+        for block in step.blocks:
+            mismatch, notes = check_block(block, step.number, self.restore)
+            report.notes += notes
+            if mismatch is not None:
+                mismatches.append(mismatch)
+        if mismatches:
+            report.findings.append(_one_per_step(mismatches, len(step.blocks)))
+        self.tools_seen = self.tools_seen or step.tools is not None
+        state = self.restore(step.section)
+        if state is None:
+            if step.section is None:
+                report.notes.append("no environments snapshot yet: rules not run")
+            return report
+        findings, notes = self._rules(step, state)
+        report.findings += findings
+        report.notes += notes
+        return report
+
+    def _rules(
+        self, step: RolloutStep, state: EnvironmentsState
+    ) -> tuple[list[Finding], list[str]]:
+        """The rules on the step. Steps in a row share their snapshot, tools and connection
+        state, so what depends only on those is worked out once; the calls every time."""
+        tools = self.tools if self.tools is not None else step.tools
+        connection = self.timeline.at(step.at) if self.timeline is not None else None
+        key = (state, tools, tuple(sorted(connection.items())) if connection is not None else None)
+        if self._last_rules is None or any(
+            a is not b and a != b for a, b in zip(self._last_rules[0], key, strict=True)
+        ):
+            view = view_of(0, state)
+            result = check_step(
+                view, tools, self.profile, connection=connection, features=self.features
+            )
+            notes = [n.text for n in result.notes if n.code not in RULE_NOTES_SAID_ONCE]
+            self._last_rules = (key, view, result.findings, notes)
+        _, view, cached, notes = self._last_rules
+        findings = [dataclasses.replace(f, step=step.number) for f in cached]
+        if step.calls:
+            calls = check_calls(dataclasses.replace(view, number=step.number), step.calls)
+            split = next(
+                (i for i, f in enumerate(findings) if f.code not in TOOL_CODES), len(findings)
+            )
+            findings[split:split] = calls
+        return findings, list(notes)
+
+    def notes(self, info: RolloutInfo) -> list[str]:
+        """What the whole check could not do, said once."""
+        notes = list(info.notes)
+        if info.fork is not None and info.fork.baseline_note:
+            notes.append(
+                f"forked from thread {info.fork.thread_id} at ordinal {info.fork.ordinal}: "
+                f"{info.fork.baseline_note}"
+            )
+        if self.timeline is None:
+            notes.append("stale-available needs connection events (--events FILE)")
+        notes.append(
+            "execution-routed-elsewhere needs live sources: a rollout does not record where "
+            "calls ran"
+        )
+        notes.append(
+            "selected-never-resolved needs the thread's selection, which a rollout does not record"
+        )
+        if self.tools is None and not self.tools_seen:
+            notes.append("no tool list was recorded (flat tools are not): tool rules skipped")
+        return notes
+
+
+def _one_per_step(mismatches: list[Finding], blocks: int) -> Finding:
+    """One context-mismatch per step: the first, saying how many of its blocks differ."""
+    first = mismatches[0]
+    if blocks < 2:
+        return first
+    extra = dict(first.extra)
+    extra["blocks"] = [dict(f.extra) for f in mismatches]
+    message = f"{first.message}; {len(mismatches)} of the step's {blocks} blocks differ"
+    return Finding(first.code, first.severity, first.step, None, None, message, extra)
 
 
 def check_rollout(
@@ -145,63 +293,9 @@ def check_rollout(
     features: ToolFeatures | None = None,
     tools: list[ToolSpec] | None = None,
 ) -> CheckReport:
-    """Check every step; ``tools`` (from a file) replaces the recorded tool lists."""
-    features = features or ToolFeatures()
-    reports = [
-        check_rollout_step(step, profile, events=events, features=features, tools=tools)
-        for step in rollout.steps
-    ]
+    """Check every step of a rollout read whole; ``tools`` replaces the recorded lists."""
+    checker = RolloutChecker(profile, events=events, features=features, tools=tools)
+    reports = [checker.check(step) for step in rollout.steps]
     findings = [f for report in reports for f in report.findings]
-    return CheckReport(
-        reports, findings, rollout_notes(rollout, events, tools), rollout.summary(profile)
-    )
-
-
-def rollout_notes(
-    rollout: Rollout, events: list[Event] | None, tools: list[ToolSpec] | None
-) -> list[str]:
-    """What the whole check could not do, said once."""
-    notes = list(rollout.notes)
-    if events is None:
-        notes.append("stale-available needs connection events (--events FILE)")
-    notes.append(
-        "execution-routed-elsewhere needs live sources: a rollout does not record where calls ran"
-    )
-    notes.append(
-        "selected-never-resolved needs the thread's selection, which a rollout does not record"
-    )
-    if tools is None and not any(step.tools is not None for step in rollout.steps):
-        notes.append("no tool list was recorded (flat tools are not): tool rules skipped")
-    return notes
-
-
-def check_rollout_step(
-    step: RolloutStep,
-    profile: Profile,
-    *,
-    events: list[Event] | None,
-    features: ToolFeatures,
-    tools: list[ToolSpec] | None,
-) -> StepReport:
-    """One step: its context against Codex's, then the rules on its snapshot."""
-    report = StepReport(step.number, step.turn, step.first_line, step.context_text)
-    mismatch, context_notes = check_context(step)
-    report.notes += context_notes
-    if mismatch is not None:
-        report.findings.append(mismatch)
-    state = restore_snapshot(step.section) if step.section is not None else None
-    if state is None:
-        if step.section is None:
-            report.notes.append("no environments snapshot yet: rules not run")
-        return report
-    result = check_step(
-        view_of(step.number, state),
-        tools if tools is not None else step.tools,
-        profile,
-        calls=step.calls,
-        connection=connection_states(events, step.at) if events is not None else None,
-        features=features,
-    )
-    report.findings += result.findings
-    report.notes += [n.text for n in result.notes if n.code not in RULE_NOTES_SAID_ONCE]
-    return report
+    summary = rollout.info.summary(profile)
+    return CheckReport(reports, findings, checker.notes(rollout.info), summary)

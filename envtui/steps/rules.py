@@ -88,8 +88,9 @@ def _stale_available_rule(
             finding(
                 "stale-available",
                 step.number,
-                f"the context presents {_names(stale)} as available, but the connection "
-                f"{'is' if len(stale) == 1 else 'are'} known to be lost",
+                f"the context presents {_names(stale)} as available, but "
+                f"{'the connection is' if len(stale) == 1 else 'the connections are'} "
+                "known to be lost",
                 environment_id=", ".join(stale),
             )
         )
@@ -214,6 +215,26 @@ def _tools_missing(
         )
 
 
+def check_calls(step: StepView, calls: Sequence[ToolCall]) -> list[Finding]:
+    """Only the rules about the model's calls (what :func:`check_step` runs on ``calls``)."""
+    result = RuleResult()
+    _call_rules(step, calls, result)
+    return result.findings
+
+
+TOOL_CODES = frozenset(
+    {
+        "tools-without-environment",
+        "missing-environment-id",
+        "unexpected-environment-id",
+        "shell-command-not-single-local",
+        "wait-without-starting",
+        "environment-tools-missing",
+    }
+)
+"""The codes of the tool rules, which :func:`check_step` runs before the call rules."""
+
+
 def _call_rules(step: StepView, calls: Sequence[ToolCall], result: RuleResult) -> None:
     number = step.number
     unknown: list[ToolCall] = []
@@ -236,7 +257,8 @@ def _call_rules(step: StepView, calls: Sequence[ToolCall], result: RuleResult) -
             finding(
                 "call-to-unknown-environment",
                 number,
-                f"a call names {_names(ids)}, which the step does not list as available",
+                f"{'a call names' if len(ids) == 1 else 'calls name'} {_names(ids)}, "
+                "which the step does not list as available",
                 tools=[c.tool for c in unknown],
                 environment_id=", ".join(ids),
             )
@@ -274,7 +296,11 @@ def _primary_rule(step: StepView, result: RuleResult) -> None:
     elif len(marked) != 1:
         message = f"{len(marked)} environments are marked primary among {step.selected_count}"
     elif not_ready:
-        message = f"{_names(not_ready)} is marked primary but is not available"
+        message = (
+            f"{_names(not_ready)} is marked primary but is not available"
+            if len(not_ready) == 1
+            else f"{_names(not_ready)} are marked primary but are not available"
+        )
     else:
         return
     result.findings.append(

@@ -18,6 +18,7 @@ Tools may be nested in ``{"type": "namespace", "name", "tools": [...]}`` entries
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterable, Iterator, Mapping
@@ -92,7 +93,16 @@ def _freeform_parameter(tool: Mapping[str, Any]) -> EnvironmentParameter:
 
 
 def code_mode_tools(description: str, namespace: str | None = None) -> list[ToolSpec]:
-    """The tools nested in a code-mode ``exec`` description, one per ``### `name``` section."""
+    """The tools nested in a code-mode ``exec`` description, one per ``### `name``` section.
+
+    Codex repeats the same description (tens of kilobytes) in every ``additional_tools``
+    item, so the last few are remembered and each is parsed once.
+    """
+    return list(_code_mode_tools(description, namespace))
+
+
+@functools.lru_cache(maxsize=8)
+def _code_mode_tools(description: str, namespace: str | None) -> tuple[ToolSpec, ...]:
     headings = list(_SECTION.finditer(description))
     tools = []
     for index, heading in enumerate(headings):
@@ -109,7 +119,7 @@ def code_mode_tools(description: str, namespace: str | None = None) -> list[Tool
         else:
             parameter = "absent"
         tools.append(ToolSpec(name, parameter, namespace, "code-mode"))
-    return tools
+    return tuple(tools)
 
 
 def _walk(entries: Iterable[Any], namespace: str | None) -> Iterator[ToolSpec]:
@@ -174,10 +184,15 @@ def read_tool_file(path: Path) -> list[ToolSpec]:
         raise ValueError(f"cannot read: {exc.strerror or exc}") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ValueError(f"invalid JSON: {exc}") from None
+    except RecursionError:
+        raise ValueError("invalid JSON: nested too deeply") from None
     entries = data.get("tools") if isinstance(data, dict) else data
     if not isinstance(entries, list):
         raise ValueError('expected a list of tool specs or {"tools": [...]}')
-    tools = parse_tools(entries)
+    try:
+        tools = parse_tools(entries)
+    except RecursionError:
+        raise ValueError("tool namespaces nested too deeply") from None
     if entries and not tools:
         raise ValueError("no tool spec with a type and a name")
     return tools

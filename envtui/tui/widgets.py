@@ -97,9 +97,11 @@ class EnvironmentTable(DataTable[Text]):
         self._apply_sort({clean(row.id): row.order for row in rows})
         if selected is not None and selected in wanted:
             self.move_cursor(row=self.get_row_index(selected), scroll=False)
-        self.border_title = (
-            f"environments  filter: {self.filter}" if self.filter else "environments"
-        )
+        recorded = max((r.recorded_step for r in rows if r.recorded_step is not None), default=None)
+        title = "environments"
+        if recorded is not None:
+            title += f" · as recorded at step {recorded}, not live"
+        self.border_title = f"{title}  filter: {self.filter}" if self.filter else title
         sort = self.sort_key + (" (reversed)" if self.sort_reverse else "")
         self.border_subtitle = f"sort: {sort}"
 
@@ -158,9 +160,7 @@ class ContextPanel(VerticalScroll):
             renderable = (
                 Syntax(shown, "xml", word_wrap=True, theme="ansi_dark")
                 if value is not None
-                else Text(
-                    "no context sent at this step" if self.view == "diff" else "context disabled"
-                )
+                else Text(_no_block(step))
             )
             body.update(renderable)
         else:
@@ -169,6 +169,17 @@ class ContextPanel(VerticalScroll):
                 json.dumps(data, indent=2, ensure_ascii=False) if data is not None else "null"
             )
             body.update(Syntax(for_terminal(self.text), "json", word_wrap=True, theme="ansi_dark"))
+
+
+def _no_block(step: StepRow) -> str:
+    """Why a step shows no block: the context switch is off (there is no section at all),
+    the full state is not known (a block was sent against a snapshot nobody recorded), or
+    nothing changed, so nothing was sent."""
+    if step.snapshot is None and step.text is None and step.diff is None:
+        return "context disabled: no environments section at this step"
+    if step.text is None and step.diff is not None:
+        return "the full context is not known at this step (no snapshot was recorded)"
+    return "no context sent at this step (nothing changed)"
 
 
 class ToolsPanel(Static):

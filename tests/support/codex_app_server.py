@@ -9,7 +9,7 @@ import os
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from tests.support.codex_tools import CODEX, offline
 
@@ -24,12 +24,23 @@ class AppServer:
         self._next = 0
         self._process: asyncio.subprocess.Process | None = None
 
-    async def __aenter__(self) -> AppServer:
+    def command(self, *args: str) -> list[str]:
+        """The app-server's command line: the codex binary in an empty network namespace."""
+        return offline(str(CODEX), *args)
+
+    def environment(self) -> dict[str, str]:
+        return {**os.environ, "CODEX_HOME": str(self.codex_home)}
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid if self._process is not None else None
+
+    async def __aenter__(self) -> Self:
         args = ["app-server"] + [arg for feature in self.features for arg in ("--enable", feature)]
         self._process = await asyncio.create_subprocess_exec(
-            *offline(str(CODEX), *args),
+            *self.command(*args),
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
-            env={**os.environ, "CODEX_HOME": str(self.codex_home)}, limit=1 << 24, start_new_session=True,
+            env=self.environment(), limit=1 << 24, start_new_session=True,
         )  # fmt: skip
         await self.request(
             "initialize",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -9,15 +10,40 @@ import pytest
 
 from tests.support.locations import ROOT
 
-from envtui.codex_binary import find_codex
+from envtui.codex_binary import find_codex, native_binary
 
 CODEX = find_codex(search_roots=(ROOT,))
+
+
+def _codex_0150() -> Path | None:
+    """codex-cli 0.150.0: ``$ENVTUI_CODEX_0150``, else where ``.ci/run`` installs it."""
+    for candidate in (
+        os.environ.get("ENVTUI_CODEX_0150"),
+        str(ROOT / "node_modules" / ".codex-0.150" / "node_modules" / ".bin" / "codex"),
+    ):
+        if candidate and Path(candidate).exists():
+            return native_binary(Path(candidate))
+    return None
+
+
+CODEX_0150 = _codex_0150()
 UNSHARE = shutil.which("unshare")
 IP = shutil.which("ip")
+NSENTER = shutil.which("nsenter")
 
 needs_codex = pytest.mark.skipif(
     CODEX is None or UNSHARE is None,
     reason="needs the codex binary (npm @openai/codex@0.171.0, which .ci/run installs) and unshare",
+)
+needs_codex_0150 = pytest.mark.skipif(
+    CODEX_0150 is None or UNSHARE is None or IP is None,
+    reason="needs codex 0.150.0 (npm @openai/codex@0.150.0 in node_modules/.codex-0.150, which "
+    ".ci/run installs; or $ENVTUI_CODEX_0150), unshare and ip",
+)
+needs_scripted_codex = pytest.mark.skipif(
+    CODEX is None or UNSHARE is None or IP is None or NSENTER is None,
+    reason="needs the codex binary (npm @openai/codex@0.171.0, which .ci/run installs), "
+    "unshare, nsenter and ip (util-linux, iproute2)",
 )
 
 

@@ -8,7 +8,8 @@ from tests.support.rollouts import RolloutWriter, code_mode_exec, function_tool
 
 from envtui.context import EnvironmentsState, EnvironmentState
 from envtui.profiles import Profile
-from envtui.steps.rollout import calls_from, read_rollout_lines
+from envtui.steps.rollout import read_rollout_lines
+from envtui.steps.rollout_items import calls_from
 from envtui.steps.tools import tool_groups
 
 LOCAL = EnvironmentState(cwd="/repo", shell="bash", is_primary=True)
@@ -39,17 +40,19 @@ def _two_steps() -> RolloutWriter:
 def test_full_then_patch_world_state_items_give_each_steps_snapshot() -> None:
     rollout = read_rollout_lines(_two_steps().text().splitlines())
     first, second = rollout.steps
-    assert (first.has_baseline, second.has_baseline) == (False, True)
+    (first_block,) = first.blocks
+    (second_block,) = second.blocks
+    assert (first_block.previous, second_block.previous) == (None, first.section)
     assert first.section["environments"]["devbox"] == {"cwd": "/repo", "status": "starting"}
-    assert second.previous_section == first.section
+    assert second_block.current == second.section
     assert second.section["environments"]["devbox"] == {
         "cwd": "/repo",
         "status": "available",
         "shell": "zsh",
     }
     assert first.calls[0].environment_id == "local"
-    assert rollout.cli_version == "0.171.0"
-    assert rollout.default_profile() == (Profile.CODEX_0171, None)
+    assert rollout.info.cli_version == "0.171.0"
+    assert rollout.info.default_profile() == (Profile.CODEX_0171, None)
 
 
 def test_a_new_step_starts_when_model_output_follows_a_tool_output() -> None:
@@ -64,7 +67,7 @@ def test_a_new_step_starts_when_model_output_follows_a_tool_output() -> None:
     writer.end_turn()  # a turn with no request
     rollout = read_rollout_lines(writer.text().splitlines())
     assert [len(step.calls) for step in rollout.steps] == [1, 1]
-    assert rollout.turns_without_step == 1
+    assert rollout.info.turns_without_step == 1
 
 
 def test_truncated_last_line_and_unknown_items_are_counted_not_fatal() -> None:
@@ -73,7 +76,7 @@ def test_truncated_last_line_and_unknown_items_are_counted_not_fatal() -> None:
     lines.append(lines[-1][: len(lines[-1]) // 2])  # a write cut short
     rollout = read_rollout_lines(lines)
     assert rollout.bad_lines == [len(lines)]
-    assert rollout.unknown_items == [(4, "hologram")]
+    assert rollout.info.unknown_items == {"hologram": 1}
     assert len(rollout.steps) == 2
 
 
@@ -85,14 +88,14 @@ def test_compaction_resets_the_baseline_and_a_patch_without_one_is_not_checked()
         "world_state", {"full": False, "state": {"environments": {"current_date": "2026-12-01"}}}
     )
     rollout = read_rollout_lines(writer.text().splitlines())
-    last = rollout.steps[-1]
-    assert last.unchecked is not None
-    assert "no baseline" in last.unchecked
+    (block,) = rollout.steps[-1].blocks
+    assert block.unchecked is not None
+    assert "no baseline" in block.unchecked
 
 
 def test_unknown_cli_version_defaults_to_0171_with_a_note() -> None:
     rollout = read_rollout_lines(RolloutWriter(cli_version=None).text().splitlines())
-    profile, note = rollout.default_profile()
+    profile, note = rollout.info.default_profile()
     assert profile is Profile.CODEX_0171
     assert note is not None
     assert (

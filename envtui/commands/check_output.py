@@ -1,0 +1,93 @@
+"""How ``envtui check`` writes its report while it checks: one step at a time.
+
+Text: one line per finding on standard output as soon as it is found, then the notes and
+a summary on standard error. JSON: ``{"steps", "findings", "notes", "rollout"}`` on one
+line, written as it goes; the findings, which come after every step in that object, wait
+in a spooled temporary file (memory up to a megabyte, disk after), so a long rollout never
+has to be held in memory.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from typing import IO, Any
+
+from envtui.safe_text import dumps_json_line, for_terminal
+from envtui.steps.check import CheckReport, StepReport
+from envtui.steps.model import Finding
+
+SPOOL_BYTES = 1 << 20
+
+
+def finding_line(f: Finding) -> str:
+    step = f"step {f.step}" if f.step is not None else "thread"
+    return f"{step}: {f.code}: {f.tool or '-'}: {f.environment_id or '-'}: {f.message}"
+
+
+def _step_json(report: StepReport) -> str:
+    """A step's JSON; most steps sent nothing and found nothing, and are written directly."""
+    if report.context is None and not report.findings and not report.notes:
+        line = "null" if report.line is None else str(report.line)
+        return (
+            f'{{"step":{report.number},"turn":{report.turn},"line":{line},'
+            '"context":null,"findings":[],"notes":[]}'
+        )
+    return dumps_json_line(report.as_json())
+
+
+class ReportWriter:
+    """Writes step reports as they come, and the rest at :meth:`finish`."""
+
+    def __init__(self, *, as_json: bool, out: IO[str] | None = None) -> None:
+        self.as_json = as_json
+        self.out = out if out is not None else sys.stdout
+        self.steps = 0
+        self.findings = 0
+        self._spool: IO[str] | None = None
+        self._terminal = self.out.isatty()
+        if as_json:
+            self.out.write('{"steps":[')
+            self._spool = tempfile.SpooledTemporaryFile(  # noqa: SIM115 (closed by finish)
+                SPOOL_BYTES, mode="w+", encoding="utf-8"
+            )
+
+    def step(self, report: StepReport) -> None:
+        if self.as_json:
+            self.out.write(("," if self.steps else "") + _step_json(report))
+        self.steps += 1
+        for f in report.findings:
+            self.finding(f)
+
+    def finding(self, f: Finding) -> None:
+        if self._spool is not None:
+            self._spool.write(("," if self.findings else "") + dumps_json_line(f.as_json()))
+        else:
+            line = finding_line(f) + "\n"
+            self.out.write(for_terminal(line) if self._terminal else line)
+        self.findings += 1
+
+    def finish(self, notes: list[str], rollout: dict[str, Any] | None) -> None:
+        if self._spool is not None:
+            self.out.write('],"findings":[')
+            self._spool.seek(0)
+            while chunk := self._spool.read(SPOOL_BYTES):
+                self.out.write(chunk)
+            self._spool.close()
+            tail: dict[str, Any] = {"notes": notes}
+            if rollout is not None:
+                tail["rollout"] = rollout
+            self.out.write("]," + dumps_json_line(tail)[1:] + "\n")
+            return
+        for note in notes:
+            print(for_terminal(f"note: {note}"), file=sys.stderr)
+        print(f"{self.findings} finding(s) in {self.steps} step(s)", file=sys.stderr)
+
+    def report(self, report: CheckReport) -> None:
+        """A report made whole (the engine's steps): written the same way."""
+        for step in report.steps:
+            self.step(step)
+        for f in report.findings:
+            if f.step is None:  # a finding of the whole thread
+                self.finding(f)
+        self.finish(report.notes, report.rollout)

@@ -1,0 +1,123 @@
+"""The world state a rollout builds up, item by item, and where a fork's baseline comes from.
+
+Codex persists its world state as a full ``world_state`` item, then merge patches applied
+in order; a compaction clears it (the next render is a full restatement), and a patch with
+no baseline is ignored, as Codex ignores it on resume. A fork (0.171) starts with patches
+whose baseline is its parent's world state at ``forked_from_ordinal_exclusive``:
+:func:`world_at` replays the parent's lines up to there.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from envtui.context import SECTION_ID
+from envtui.context.patch import apply_world_patch, remove_null_object_fields
+from envtui.steps.rollout_items import text_of
+
+MAX_FORK_DEPTH = 16
+"""How many forks of forks are followed back for a baseline before giving up."""
+
+
+@dataclass
+class ForkOrigin:
+    """Where a forked thread came from: the parent thread and the first ordinal not taken."""
+
+    thread_id: str
+    ordinal: int
+    baseline_note: str | None = None  # why the parent's state is not known, if it is not
+
+    @classmethod
+    def from_meta(cls, payload: dict[str, Any]) -> ForkOrigin | None:
+        parent = text_of(payload.get("forked_from_id"))
+        ordinal = payload.get("forked_from_ordinal_exclusive")
+        if parent is None or type(ordinal) is not int or ordinal < 0:
+            return None  # 0.150 forks copy the parent's history instead
+        return cls(parent, ordinal)
+
+
+BaselineLookup = Callable[[ForkOrigin], tuple[dict[str, Any] | None, str | None]]
+"""The parent's world state at a fork's ordinal, or None and the reason it is not known."""
+
+
+class WorldReplay:
+    """The world state so far: None until a full ``world_state`` (or a fork's baseline)."""
+
+    def __init__(self) -> None:
+        self.world: dict[str, Any] | None = None
+
+    def section(self) -> Any:
+        return self.world.get(SECTION_ID) if self.world is not None else None
+
+    def reset(self) -> None:
+        self.world = None
+
+    def adopt(self, world: dict[str, Any] | None) -> None:
+        self.world = world
+
+    def apply(
+        self, payload: dict[str, Any], line: int, fork: ForkOrigin | None
+    ) -> tuple[Any, Any, str | None] | None:
+        """Apply one item: (section before, section after, why unchecked); None if unusable."""
+        state = payload.get("state")
+        if not isinstance(state, dict):
+            return None
+        previous = self.section()
+        try:
+            if payload.get("full") is True:
+                self.world = remove_null_object_fields(state)
+                return None, self.section(), None
+            if self.world is None:
+                return previous, previous, _no_baseline(line, fork)
+            self.world = apply_world_patch(self.world, state)
+        except RecursionError:
+            return None  # nested deeper than anything Codex writes
+        return previous, self.section(), None
+
+
+def _no_baseline(line: int, fork: ForkOrigin | None) -> str:
+    if fork is not None:
+        why = fork.baseline_note or "its state at the fork is not known"
+        return (
+            f"line {line}: a world_state patch of a fork of thread {fork.thread_id} "
+            f"(at ordinal {fork.ordinal}): {why}"
+        )
+    return f"line {line}: a world_state patch with no baseline is ignored"
+
+
+def world_at(
+    lines: Iterable[str], ordinal: int, baseline: BaselineLookup | None = None
+) -> tuple[dict[str, Any] | None, str | None]:
+    """The world state of a rollout's items before ``ordinal``, and a note when unknown.
+
+    A parent that is a fork itself starts from its own parent's state (``baseline``).
+    """
+    replay = WorldReplay()
+    for raw in lines:
+        try:
+            item = json.loads(raw)
+        except (ValueError, RecursionError):
+            continue
+        if not isinstance(item, dict):
+            continue
+        at = item.get("ordinal")
+        if type(at) is int and at >= ordinal:
+            break
+        payload = item.get("payload")
+        if not isinstance(payload, dict):
+            continue
+        kind = item.get("type")
+        if kind == "session_meta" and baseline is not None:
+            origin = ForkOrigin.from_meta(payload)
+            if origin is not None:
+                replay.adopt(baseline(origin)[0])
+        elif kind == "world_state":
+            replay.apply(payload, 0, None)
+        elif kind == "compacted":
+            replay.reset()
+    if replay.world is None:
+        return None, "the parent's rollout has no world state before the fork"
+    return replay.world, None

@@ -1,0 +1,46 @@
+"""Threads the real Codex is driven through, the same for the tests and the recorded rollouts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tests.support.scripted_codex import ScriptedCodex, exec_command, message
+
+COMPACTION_0171_ANSWERS: list[dict[str, Any]] = [
+    exec_command("echo hi"), message("ran it"), message("again"), message("fork"),
+]  # fmt: skip
+TIMEZONE_0150_ANSWERS: list[dict[str, Any]] = [message("one"), message("two")]
+
+
+async def tools_compaction_timezone(codex: ScriptedCodex) -> str:
+    """A tool call, a compaction, then a timezone change (``own_etc``); the thread id.
+
+    0.171 puts the full block into the compaction's replacement history, so the turn after
+    it carries two blocks: that one and the change."""
+    thread = await codex.start_thread()
+    await codex.turn(thread, "run something")
+    await codex.compact(thread)
+    codex.set_timezone("Europe/Berlin")
+    await codex.turn(thread, "after the compaction")
+    return thread
+
+
+async def timezone_compaction(codex: ScriptedCodex) -> str:
+    """A timezone change between turns (``own_etc``), then a compaction; the thread id.
+
+    0.150 puts no block into the replacement history: the next turn restates the context."""
+    thread = await codex.start_thread()
+    await codex.turn(thread, "hello")
+    codex.set_timezone("Asia/Tokyo")
+    await codex.turn(thread, "a new zone")
+    await codex.compact(thread)
+    await codex.turn(thread, "after the compaction")
+    return thread
+
+
+async def fork_elsewhere(codex: ScriptedCodex, thread: str, cwd: Path) -> str:
+    """A fork of ``thread`` whose first turn moves to ``cwd``: a patch on the parent's state."""
+    fork = await codex.fork(thread)
+    await codex.turn(fork, "in the fork", cwd=str(cwd))
+    return fork

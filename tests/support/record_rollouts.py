@@ -1,0 +1,67 @@
+"""Record the real rollouts under ``tests/rollouts/`` again: ``python -m tests.support.record_rollouts``.
+
+Each one is written by the real Codex (0.171 and 0.150) driven offline against the model
+stand-in; only the temporary directory it ran in is replaced by ``/home/me`` (consistently,
+so every block and snapshot still agree). The unit tests read them as real input (they
+must check clean, and mutating them must never crash ``check``), and the benchmark builds
+long rollouts by repeating their turns.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import tempfile
+from pathlib import Path
+
+from tests.support.codex_scenarios import (
+    COMPACTION_0171_ANSWERS,
+    TIMEZONE_0150_ANSWERS,
+    fork_elsewhere,
+    timezone_compaction,
+    tools_compaction_timezone,
+)
+from tests.support.codex_tools import CODEX, CODEX_0150
+from tests.support.locations import ROOT
+from tests.support.scripted_codex import ScriptedCodex
+
+ROLLOUTS = ROOT / "tests" / "rollouts"
+NEUTRAL_ROOT = "/home/me"
+
+
+def _save(path: Path, root: Path, target: Path, name: str | None = None) -> Path:
+    text = path.read_text().replace(str(root), NEUTRAL_ROOT)
+    saved = target / (name or path.name)
+    saved.write_text(text)
+    return saved
+
+
+async def record_0171(root: Path, target: Path) -> None:
+    """Tools, a compaction and a timezone change; then a fork that moves to another cwd."""
+    assert CODEX is not None
+    other = root / "work-fork"
+    other.mkdir()
+    async with ScriptedCodex(root, CODEX, COMPACTION_0171_ANSWERS, own_etc=True) as codex:
+        thread = await tools_compaction_timezone(codex)
+        fork = await fork_elsewhere(codex, thread, other)
+        _save(codex.rollout(thread), root, target)
+        _save(codex.rollout(fork), root, target)
+
+
+async def record_0150(root: Path, target: Path) -> None:
+    """A timezone change between turns, then a compaction and the full context again."""
+    assert CODEX_0150 is not None
+    async with ScriptedCodex(root, CODEX_0150, TIMEZONE_0150_ANSWERS, own_etc=True) as codex:
+        thread = await timezone_compaction(codex)
+        _save(codex.rollout(thread), root, target)
+
+
+async def main(target: Path) -> None:
+    target.mkdir(parents=True, exist_ok=True)
+    for record in (record_0171, record_0150):
+        with tempfile.TemporaryDirectory() as scratch:
+            await record(Path(scratch), target)
+
+
+if __name__ == "__main__":
+    asyncio.run(main(Path(sys.argv[1]) if len(sys.argv) > 1 else ROLLOUTS))
