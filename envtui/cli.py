@@ -25,6 +25,7 @@ from envtui.commands import (
     manpage,
     render,
     serve,
+    sessions,
     snapshot,
 )
 from envtui.locations import log_file
@@ -78,6 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
     completion.add_parser(subparsers, parser)
     manpage.add_parser(subparsers, parser)
     serve.add_parser(subparsers)
+    sessions.add_parser(subparsers)
     for sub in subparsers.choices.values():
         sub.formatter_class = HelpFormatter
         _global_options(sub, defaults=False)

@@ -22,6 +22,7 @@ from envtui.commands.common import (
     load,
     number,
 )
+from envtui.commands.metrics_options import add_metrics_arguments, metrics_for
 from envtui.config import Config
 from envtui.events import EventSink, Source
 from envtui.locations import export_dir
@@ -85,6 +86,7 @@ def add_parsers(subparsers: argparse._SubParsersAction[argparse.ArgumentParser])
     watch = add("watch", "the dashboard on the configured environments")
     _common(watch)
     add_codex_environments_argument(watch)
+    add_metrics_arguments(watch)
     replay = add("replay", "the dashboard on a recorded JSONL event stream")
     replay.add_argument("file", metavar="FILE", help="a JSONL event stream envtui recorded")
     replay.add_argument(
@@ -99,6 +101,7 @@ def add_parsers(subparsers: argparse._SubParsersAction[argparse.ArgumentParser])
 
     add_codex_arguments(codex, flag_takes_path=True)
     _common(codex)
+    add_metrics_arguments(codex)
     rollout = add("rollout", "the dashboard on a Codex rollout file")
     rollout.add_argument(
         "file", metavar="FILE", help="a Codex rollout (CODEX_HOME/sessions/…/rollout-*.jsonl)"
@@ -202,6 +205,22 @@ def run(args: argparse.Namespace) -> int:
         from envtui.sources.recording import recorded
 
         source = recorded(source, Path(args.record), append=args.append)
+    served = metrics_for(command, args) if command in ("watch", "codex") else None
+    if isinstance(served, int):
+        return served
+    if served is not None:
+        from envtui.sources.metrics_server import with_metrics
+
+        source = with_metrics(source, served[0], command)
+    try:
+        return _run_app(args, config, source)
+    finally:
+        if served is not None:
+            served[1].close()
+
+
+def _run_app(args: argparse.Namespace, config: Config, source: Source) -> int:
+    command = args.mode
     from envtui.tui.app import DashboardOptions, EnvTuiApp
 
     options = DashboardOptions(

@@ -19,11 +19,13 @@ from envtui.commands.common import (
     fail,
     number,
 )
+from envtui.commands.metrics_options import add_metrics_arguments, metrics_for
 from envtui.events import Event, EventSink, encode_event
 from envtui.stopping import stop_on_signals, wait_for_stop
 
 if TYPE_CHECKING:  # the runtime (and asyncssh) loads only when the command runs
     from envtui.sources.engine import Engine
+    from envtui.sources.metrics_state import MetricsState
 
 COMMAND = "events"
 
@@ -55,6 +57,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     from envtui.commands.codex import add_codex_arguments
 
     add_codex_arguments(parser, flag_takes_path=False)
+    add_metrics_arguments(parser)
     parser.set_defaults(handler=run)
 
 
@@ -83,24 +86,51 @@ async def stream_events(engine: Engine, duration: float | None) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.codex is not None:
-        return _run_codex(args)
+    """Either source, with ``--metrics`` served for as long as it runs."""
     forward = _Forward()
-    built = engine_for(COMMAND, args, forward)  # a bad config fails before --out is truncated
+    built = None if args.codex is not None else engine_for(COMMAND, args, forward)
     if isinstance(built, int):
-        return built
-    _, engine = built
+        return built  # a bad config fails before anything listens or is truncated
+    served = metrics_for(COMMAND, args)
+    if isinstance(served, int):
+        return served
+    state = served[0] if served is not None else None
+    try:
+        if built is None:
+            return _run_codex(args, state)
+        return _run_engine(args, built[1], forward, state)
+    finally:
+        if served is not None:
+            served[1].close()
+
+
+def _run_engine(
+    args: argparse.Namespace, engine: Engine, forward: _Forward, state: MetricsState | None
+) -> int:
     try:
         out: IO[bytes] = open(args.out, "wb") if args.out else sys.stdout.buffer  # noqa: SIM115
     except OSError as exc:
         return fail(COMMAND, f"{args.out}: cannot write: {exc.strerror or exc}")
-    forward.target = _LineWriter(out)
+    writer: EventSink = _LineWriter(out)
+    forward.target = writer if state is None else _tee(writer, state.event)
+    if state is not None:
+        state.source_up("engine", True)
     try:
         asyncio.run(stream_events(engine, args.duration))
     finally:
+        if state is not None:
+            state.source_up("engine", False)
         if out is not sys.stdout.buffer:
             out.close()
     return 0
+
+
+def _tee(first: EventSink, second: EventSink) -> EventSink:
+    def both(event: Event) -> None:
+        first(event)
+        second(event)
+
+    return both
 
 
 class _Forward:
@@ -114,7 +144,7 @@ class _Forward:
             self.target(event)
 
 
-def _run_codex(args: argparse.Namespace) -> int:
+def _run_codex(args: argparse.Namespace, state: MetricsState | None) -> int:
     """Exit 0 at the end of --duration or on Ctrl+C, 1 when the app-server failed, 2 on bad
     input."""
     from envtui.commands.codex import codex_options
@@ -127,13 +157,18 @@ def _run_codex(args: argparse.Namespace) -> int:
         out: IO[bytes] = open(args.out, "wb") if args.out else sys.stdout.buffer  # noqa: SIM115
     except OSError as exc:
         return fail(COMMAND, f"{args.out}: cannot write: {exc.strerror or exc}")
-    source = CodexSource(options, _LineWriter(out))
+    writer: EventSink = _LineWriter(out)
+    source = CodexSource(options, writer if state is None else _tee(writer, state.event))
+    if state is not None:
+        state.source_up("codex", True)
     try:
         died = asyncio.run(_attach(source, args.duration))
     except CodexError as exc:
         print(f"envtui {COMMAND}: {exc}", file=sys.stderr)
         return 1
     finally:
+        if state is not None:
+            state.source_up("codex", False)
         if out is not sys.stdout.buffer:
             out.close()
     return 1 if died else 0

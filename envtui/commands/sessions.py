@@ -1,0 +1,209 @@
+"""``envtui sessions``: every Codex thread of a sessions tree, here or on an SSH host.
+
+Without ``--json`` it opens the sessions table (``enter`` opens a thread's rollout
+dashboard). With ``--json`` it prints one line per thread and exits: 0, or 1 when a live
+thread has an active incident; with ``--metrics`` too it keeps running (a line for each
+thread that changed) and serves the metrics until Ctrl+C or SIGTERM.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from envtui.commands.common import add_config_argument, fail, load, number
+from envtui.commands.metrics_options import add_metrics_arguments, duration, metrics_for
+from envtui.locations import export_dir
+from envtui.stopping import stop_on_signals
+
+if TYPE_CHECKING:
+    from envtui.sources.metrics_state import MetricsState
+    from envtui.sources.session_files import SessionFiles
+    from envtui.sources.sessions_index import SessionsIndex, SessionsView
+    from envtui.steps.thread_summary import ThreadSummary
+
+COMMAND = "sessions"
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        COMMAND,
+        help="every Codex thread of a sessions tree, live",
+        description="One row per Codex thread of a sessions tree (the rollouts under "
+        "CODEX_HOME/sessions): its environments at the latest step, active incidents and "
+        "whether it is live. enter opens a thread in the rollout dashboard.",
+    )
+    parser.add_argument(
+        "directory",
+        nargs="?",
+        metavar="DIR",
+        help="the sessions tree (default: $CODEX_HOME/sessions, else ~/.codex/sessions; "
+        "with --ssh, .codex/sessions in the login directory)",
+    )
+    parser.add_argument("--ssh", metavar="HOST", help="read the tree on HOST over SSH (SFTP)")
+    parser.add_argument(
+        "--since",
+        type=duration,
+        metavar="DURATION",
+        help="only threads written within DURATION (90s, 15m, 2h, 7d)",
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="print one JSON line per thread, then exit"
+    )
+    parser.add_argument(
+        "--live-window",
+        type=duration,
+        default=duration("2m"),
+        metavar="DURATION",
+        help="a thread is live when its rollout was written within DURATION",
+    )
+    parser.add_argument(
+        "--poll-interval",
+        type=number(float, low=0, low_inclusive=False),
+        default=1.0,
+        metavar="S",
+        help="look for new rollouts and new lines every S seconds",
+    )
+    add_metrics_arguments(parser)
+    add_config_argument(parser)
+    parser.add_argument("--theme", metavar="NAME", help="the theme (as for the dashboard)")
+    parser.set_defaults(handler=run)
+
+
+def files_for(args: argparse.Namespace) -> SessionFiles | int:
+    """The tree to read, or the exit code when it is not there."""
+    if args.ssh:
+        from envtui.environments.ssh import SshSettings
+        from envtui.sources.sessions_sftp import SftpSessionFiles, remote_root
+
+        return SftpSessionFiles(SshSettings(host=args.ssh), remote_root(args.directory))
+    from envtui.sources.session_files import LocalSessionFiles, default_sessions_dir
+
+    root = Path(args.directory).expanduser() if args.directory else default_sessions_dir()
+    if not root.is_dir():
+        return fail(COMMAND, f"{root}: no such directory")
+    return LocalSessionFiles(root)
+
+
+def index_for(args: argparse.Namespace, files: SessionFiles) -> SessionsIndex:
+    from envtui.sources.sessions_index import SessionsIndex
+
+    return SessionsIndex(files, since=args.since, live_window=args.live_window)
+
+
+def run(args: argparse.Namespace) -> int:
+    files = files_for(args)
+    if isinstance(files, int):
+        return files
+    served = metrics_for(COMMAND, args)
+    if isinstance(served, int):
+        return served
+    state = served[0] if served is not None else None
+    try:
+        if args.json:
+            return asyncio.run(_json(args, files, state))
+        return _dashboard(args, files, state)
+    finally:
+        if served is not None:
+            served[1].close()
+
+
+def failing(threads: list[ThreadSummary]) -> bool:
+    """Exit 1: a live thread has an active incident."""
+    return any(t.live and t.incidents for t in threads)
+
+
+def _print(threads: list[ThreadSummary]) -> None:
+    for summary in sorted(threads, key=lambda s: s.thread_id):
+        print(json.dumps(summary.as_json(), ensure_ascii=False), flush=True)
+
+
+def publisher(
+    files: SessionFiles, state: MetricsState | None, show: Callable[[SessionsView], None]
+) -> Callable[[SessionsView], None]:
+    """Each view shown, and folded into the metrics when they are served."""
+
+    def publish(view: SessionsView) -> None:
+        if state is not None:
+            state.sessions(view.threads, view.gone)
+            state.source_up(files.name, view.up)
+        show(view)
+
+    return publish
+
+
+async def _json(args: argparse.Namespace, files: SessionFiles, state: MetricsState | None) -> int:
+    from envtui.sources.sessions_index import watch_sessions
+
+    if not await _opened(files):
+        return 1
+    index = index_for(args, files)
+    try:
+        view = await asyncio.to_thread(index.poll)
+        if not view.up:
+            print(f"envtui {COMMAND}: {view.problem}", file=sys.stderr)
+            return 1
+        _print(view.threads)
+        if state is None:
+            return 1 if failing(view.threads) else 0
+        publisher(files, state, lambda v: None)(view)
+        stop = asyncio.Event()
+
+        def changed(v: SessionsView) -> None:
+            _print([t for t in v.threads if t.thread_id in v.changed])
+            view.threads = v.threads
+
+        with stop_on_signals(stop):
+            await watch_sessions(
+                index, publisher(files, state, changed), stop, poll=args.poll_interval
+            )
+        return 1 if failing(view.threads) else 0
+    finally:
+        await files.aclose()
+
+
+async def _opened(files: SessionFiles) -> bool:
+    """Connect to the host first (over SSH); False, said why, when it cannot be reached."""
+    try:
+        await files.open()
+    except OSError as exc:
+        print(f"envtui {COMMAND}: {exc}", file=sys.stderr)
+        return False
+    return True
+
+
+def _dashboard(args: argparse.Namespace, files: SessionFiles, state: MetricsState | None) -> int:
+    config = load(COMMAND, args)
+    if isinstance(config, int):
+        return config
+    from envtui.sources.sessions_index import watch_sessions
+    from envtui.tui.options import DashboardOptions
+    from envtui.tui.sessions_app import SessionsApp
+
+    index = index_for(args, files)
+
+    async def watch(show: Callable[[SessionsView], None], stop: asyncio.Event) -> None:
+        if not await _opened(files):
+            raise OSError(f"cannot reach {files.name}")
+        try:
+            await watch_sessions(
+                index, publisher(files, state, show), stop, poll=args.poll_interval
+            )
+        finally:
+            await files.aclose()
+
+    options = DashboardOptions(
+        source_name=f"sessions {files.name}",
+        theme=args.theme or config.theme,
+        keymap=dict(config.keymap),
+        max_log_lines=config.event_log_lines,
+        max_steps=config.step_history,
+        export_dir=export_dir(),
+    )
+    SessionsApp(watch, lambda summary: files.rollout_source(summary.path), options).run()
+    return 0

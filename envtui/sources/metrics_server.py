@@ -1,0 +1,147 @@
+"""The Prometheus endpoint of ``--metrics HOST:PORT``: ``/metrics`` in the text format.
+
+Served by the official ``prometheus-client`` from its own thread, over a registry of its
+own that holds one collector: at each scrape the collector takes a snapshot of
+:class:`MetricsState` and writes every series from it, so a series that left the state
+(an environment removed, a thread past its retention) is gone from the next scrape.
+Label values are the ids as they are; the client escapes them.
+
+The server listens only where ``--metrics`` says, and :meth:`MetricsServer.close` (also on
+leaving the ``with`` block, whatever the reason) shuts it down and frees the port.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator
+from types import TracebackType
+from wsgiref.simple_server import WSGIServer
+
+from prometheus_client import start_http_server
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector, CollectorRegistry
+
+from envtui.events import Event, EventSink, LiveState, Source
+from envtui.sources.metrics_state import MetricsSnapshot, MetricsState
+
+STATUSES: tuple[LiveState, ...] = ("starting", "ready", "unavailable")
+
+
+class EnvtuiCollector(Collector):
+    """Every envtui series from one snapshot of the state."""
+
+    def __init__(self, state: MetricsState) -> None:
+        self.state = state
+
+    def collect(self) -> Iterator[Metric]:
+        snapshot = self.state.snapshot()
+        yield from _environment_families(snapshot)
+        yield from _incident_families(snapshot)
+        events = CounterMetricFamily("envtui_events", "Events seen, by type.", labels=["type"])
+        for kind, count in sorted(snapshot.events.items()):
+            events.add_metric([kind], count)
+        yield events
+        up = GaugeMetricFamily("envtui_source_up", "1 while the source runs.", labels=["source"])
+        for name, running in sorted(snapshot.sources.items()):
+            up.add_metric([name], 1.0 if running else 0.0)
+        yield up
+
+
+def _environment_families(snapshot: MetricsSnapshot) -> Iterator[Metric]:
+    status = GaugeMetricFamily(
+        "envtui_environment_status",
+        "1 for the environment's current status, 0 for the others.",
+        labels=["thread", "environment", "kind", "status"],
+    )
+    primary = GaugeMetricFamily(
+        "envtui_environment_primary",
+        "1 when the environment is the primary.",
+        labels=["thread", "environment"],
+    )
+    transitions = CounterMetricFamily(
+        "envtui_environment_transitions",
+        "Times the environment entered a status (its first status included).",
+        labels=["thread", "environment", "to"],
+    )
+    for thread, series in sorted(snapshot.threads.items()):
+        for env_id, (kind, current, is_primary) in series.statuses.items():
+            for name in STATUSES:
+                status.add_metric([thread, env_id, kind, name], 1.0 if name == current else 0.0)
+            primary.add_metric([thread, env_id], 1.0 if is_primary else 0.0)
+        for (env_id, to), count in sorted(series.transitions.items()):
+            transitions.add_metric([thread, env_id, to], count)
+    yield from (status, primary, transitions)
+
+
+def _incident_families(snapshot: MetricsSnapshot) -> Iterator[Metric]:
+    active = GaugeMetricFamily(
+        "envtui_incidents_active",
+        "1 for each finding code raised at the thread's latest checked step.",
+        labels=["thread", "code"],
+    )
+    findings = CounterMetricFamily(
+        "envtui_findings", "Findings raised, by code.", labels=["thread", "code"]
+    )
+    for thread, series in sorted(snapshot.threads.items()):
+        for code in series.incidents:
+            active.add_metric([thread, code], 1.0)
+        for code, count in sorted(series.findings.items()):
+            findings.add_metric([thread, code], count)
+    yield from (active, findings)
+
+
+class MetricsServer:
+    """``/metrics`` on ``host:port`` for one state; a context manager that always closes."""
+
+    def __init__(self, state: MetricsState, host: str, port: int) -> None:
+        self.state = state
+        self.host = host
+        self.port = port
+        self._server: WSGIServer | None = None
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> MetricsServer:
+        """Listen now; raises OSError when the address cannot be bound."""
+        registry = CollectorRegistry(auto_describe=False)
+        registry.register(EnvtuiCollector(self.state))
+        self._server, self._thread = start_http_server(self.port, self.host, registry)
+        self.port = self._server.server_port
+        return self
+
+    def close(self) -> None:
+        server, self._server = self._server, None
+        if server is not None:
+            server.shutdown()
+            server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def __enter__(self) -> MetricsServer:
+        return self.start()
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def with_metrics(source: Source, state: MetricsState, name: str) -> Source:
+    """``source``, its events also folded into ``state``; ``name`` is up while it runs."""
+
+    async def run(sink: EventSink, stop: asyncio.Event) -> None:
+        def tee(event: Event) -> None:
+            sink(event)
+            state.event(event)
+
+        state.source_up(name, True)
+        try:
+            await source(tee, stop)
+        finally:
+            state.source_up(name, False)
+
+    return run

@@ -1,0 +1,151 @@
+"""A host's sessions tree over SFTP, with the same host-key rules as SSH environments.
+
+The connection is opened by :func:`envtui.environments.ssh.open_connection` (known_hosts
+always checked). The index calls :meth:`SftpSessionFiles.list` and ``read`` from its worker
+thread; each call runs on the loop that owns the connection and waits for the answer. A
+lost connection makes the next listing fail (the view says the source is down) and the
+one after that connects again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import stat
+from collections.abc import Coroutine, Sequence
+from typing import Any, TypeVar
+
+import asyncssh
+
+from envtui.environments.ssh import (
+    SshSettings,
+    close_connection,
+    describe_ssh_error,
+    open_connection,
+)
+from envtui.events import EventSink, Source, WarningMessage, thread_event
+from envtui.sources.rollout_follow import follow_steps
+from envtui.sources.session_files import MAX_DEPTH, FileInfo, is_rollout_name
+from envtui.steps.rollout import Rollout, read_rollout_lines
+
+T = TypeVar("T")
+CALL_TIMEOUT = 60.0
+"""Seconds one listing or read may take before the poll gives up on it."""
+
+
+def remote_root(directory: str | None) -> str:
+    """The tree on the host: relative paths (and ``~/``) are from the login directory."""
+    if not directory:
+        return ".codex/sessions"
+    return directory[2:] if directory.startswith("~/") else directory
+
+
+class SftpSessionFiles:
+    """A sessions tree on an SSH host; :meth:`open` on the loop before the index uses it."""
+
+    def __init__(
+        self,
+        settings: SshSettings,
+        root: str,
+        *,
+        client_keys: Sequence[asyncssh.SSHKey] | None = None,
+    ) -> None:
+        self.settings = settings
+        self.root = root
+        self.name = f"ssh {settings.target()}:{root}"
+        self._client_keys = client_keys
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._connection: asyncssh.SSHClientConnection | None = None
+        self._sftp: asyncssh.SFTPClient | None = None
+
+    async def open(self) -> None:
+        """Connect now; raises OSError with the reason when the host cannot be used."""
+        self._loop = asyncio.get_running_loop()
+        await self._connect()
+
+    async def _connect(self) -> asyncssh.SFTPClient:
+        connection = self._connection
+        if self._sftp is not None and connection is not None and not connection.is_closed():
+            return self._sftp
+        await self.aclose()
+        lost: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        try:
+            self._connection, _ = await open_connection(
+                self.settings, lost, client_keys=self._client_keys
+            )
+            self._sftp = await self._connection.start_sftp_client()
+        except (OSError, asyncssh.Error, Exception) as exc:
+            await self.aclose()
+            raise OSError(describe_ssh_error(exc, self.settings)) from None
+        return self._sftp
+
+    async def aclose(self) -> None:
+        connection, self._connection, self._sftp = self._connection, None, None
+        await close_connection(connection)
+
+    def _call(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        assert self._loop is not None, "open() first"
+        future = asyncio.run_coroutine_threadsafe(coroutine, self._loop)
+        return future.result(timeout=CALL_TIMEOUT)
+
+    # --- what the index calls, from its thread ----------------------------------------------
+
+    def listing(self) -> list[FileInfo]:
+        return self._call(self._list())
+
+    def read(self, path: str, offset: int, size: int) -> bytes:
+        return self._call(self._read(path, offset, size))
+
+    async def _list(self) -> list[FileInfo]:
+        sftp = await self._connect()
+        found: list[FileInfo] = []
+        try:
+            await self._walk(sftp, self.root, 0, found)
+        except asyncssh.SFTPNoSuchFile:
+            raise FileNotFoundError(2, "no such directory", self.root) from None
+        except (asyncssh.Error, OSError) as exc:
+            await self.aclose()
+            raise OSError(describe_ssh_error(exc, self.settings)) from None
+        return found
+
+    async def _walk(
+        self, sftp: asyncssh.SFTPClient, folder: str, depth: int, found: list[FileInfo]
+    ) -> None:
+        async for entry in sftp.scandir(folder):
+            name = str(entry.filename)
+            mode = entry.attrs.permissions or 0
+            path = f"{folder}/{name}"
+            if name in (".", ".."):
+                continue
+            if stat.S_ISDIR(mode) and depth < MAX_DEPTH:
+                await self._walk(sftp, path, depth + 1, found)
+            elif stat.S_ISREG(mode) and is_rollout_name(name):
+                size, mtime = entry.attrs.size or 0, float(entry.attrs.mtime or 0)
+                found.append(FileInfo(path, size, mtime))
+
+    async def _read(self, path: str, offset: int, size: int) -> bytes:
+        sftp = await self._connect()
+        try:
+            async with sftp.open(path, "rb") as handle:
+                data = await handle.read(size, offset)
+        except (asyncssh.Error, OSError) as exc:
+            raise OSError(f"{path}: {exc}") from None
+        return data if isinstance(data, bytes) else data.encode()
+
+    # --- one thread, opened from the table ----------------------------------------------------
+
+    def rollout_source(self, path: str) -> Source:
+        """The rollout dashboard's source for a file on the host, followed as it grows."""
+
+        async def run(sink: EventSink, stop: asyncio.Event) -> None:
+            async def load() -> Rollout | None:
+                try:
+                    data = await self._read(path, 0, -1)  # the whole file
+                except OSError as exc:
+                    sink(thread_event(WarningMessage(message=f"{path}: cannot read: {exc}")))
+                    return None
+                text = data.decode("utf-8", errors="replace")
+                return read_rollout_lines(text.splitlines(keepends=True))
+
+            await follow_steps(load, f"{self.settings.target()}:{path}", sink, stop, follow=True)
+
+        return run

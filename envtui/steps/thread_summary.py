@@ -1,0 +1,243 @@
+"""One Codex thread in a line: what its rollout says about its environments right now.
+
+A host's sessions tree holds many rollouts; ``envtui sessions`` shows each as one row
+without replaying every byte. :class:`ThreadFold` is the pure part of that: it is given
+the file's head (the ``session_meta`` line), then, for the part of the file nobody needs
+step by step, only the lines that carry state (``world_state``, ``compacted``,
+``additional_tools``) and the turn starts, and then every line of the tail, which the
+streaming reader cuts into steps and the check judges. Reading a file (where its tail
+starts, which lines carry state, what was appended) is the sources' business.
+
+The summary's environments are those the latest recorded snapshot names (the state the
+rollout view shows too), and its incidents are :func:`active_incidents` of the latest
+checked step.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from envtui.steps.check import RolloutChecker, StepReport
+from envtui.steps.events import recorded_statuses
+from envtui.steps.rollout import RolloutReader, RolloutStep
+from envtui.steps.rollout_items import parse_time, text_of
+from envtui.steps.rollout_lines import parse_line
+from envtui.steps.rollout_state import BaselineLookup
+
+STATE_TYPES = frozenset({"world_state", "compacted"})
+"""Line types whose effect on the world state a skipped part of a file still needs."""
+TOOLS_TYPE = "additional_tools"
+TURN_START_TYPE = "task_started"
+STATUSES = ("starting", "ready", "unavailable")
+
+
+def active_incidents(
+    latest_step: int | None, findings: Iterable[tuple[int | None, str]]
+) -> list[str]:
+    """A thread's active incidents: the finding codes raised at its latest checked step.
+
+    ``findings`` are (step, code) pairs. A rule that still raises at the latest step is
+    what "active" will mean once the store folds findings into incidents (active, resolved,
+    acknowledged); this function is the one place to replace with that fold.
+    """
+    if latest_step is None:
+        return []
+    return sorted({code for step, code in findings if step == latest_step})
+
+
+@dataclass
+class EnvironmentState:
+    """One environment of a thread as its latest snapshot recorded it."""
+
+    kind: str
+    status: str
+    primary: bool
+
+
+@dataclass
+class ThreadSummary:
+    """One row of ``envtui sessions``; :meth:`as_json` is its ``--json`` line."""
+
+    thread_id: str
+    path: str
+    cwd: str | None = None
+    cli_version: str | None = None
+    profile: str | None = None
+    started: datetime | None = None
+    last_written: datetime | None = None
+    size: int = 0
+    steps: int = 0
+    steps_exact: bool = True  # False: the file's middle was skipped, steps is a lower bound
+    turns: int = 0
+    latest_step: int | None = None
+    environments: dict[str, EnvironmentState] = field(default_factory=dict)
+    incidents: list[str] = field(default_factory=list)
+    findings: dict[str, int] = field(default_factory=dict)
+    transitions: dict[tuple[str, str], int] = field(default_factory=dict)
+    bad_lines: int = 0
+    live: bool = False
+
+    def count(self, status: str) -> int:
+        return sum(1 for env in self.environments.values() if env.status == status)
+
+    @property
+    def primary(self) -> str | None:
+        return next((i for i, env in self.environments.items() if env.primary), None)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "thread": self.thread_id,
+            "path": self.path,
+            "cwd": self.cwd,
+            "cli_version": self.cli_version,
+            "profile": self.profile,
+            "started": self.started.isoformat() if self.started else None,
+            "last_written": self.last_written.isoformat() if self.last_written else None,
+            "live": self.live,
+            "steps": self.steps,
+            "steps_exact": self.steps_exact,
+            "turns": self.turns,
+            "environments": {s: self.count(s) for s in STATUSES},
+            "primary": self.primary,
+            "incidents": self.incidents,
+            "findings": self.findings,
+            "bad_lines": self.bad_lines,
+        }
+
+
+def line_kind(item: Any) -> tuple[str | None, str | None]:
+    """(line type, payload type) of a parsed rollout line; None where absent."""
+    if not isinstance(item, dict):
+        return None, None
+    payload = item.get("payload")
+    inner = payload.get("type") if isinstance(payload, dict) else None
+    return text_of(item.get("type")), text_of(inner)
+
+
+class ThreadFold:
+    """A rollout's head, the state lines of a skipped middle, then its tail, line by line.
+
+    Lines are numbered as in the file, so the reader's notes name the right line even when
+    the middle was skipped.
+    """
+
+    def __init__(self, path: str, baseline: BaselineLookup | None = None) -> None:
+        self.path = path
+        self.reader = RolloutReader(baseline)
+        self.checker: RolloutChecker | None = None
+        self.turns = 0
+        self.skipped = False
+        self.started: datetime | None = None
+        self.cwd: str | None = None
+        self._latest: StepReport | None = None
+        self._open: StepReport | None = None
+        self._open_stale = False
+        self._findings: Counter[str] = Counter()
+        self._transitions: Counter[tuple[str, str]] = Counter()
+        self._statuses: dict[str, str] = {}
+
+    # --- what the file gives ---------------------------------------------------------------
+
+    def head(self, raw: str) -> None:
+        """The first line: the thread's identity (and, for a fork, its parent's baseline)."""
+        self.feed(1, raw)
+        try:
+            item = parse_line(raw)
+        except (ValueError, RecursionError):
+            return
+        payload = item.get("payload") if isinstance(item, dict) else None
+        if line_kind(item)[0] == "session_meta" and isinstance(payload, dict):
+            self.cwd = text_of(payload.get("cwd"))
+            self.started = parse_time(payload.get("timestamp"))
+
+    def skipped_line(self, number: int, raw: str) -> None:
+        """A line of the skipped middle that carries state: applied, never cut into steps."""
+        self.skipped = True
+        try:
+            item = parse_line(raw)
+        except (ValueError, RecursionError):
+            self.reader.info.bad_line(number)
+            return
+        kind, inner = line_kind(item)
+        payload = item.get("payload") if isinstance(item, dict) else None
+        if not isinstance(payload, dict):
+            return
+        if kind == "world_state":
+            if self.reader.world.apply(payload, number, self.reader.info.fork) is None:
+                self.reader.info.bad_line(number)
+        elif kind == "compacted":
+            self.reader.world.reset()
+        elif kind == "response_item" and inner == TOOLS_TYPE:
+            self.reader.tools_recorded(number, payload.get("tools"))
+        elif kind == "event_msg" and inner == TURN_START_TYPE:
+            self.turns += 1
+
+    def feed(self, number: int, raw: str) -> None:
+        """A line read in full: cut into steps; each completed step is checked."""
+        if '"task_started"' in raw and line_kind(_parsed(raw)) == ("event_msg", TURN_START_TYPE):
+            self.turns += 1
+        for step in self.reader.feed(number, raw):
+            self._checked(step)
+        self._open_stale = True
+
+    # --- the summary ---------------------------------------------------------------------
+
+    def _check(self, step: RolloutStep) -> StepReport:
+        if self.checker is None:
+            self.checker = RolloutChecker(self.reader.info.default_profile()[0])
+        return self.checker.check(step)
+
+    def _checked(self, step: RolloutStep) -> None:
+        report = self._check(step)
+        self._latest = report
+        self._findings.update(f.code for f in report.findings)
+        for env_id, status in recorded_statuses(step.section, step.number).items():
+            if self._statuses.get(env_id) != status.status:
+                self._statuses[env_id] = status.status
+                self._transitions[(env_id, status.status)] += 1
+
+    def _open_step(self) -> StepReport | None:
+        """The step still being written, checked as it stands (on a copy of the reader)."""
+        if self._open_stale:
+            self._open_stale = False
+            steps = copy.deepcopy(self.reader).finish()
+            self._open = self._check(steps[-1]) if steps else None
+        return self._open
+
+    def summary(self, thread_id: str, *, size: int = 0) -> ThreadSummary:
+        info = self.reader.info
+        latest = self._open_step() or self._latest
+        findings = [] if latest is None else [(latest.number, f.code) for f in latest.findings]
+        statuses = recorded_statuses(self.reader.world.section(), info.steps)
+        return ThreadSummary(
+            thread_id=info.thread_id or thread_id,
+            path=self.path,
+            cwd=self.cwd,
+            cli_version=info.cli_version,
+            profile=info.default_profile()[0].value,
+            started=self.started,
+            size=size,
+            steps=info.steps,
+            steps_exact=not self.skipped,
+            turns=self.turns,
+            latest_step=latest.number if latest is not None else None,
+            environments={
+                i: EnvironmentState(s.kind, s.status, s.primary) for i, s in statuses.items()
+            },
+            incidents=active_incidents(latest.number if latest else None, findings),
+            findings=dict(self._findings),
+            transitions=dict(self._transitions),
+            bad_lines=info.bad_line_count,
+        )
+
+
+def _parsed(raw: str) -> Any:
+    try:
+        return parse_line(raw)
+    except (ValueError, RecursionError):
+        return None
