@@ -126,7 +126,8 @@ class MetricsState:
                     latest_step=summary.latest_step,
                 )
                 if not summary.live:
-                    series.ended_at = old.ended_at if old and old.ended_at else now
+                    ended = old.ended_at if old is not None else None
+                    series.ended_at = ended if ended is not None else now
                 self._threads[thread] = series
             for thread in gone:
                 if thread in self._threads and self._threads[thread].ended_at is None:

@@ -1,0 +1,86 @@
+"""Sessions trees for tests and the sessions benchmark: real rollouts, damaged and grown ones.
+
+Codex lays rollouts out as ``sessions/YYYY/MM/DD/rollout-<time>-<thread id>.jsonl``; every
+tree here does too. The real rollouts are those codex 0.171 and 0.150 wrote
+(``tests/rollouts``); a grown one repeats a real turn of the 0.171 rollout until it is
+as large as asked, as ``benchmarks/bench_check.py`` builds its long rollouts.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+ROLLOUTS = Path(__file__).resolve().parent.parent / "rollouts"
+REAL = sorted(ROLLOUTS.glob("rollout-*.jsonl"))
+SOURCE_0171 = next(ROLLOUTS.glob("rollout-*-01a22cff-8327-*.jsonl"))
+DAY = "2026/11/30"
+
+
+def day_folder(root: Path) -> Path:
+    folder = root / DAY
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def copy_real(root: Path) -> list[Path]:
+    """The real rollouts, in a tree under ``root``."""
+    return [Path(shutil.copy(path, day_folder(root) / path.name)) for path in REAL]
+
+
+def thread_id(number: int) -> str:
+    return f"01a22cff-0000-7000-8000-{number:012d}"
+
+
+def _lines() -> list[str]:
+    return SOURCE_0171.read_text(encoding="utf-8").splitlines()
+
+
+def _retarget(line: str, thread: str) -> str:
+    """The session_meta line of another thread (the rest of a rollout names no thread)."""
+    item = json.loads(line)
+    item["payload"]["id"] = item["payload"]["session_id"] = thread
+    return json.dumps(item, separators=(",", ":"), ensure_ascii=False)
+
+
+def grown(
+    root: Path, number: int, size: int, *, tools_every_turn: bool = False, ending: bool = False
+) -> Path:
+    """A rollout of thread ``thread_id(number)`` of at least ``size`` bytes: the real first
+    turn, then its body (task_started, turn_context … task_complete) again and again;
+    ``ending`` adds the real rollout's later turns (a compaction, then a timezone change
+    whose context message was altered: a context-mismatch at the last step)."""
+    lines = _lines()
+    kinds = [(json.loads(x)["type"], json.loads(x)["payload"].get("type")) for x in lines]
+    end = kinds.index(("event_msg", "task_complete"))
+    first = [_retarget(lines[0], thread_id(number)), *lines[1 : end + 1]]
+    body = [lines[1], *lines[9 : end + 1]]
+    if tools_every_turn:
+        body.insert(1, lines[2])
+    path = day_folder(root) / f"rollout-2026-11-30T15-07-52-{thread_id(number)}.jsonl"
+    chunk = ("\n".join(body) + "\n").encode()
+    with path.open("wb") as out:
+        written = out.write(("\n".join(first) + "\n").encode())
+        while written < size:
+            written += out.write(chunk)
+        if ending:
+            out.write(("\n".join(_wrong_last_context(lines)[end + 1 :]) + "\n").encode())
+    return path
+
+
+def with_wrong_last_context(root: Path) -> Path:
+    """The real 0.171 rollout, its last context message changed: a context-mismatch at the
+    thread's latest step (and only there)."""
+    lines = _wrong_last_context(_lines())
+    lines[0] = _retarget(lines[0], thread_id(999))
+    path = day_folder(root) / f"rollout-2026-11-30T15-07-52-{thread_id(999)}.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def _wrong_last_context(lines: list[str]) -> list[str]:
+    last = max(i for i, x in enumerate(lines) if "<environment_context>" in x and '"user"' in x)
+    changed = list(lines)
+    changed[last] = changed[last].replace("Europe/Berlin", "Europe/Paris")
+    return changed

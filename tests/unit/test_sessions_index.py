@@ -1,0 +1,190 @@
+"""The sessions index: every thread once, the right counts, from head and tail, followed."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.support.session_trees import copy_real, grown, thread_id, with_wrong_last_context
+
+from envtui.sources.rollout_parent import ParentRollouts
+from envtui.sources.session_files import FileInfo, LocalSessionFiles
+from envtui.sources.sessions_index import SessionsIndex
+from envtui.sources.thread_file import WHOLE_FILE, ThreadFile
+from envtui.steps.check import check_rollout
+from envtui.steps.events import recorded_statuses
+from envtui.steps.rollout import read_rollout
+
+
+class CountingFiles(LocalSessionFiles):
+    """The local tree, counting the bytes read."""
+
+    def __init__(self, root: Path) -> None:
+        super().__init__(root)
+        self.bytes_read = 0
+
+    def read(self, path: str, offset: int, size: int) -> bytes:
+        data = super().read(path, offset, size)
+        self.bytes_read += len(data)
+        return data
+
+
+def _truth(path: Path) -> tuple[int, int, dict[str, str], list[str]]:
+    """What reading the whole file says: steps, turns, statuses at the end, last findings."""
+    rollout = read_rollout(path, baseline=ParentRollouts(path))  # a fork's parent is beside it
+    report = check_rollout(rollout, rollout.default_profile()[0])
+    turns = sum('"type":"task_started"' in line for line in path.read_text().splitlines())
+    statuses = recorded_statuses(rollout.steps[-1].section, 0)
+    last = report.steps[-1]
+    return (
+        len(rollout.steps),
+        turns,
+        {i: s.status for i, s in statuses.items()},
+        sorted({f.code for f in last.findings}),
+    )
+
+
+def test_every_real_thread_is_listed_once_with_what_a_full_read_says(tmp_path: Path) -> None:
+    paths = [*copy_real(tmp_path), with_wrong_last_context(tmp_path)]
+    view = SessionsIndex(LocalSessionFiles(tmp_path)).poll()
+    assert view.up
+    by_thread = {s.thread_id: s for s in view.threads}
+    assert len(by_thread) == len(view.threads) == len(paths)
+    for path in paths:
+        steps, turns, statuses, findings = _truth(path)
+        summary = by_thread[read_rollout(path).thread_id or ""]
+        assert (summary.steps, summary.steps_exact, summary.turns) == (steps, True, turns)
+        assert {i: e.status for i, e in summary.environments.items()} == statuses
+        assert summary.incidents == findings
+    assert by_thread[thread_id(999)].incidents == ["context-mismatch"]
+    versions = {s.cli_version: s.profile for s in view.threads}
+    assert versions == {"0.171.0": "codex-0.171", "0.150.0": "codex-0.150"}
+
+
+def test_a_large_rollout_is_read_from_head_and_tail_with_the_same_latest_state(
+    tmp_path: Path,
+) -> None:
+    path = grown(tmp_path, 1, 4 * WHOLE_FILE, ending=True)
+    files = CountingFiles(tmp_path)
+    summary = SessionsIndex(files).poll().threads[0]
+    steps, turns, statuses, findings = _truth(path)
+    assert {i: e.status for i, e in summary.environments.items()} == statuses
+    assert summary.incidents == findings == ["context-mismatch"]
+    assert summary.turns == turns
+    assert not summary.steps_exact
+    assert 0 < summary.steps < steps
+    assert summary.thread_id == thread_id(1)
+    assert summary.cwd == "/home/me/work"
+    # the middle is scanned, never parsed: the tail that was parsed is a small part
+    assert summary.steps * 4 < steps
+
+
+def test_appended_lines_are_read_incrementally_and_show_the_new_step(tmp_path: Path) -> None:
+    source = copy_real(tmp_path)[0]
+    lines = source.read_text().splitlines(keepends=True)
+    cut = next(i for i, x in enumerate(lines) if '"task_started"' in x and i > 2)
+    source.write_text("".join(lines[:cut]))
+    files = CountingFiles(tmp_path)
+    index = SessionsIndex(files)
+    before = index.poll().threads[0]
+    read_before = files.bytes_read
+    with source.open("a") as out:
+        out.write("".join(lines[cut:]))
+    after = index.poll()
+    assert after.changed == {before.thread_id}
+    assert after.threads[0].steps > before.steps
+    assert files.bytes_read - read_before == len("".join(lines[cut:]).encode())
+    idle = files.bytes_read
+    assert index.poll().changed == set()
+    assert files.bytes_read == idle  # nothing written: nothing read
+
+
+def test_a_half_written_last_line_waits_for_its_end(tmp_path: Path) -> None:
+    source = copy_real(tmp_path)[0]
+    data = source.read_bytes()
+    source.write_bytes(data[: len(data) - 40])
+    index = SessionsIndex(LocalSessionFiles(tmp_path))
+    assert index.poll().threads[0].bad_lines == 0
+    source.write_bytes(data)
+    summary = index.poll().threads[0]
+    assert summary.bad_lines == 0
+    assert summary.steps == _truth(source)[0]
+
+
+def test_a_new_file_is_a_new_row_and_a_removed_one_goes(tmp_path: Path) -> None:
+    _first, *_ = copy_real(tmp_path)
+    index = SessionsIndex(LocalSessionFiles(tmp_path))
+    assert len(index.poll().threads) == 3
+    added = with_wrong_last_context(tmp_path)
+    view = index.poll()
+    assert thread_id(999) in view.changed
+    assert len(view.threads) == 4
+    added.unlink()
+    view = index.poll()
+    assert view.gone == {thread_id(999)}
+    assert len(view.threads) == 3
+
+
+def test_a_replaced_file_is_indexed_again(tmp_path: Path) -> None:
+    path = copy_real(tmp_path)[0]
+    files = LocalSessionFiles(tmp_path)
+    info = next(i for i in files.listing() if i.path == str(path))
+    thread = ThreadFile(files, info)
+    thread.index()
+    path.write_text(path.read_text().splitlines(keepends=True)[0])
+    shorter = next(i for i in files.listing() if i.path == str(path))
+    assert thread.poll(shorter)
+    assert thread.fold.reader.info.steps == 0
+
+
+def test_since_leaves_out_old_threads_and_live_follows_the_clock(tmp_path: Path) -> None:
+    old, new, _ = copy_real(tmp_path)
+    os.utime(old, (1_000_000, 1_000_000))
+    os.utime(new, (2_000_000, 2_000_000))
+    index = SessionsIndex(LocalSessionFiles(tmp_path), since=3600, clock=lambda: 2_000_100)
+    view = index.poll()
+    assert str(old) not in {s.path for s in view.threads}
+    assert {s.path: s.live for s in view.threads}[str(new)] is True
+
+
+def test_a_thread_in_two_files_is_shown_once_from_the_newest(tmp_path: Path) -> None:
+    path = copy_real(tmp_path)[0]
+    copy = path.parent.parent / "29" / path.name
+    copy.parent.mkdir()
+    copy.write_text(path.read_text())
+    os.utime(path, (1_000_000, 1_000_000))
+    view = SessionsIndex(LocalSessionFiles(tmp_path)).poll()
+    rows = [s for s in view.threads if s.path in (str(path), str(copy))]
+    assert [s.path for s in rows] == [str(copy)]
+
+
+def test_a_missing_tree_is_a_problem_not_a_crash(tmp_path: Path) -> None:
+    view = SessionsIndex(LocalSessionFiles(tmp_path / "nope")).poll()
+    assert not view.up
+    assert "cannot list" in (view.problem or "")
+
+
+def test_broken_lines_are_counted(tmp_path: Path) -> None:
+    path = copy_real(tmp_path)[0]
+    lines = path.read_text().splitlines(keepends=True)
+    lines.insert(5, "{not json\n")
+    path.write_text("".join(lines))
+    summary = SessionsIndex(LocalSessionFiles(tmp_path)).poll().threads[0]
+    assert summary.bad_lines == 1
+
+
+@pytest.mark.parametrize("since", [None, 10.0])
+def test_the_json_line_has_the_documented_keys(tmp_path: Path, since: float | None) -> None:
+    copy_real(tmp_path)
+    summary = SessionsIndex(LocalSessionFiles(tmp_path), since=since).poll().threads
+    data = json.loads(json.dumps(summary[0].as_json())) if summary else {}
+    if since is None:
+        assert set(data) >= {"thread", "cwd", "cli_version", "environments", "incidents", "live"}
+        assert set(data["environments"]) == {"starting", "ready", "unavailable"}
+
+
+def test_file_info_name_is_the_last_part() -> None:
+    assert FileInfo("/a/b/rollout-x.jsonl", 0, 0.0).name == "rollout-x.jsonl"
