@@ -21,11 +21,13 @@ class DemoSshServer:
         shell: str = "/bin/bash",
         auth_delay: float = 0.0,
         host_key: asyncssh.SSHKey | None = None,
+        sftp: bool = False,
     ) -> None:
         self.client_key = client_key
         self.host_key = host_key or asyncssh.generate_private_key("ssh-ed25519")
         self.shell = shell
         self.auth_delay = auth_delay  # float("inf"): never authenticates (stays starting)
+        self.sftp = sftp  # also serve this machine's files over SFTP (tests of sessions --ssh)
         self.commands: list[str] = []
         self.live: set[asyncssh.SSHServerConnection] = set()
         self.port = 0
@@ -63,6 +65,7 @@ class DemoSshServer:
                 self.client_key.export_public_key().decode()
             ),
             process_factory=self._run_command,
+            sftp_factory=True if self.sftp else None,
         )
         self.port = self._acceptor.sockets[0].getsockname()[1]
         return self

@@ -28,10 +28,18 @@ class InProcessServer(DemoSshServer):
     """
 
     def __init__(
-        self, *, shell: str = "/bin/zsh", auth_delay: float = 0.0, streaming: bool = False
+        self,
+        *,
+        shell: str = "/bin/zsh",
+        auth_delay: float = 0.0,
+        streaming: bool = False,
+        sftp: bool = False,
     ) -> None:
         super().__init__(
-            asyncssh.generate_private_key("ssh-ed25519"), shell=shell, auth_delay=auth_delay
+            asyncssh.generate_private_key("ssh-ed25519"),
+            shell=shell,
+            auth_delay=auth_delay,
+            sftp=sftp,
         )
         self.streaming = streaming
 

@@ -35,7 +35,7 @@ def _samples(state: MetricsState) -> dict[tuple[str, tuple[tuple[str, str], ...]
 
 
 def _status(env: str, status: str, *, primary: bool = False) -> EnvironmentStatus:
-    return EnvironmentStatus(environment_id=env, kind="ssh", status=status, primary=primary)  # type: ignore[arg-type]
+    return EnvironmentStatus(environment_id=env, kind="ssh", status=status, primary=primary)
 
 
 def test_one_series_per_status_is_1_for_the_current_one() -> None:

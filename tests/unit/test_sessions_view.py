@@ -1,0 +1,98 @@
+"""``envtui sessions``: the --json lines and exit codes, and the table under Pilot."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.support.cli import run_cli
+from tests.support.session_trees import copy_real, thread_id, with_wrong_last_context
+from tests.support.waiting import pilot_wait_until
+
+from envtui.sources.session_files import LocalSessionFiles
+from envtui.sources.sessions_index import SessionsIndex, watch_sessions
+from envtui.tui.main_screen import MainScreen
+from envtui.tui.options import DashboardOptions
+from envtui.tui.sessions_app import SessionsApp
+from envtui.tui.sessions_screen import SessionsScreen, ThreadScreen
+
+
+def test_json_prints_one_line_per_thread_and_exits_0_without_live_incidents(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    copy_real(tmp_path)
+    code, out, _ = run_cli(["sessions", str(tmp_path), "--json"], capsys)
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert code == 0
+    assert len(lines) == 3
+    assert len({line["thread"] for line in lines}) == 3
+
+
+def test_json_exits_1_when_a_live_thread_has_an_active_incident(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    copy_real(tmp_path)
+    with_wrong_last_context(tmp_path)
+    code, out, _ = run_cli(["sessions", str(tmp_path), "--json"], capsys)
+    assert code == 1
+    troubled = [json.loads(line) for line in out.splitlines() if thread_id(999) in line]
+    assert troubled[0]["incidents"] == ["context-mismatch"]
+    assert troubled[0]["live"] is True
+    # the same thread, no longer live, is no reason to fail
+    code, _, _ = run_cli(["sessions", str(tmp_path), "--json", "--live-window", "0"], capsys)
+    assert code == 0
+
+
+def test_a_missing_tree_is_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run_cli(["sessions", str(tmp_path / "none"), "--json"], capsys)
+    assert code == 2
+    assert "no such directory" in err
+
+
+def test_a_bad_duration_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        run_cli(["sessions", "--since", "soon"], capsys)
+    assert "must be a duration" in capsys.readouterr().err
+
+
+def _app(tmp_path: Path) -> SessionsApp:
+    files = LocalSessionFiles(tmp_path)
+    index = SessionsIndex(files)
+
+    async def watch(show: object, stop: object) -> None:
+        await watch_sessions(index, show, stop, poll=0.05)  # type: ignore[arg-type]
+
+    return SessionsApp(watch, lambda s: files.rollout_source(s.path), DashboardOptions())
+
+
+async def test_the_table_gains_rows_opens_a_thread_follows_it_and_comes_back(
+    tmp_path: Path,
+) -> None:
+    real = copy_real(tmp_path)
+    parent = real[0]
+    lines = parent.read_text().splitlines(keepends=True)
+    cut = next(i for i, x in enumerate(lines) if '"task_complete"' in x) + 1  # the first turn
+    parent.write_text("".join(lines[:cut]))
+    app = _app(tmp_path)
+    async with app.run_test(size=(200, 40)) as pilot:
+        screen = app.sessions
+        await pilot_wait_until(pilot, lambda: len(screen.threads) == 3, what="three rows")
+        with_wrong_last_context(tmp_path)
+        await pilot_wait_until(pilot, lambda: len(screen.threads) == 4, what="a new row")
+        assert screen.query_one("#sessions").row_count == 4  # type: ignore[attr-defined]
+        parent_id = next(t for t, s in screen.threads.items() if s.path == str(parent))
+        table = screen.query_one("#sessions")
+        table.move_cursor(row=screen._order.index(parent_id))  # type: ignore[attr-defined]
+        await pilot.press("enter")
+        await pilot_wait_until(pilot, lambda: isinstance(app.screen, ThreadScreen), what="open")
+        thread = app.screen
+        assert isinstance(thread, MainScreen)
+        await pilot_wait_until(pilot, lambda: len(thread.store.steps) == 2, what="two steps")
+        with parent.open("a") as out:
+            out.write("".join(lines[cut:]))
+        await pilot_wait_until(pilot, lambda: len(thread.store.steps) == 3, what="a new step")
+        await pilot.press("escape")
+        await pilot_wait_until(pilot, lambda: isinstance(app.screen, SessionsScreen), what="back")
+        assert screen.threads[parent_id].steps == 3
