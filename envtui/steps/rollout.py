@@ -168,6 +168,11 @@ class RolloutReader:
         done, self._done = self._done, []
         return done
 
+    @property
+    def step_open(self) -> bool:
+        """Whether :meth:`finish` may hand back a step: one is being read, or a block waits."""
+        return self._step is not None or (self._pending is not None and self._pending.paired)
+
     def finish(self) -> list[RolloutStep]:
         """The end of the file as it is now: the open step, not known to be complete."""
         if self._pending is not None and self._pending.paired:

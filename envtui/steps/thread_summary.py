@@ -156,7 +156,9 @@ class ThreadFold:
             self.started = parse_time(payload.get("timestamp"))
 
     def skipped_line(self, number: int, raw: str) -> None:
-        """A line of the skipped middle that carries state: applied, never cut into steps."""
+        """A line of the skipped middle that carries state: applied, never cut into steps.
+
+        (Turn starts there are counted by whoever scans the middle, into ``turns``.)"""
         self.skipped = True
         try:
             item = parse_line(raw)
@@ -174,8 +176,6 @@ class ThreadFold:
             self.reader.world.reset()
         elif kind == "response_item" and inner == TOOLS_TYPE:
             self.reader.tools_recorded(number, payload.get("tools"))
-        elif kind == "event_msg" and inner == TURN_START_TYPE:
-            self.turns += 1
 
     def feed(self, number: int, raw: str) -> None:
         """A line read in full: cut into steps; each completed step is checked."""
@@ -205,7 +205,7 @@ class ThreadFold:
         """The step still being written, checked as it stands (on a copy of the reader)."""
         if self._open_stale:
             self._open_stale = False
-            steps = copy.deepcopy(self.reader).finish()
+            steps = copy.deepcopy(self.reader).finish() if self.reader.step_open else []
             self._open = self._check(steps[-1]) if steps else None
         return self._open
 

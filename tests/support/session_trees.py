@@ -84,3 +84,17 @@ def _wrong_last_context(lines: list[str]) -> list[str]:
     changed = list(lines)
     changed[last] = changed[last].replace("Europe/Berlin", "Europe/Paris")
     return changed
+
+
+def grown_tree(root: Path, count: int, size: int) -> list[Path]:
+    """``count`` grown rollouts of about ``size`` bytes each (the benchmark's tree)."""
+    first = grown(root, 0, size, ending=True)
+    data = first.read_bytes()
+    head_end = data.index(b"\n")
+    head = data[:head_end].decode()
+    paths = [first]
+    for number in range(1, count):
+        path = first.with_name(first.name.replace(thread_id(0), thread_id(number)))
+        path.write_bytes(_retarget(head, thread_id(number)).encode() + data[head_end:])
+        paths.append(path)
+    return paths
