@@ -6,6 +6,8 @@ import asyncio
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.support.session_trees import copy_real, thread_id, with_wrong_last_context
 from tests.support.ssh_servers import in_process_server
 from tests.support.waiting import wait_until
@@ -73,10 +75,7 @@ async def test_an_unknown_host_key_is_refused_with_the_reason(tmp_path: Path) ->
         (tmp_path / "known_hosts").write_text("")
         files = SftpSessionFiles(settings, str(tmp_path), client_keys=[server.client_key])
         try:
-            await files.open()
-        except OSError as exc:
-            assert "unknown host key" in str(exc)
-        else:
-            raise AssertionError("connected to a host whose key is not in known_hosts")
+            with pytest.raises(OSError, match="unknown host key"):
+                await files.open()
         finally:
             await files.aclose()

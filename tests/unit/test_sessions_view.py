@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 from pathlib import Path
 
 import pytest
@@ -96,3 +97,24 @@ async def test_the_table_gains_rows_opens_a_thread_follows_it_and_comes_back(
         await pilot.press("escape")
         await pilot_wait_until(pilot, lambda: isinstance(app.screen, SessionsScreen), what="back")
         assert screen.threads[parent_id].steps == 3
+
+
+def test_metrics_on_an_address_in_use_is_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    copy_real(tmp_path)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        code, _, err = run_cli(
+            ["sessions", str(tmp_path), "--json", "--metrics", f"127.0.0.1:{port}"], capsys
+        )
+    assert code == 2
+    assert "cannot listen" in err
+
+
+def test_metrics_address_must_be_host_and_port(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        run_cli(["events", "--metrics", "9464"], capsys)
+    assert "must be HOST:PORT" in capsys.readouterr().err

@@ -1,0 +1,63 @@
+"""``envtui sessions --json --metrics`` as a process: it serves every thread's series until
+SIGTERM, prints a line for each thread that changes, and frees its port on the way out."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+from tests.support.session_trees import copy_real, thread_id, with_wrong_last_context
+from tests.support.ssh_servers import free_port
+from tests.support.waiting import poll_until
+
+from envtui.sources.session_files import default_sessions_dir
+
+
+def _scrape(port: int) -> str:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=2) as answer:
+            return str(answer.read().decode())
+    except OSError:
+        return ""
+
+
+def test_sessions_serves_each_threads_series_until_sigterm(tmp_path: Path) -> None:
+    copy_real(tmp_path)
+    port = free_port()
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "envtui",
+            "sessions",
+            str(tmp_path),
+            "--json",
+            "--metrics",
+            f"127.0.0.1:{port}",
+            "--poll-interval",
+            "0.2",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        poll_until(lambda: "envtui_environment_status" in _scrape(port), timeout=30)
+        with_wrong_last_context(tmp_path)
+        active = f'envtui_incidents_active{{code="context-mismatch",thread="{thread_id(999)}"}} 1.0'
+        poll_until(lambda: active in _scrape(port), timeout=30)
+        body = _scrape(port)
+        assert f'envtui_source_up{{source="{tmp_path}"}} 1.0' in body
+        assert 'status="ready"' in body
+    finally:
+        process.send_signal(signal.SIGTERM)
+        out, err = process.communicate(timeout=30)
+    assert process.returncode == 1, err  # a live thread has an active incident
+    threads = [line for line in out.splitlines() if line.startswith("{")]
+    assert len(threads) == 4  # three at the start, then the new one
+    assert thread_id(999) in threads[-1]
+    assert _scrape(port) == ""
+    assert default_sessions_dir({"CODEX_HOME": "/x"}) == Path("/x/sessions")
