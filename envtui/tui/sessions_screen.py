@@ -33,6 +33,9 @@ from envtui.tui.options import DashboardOptions
 from envtui.tui.screens import TextScreen
 from envtui.tui.sessions_format import SESSION_COLUMNS, SESSION_SORTABLE, session_values, sort_value
 
+SHARED_KEYS = ("help", "filter", "clear_filter", "sort", "sort_reverse", "theme", "quit")
+"""The main screen's bindings the sessions table has too: the same keys, the same keymap ids."""
+
 ThreadOpener = Callable[[ThreadSummary], Source]
 """The rollout source of a thread (its file followed), built by the command."""
 
@@ -59,14 +62,8 @@ class SessionsScreen(Screen[None]):
     """The threads table; see the module."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("question_mark", "help", "Help", id="help"),
-        Binding("slash", "filter", "Filter", id="filter"),
-        Binding("escape", "clear_filter", "Clear filter", show=False, id="clear_filter"),
+        *(b for b in MainScreen.BINDINGS if isinstance(b, Binding) and b.id in SHARED_KEYS),
         Binding("enter", "open", "Open thread", id="open"),
-        Binding("s", "sort", "Sort", id="sort"),
-        Binding("S", "sort_reverse", "Reverse", show=False, id="sort_reverse"),
-        Binding("t", "theme", "Theme", id="theme"),
-        Binding("q", "quit", "Quit", id="quit"),
     ]
     DEFAULT_CSS = """
     #sessions { height: 1fr; border: round $primary; }
