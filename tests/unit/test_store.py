@@ -57,7 +57,7 @@ def test_log_and_steps_are_bounded() -> None:
     for second in range(50):
         store.apply(status("e", "starting" if second % 2 else "ready", second))
     for number in range(1, 8):
-        store.apply(step_event(number % 2 + 1, number))
+        store.apply(step_event(number, number))
     assert len(store.log) == 10
     assert len(store.steps) == 3
     assert len(store.take_changes().log_lines) == 10
