@@ -19,6 +19,7 @@ environment manager. Unknown notifications are kept whole as events, never fatal
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -57,6 +58,11 @@ STATUS: dict[str, LiveState] = {
 CONNECTED = "thread/environment/connected"
 DISCONNECTED = "thread/environment/disconnected"
 REQUEST_TIMEOUT = 60.0
+ROLE = "codex app-server"
+"""What reasons call the process: "codex app-server exited with status 3"."""
+CONNECTION_EVENTS = 1_000
+"""The newest connection events the client keeps (older ones are dropped, so a client that
+runs for days holds no more than this)."""
 
 
 class CodexError(Exception):
@@ -109,7 +115,7 @@ class AppServerClient:
         self._environments: dict[str, _Environment] = {}
         self.board = StatusBoard(self._state, self._describe)
         self.thread_id: str | None = None
-        self.connection_events: list[Event] = []
+        self.connection_events: deque[Event] = deque(maxlen=CONNECTION_EVENTS)
         self.app_server_pid: int | None = None
         self.channel: MessageChannel | None = None
         self._seen: set[psutil.Process] = set()
@@ -144,10 +150,12 @@ class AppServerClient:
         ]
         env = {"CODEX_HOME": str(self.options.codex_home)} if self.options.codex_home else {}
         if self.options.ssh is None:
-            channel = await ProcessChannel.spawn(self.options.codex, args, env=env)
+            channel = await ProcessChannel.spawn(self.options.codex, args, env=env, role=ROLE)
             self.app_server_pid = channel.pid
             return channel
-        return await SshProcessChannel.open(self.options.ssh, self.options.codex, args, env)
+        return await SshProcessChannel.open(
+            self.options.ssh, self.options.codex, args, env, role=ROLE
+        )
 
     async def _handshake(self, rpc: JsonRpcClient) -> dict[str, Any]:
         client = {"name": "envtui", "title": None, "version": __version__}

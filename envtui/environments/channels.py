@@ -39,11 +39,14 @@ def _signal_name(number: int) -> str:
 
 
 class ProcessChannel:
-    """An exec-server started as a local child speaking over its stdin and stdout."""
+    """An exec-server (or the ``role`` named) started as a local child speaking over stdio."""
 
-    def __init__(self, process: asyncio.subprocess.Process, program: str) -> None:
+    def __init__(
+        self, process: asyncio.subprocess.Process, program: str, role: str = "exec-server"
+    ) -> None:
         self.process = process
         self.program = program
+        self.role = role  # what the reasons call the process: "exec-server", "codex app-server"
         self._stderr: deque[str] = deque(maxlen=_STDERR_LINES)
         loop = asyncio.get_running_loop()
         self._stderr_task = loop.create_task(self._drain_stderr())
@@ -57,9 +60,10 @@ class ProcessChannel:
         *,
         env: Mapping[str, str] | None = None,
         cwd: str | None = None,
+        role: str = "exec-server",
     ) -> ProcessChannel:
         if cwd is not None and not os.path.isdir(cwd):
-            raise PermanentError(f"exec-server working directory does not exist: {cwd}")
+            raise PermanentError(f"{role} working directory does not exist: {cwd}")
         try:
             process = await asyncio.create_subprocess_exec(
                 program,
@@ -73,10 +77,10 @@ class ProcessChannel:
                 limit=MAX_MESSAGE,
             )
         except FileNotFoundError:
-            raise PermanentError(f"exec-server program not found: {program}") from None
+            raise PermanentError(f"{role} program not found: {program}") from None
         except PermissionError:
-            raise PermanentError(f"exec-server program is not executable: {program}") from None
-        return cls(process, program)
+            raise PermanentError(f"{role} program is not executable: {program}") from None
+        return cls(process, program, role)
 
     @property
     def pid(self) -> int:
@@ -128,7 +132,7 @@ class ProcessChannel:
                 return None
             line = read.result()
         except (ValueError, asyncio.LimitOverrunError):
-            raise ChannelClosedError(f"exec-server sent a line over {MAX_MESSAGE} bytes") from None
+            raise ChannelClosedError(f"{self.role} sent a line over {MAX_MESSAGE} bytes") from None
         finally:
             if not read.done():
                 read.cancel()
@@ -141,11 +145,11 @@ class ProcessChannel:
             await asyncio.wait_for(asyncio.shield(self._stderr_task), timeout=0.5)
         code = self.process.returncode
         if code is not None and code < 0:
-            return f"exec-server was killed by {_signal_name(-code)}"
+            return f"{self.role} was killed by {_signal_name(-code)}"
         reason = (
-            "exec-server closed its output"
+            f"{self.role} closed its output"
             if code is None
-            else f"exec-server exited with status {code}"
+            else f"{self.role} exited with status {code}"
         )
         # What it said last is the likely cause of an exit (not of a kill from outside).
         last = next((line for line in reversed(self._stderr) if line.strip()), None)
@@ -186,11 +190,13 @@ class SshProcessChannel:
         process: asyncssh.SSHClientProcess[str],
         lost: asyncio.Future[str],
         host: str,
+        role: str = "exec-server",
     ) -> None:
         self.connection = connection
         self.process = process
         self._lost = lost
         self._host = host
+        self.role = role
 
     @classmethod
     async def open(
@@ -202,6 +208,7 @@ class SshProcessChannel:
         *,
         client_keys: Sequence[asyncssh.SSHKey] | None = None,
         on_note: Callable[[str], None] | None = None,
+        role: str = "exec-server",
     ) -> SshProcessChannel:
         """Connect to the host (with envtui's host-key rules) and start ``program`` there.
 
@@ -219,7 +226,7 @@ class SshProcessChannel:
         except BaseException:
             await close_connection(connection)
             raise
-        return cls(connection, process, lost, settings.host)
+        return cls(connection, process, lost, settings.host, role)
 
     async def send(self, text: str) -> None:
         try:
@@ -244,8 +251,8 @@ class SshProcessChannel:
             return f"connection lost: {self._lost.result()}"
         status = self.process.exit_status
         if status is None:
-            return f"exec-server on {self._host} closed its channel"
-        return f"exec-server on {self._host} exited with status {status}"
+            return f"{self.role} on {self._host} closed its channel"
+        return f"{self.role} on {self._host} exited with status {status}"
 
     async def close(self) -> None:
         self.process.close()
