@@ -9,10 +9,14 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from datetime import datetime
+from typing import Any, ClassVar, Self
 
+from rich.cells import cell_len
 from rich.syntax import Syntax
 from rich.text import Text
+from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
+from textual.message import Message
 from textual.reactive import var
 from textual.widgets import DataTable, Log, OptionList, Static
 from textual.widgets.option_list import Option
@@ -20,17 +24,32 @@ from textual.widgets.option_list import Option
 from envtui.events import FindingReported
 from envtui.safe_text import for_terminal
 from envtui.store import EnvironmentRow, StepRow
-from envtui.tui.format import COLUMNS, clean, matches, row_values
+from envtui.tui.format import clean, column_layout, matches, relative, row_values, sort_value
 
 VIEWS = ("full", "diff", "snapshot", "patch")
+
+
+class IdCell(Text):
+    """The id column's cell; it also carries its row's key, so rows sort by the store's values
+    (times, statuses) rather than by the text shown."""
+
+    def __init__(self, text: str, row_key: str, **kwargs: Any) -> None:
+        super().__init__(text, **kwargs)
+        self.row_key = row_key
 
 
 class EnvironmentTable(DataTable[Text]):
     """Environments, updated in place by key; the cursor stays on the same environment.
 
     ``filter``, ``sort_key`` and ``sort_reverse`` are reactive: whoever holds the rows (the
-    main screen, from the store) watches them and calls :meth:`sync` with every row.
+    main screen, from the store) watches them and calls :meth:`sync` with every row. Only
+    the cells whose text changed are redrawn, and the rows are sorted again only when a
+    row came, went or changed what it sorts by. The columns follow the table's width.
     """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("end", "screen.live", "Live", show=False, id="table_live")
+    ]
 
     filter: var[str] = var("", init=False, always_update=True)
     """Only rows with a column containing this (ignoring case) are shown; "" shows all.
@@ -45,10 +64,9 @@ class EnvironmentTable(DataTable[Text]):
     def __init__(self, **kwargs: object) -> None:
         super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)  # type: ignore[arg-type]
         self.styles_for: dict[str, str] = {}
-
-    def on_mount(self) -> None:
-        for key, label, width in COLUMNS:
-            self.add_column(label, key=key, width=width)
+        self._layout: tuple[tuple[str, str, int], ...] = ()
+        self._shown: dict[str, dict[str, str]] = {}  # the text of every cell on screen
+        self._order: dict[str, Any] = {}  # what each row sorts by
 
     def selected_id(self) -> str | None:
         if not self.row_count:
@@ -56,17 +74,39 @@ class EnvironmentTable(DataTable[Text]):
         value = self.coordinate_to_cell_key(self.cursor_coordinate).row_key.value
         return str(value) if value is not None else None
 
-    def _cells(self, values: dict[str, str]) -> list[Text]:
-        status_style = self.styles_for.get(values["status"].split(" ", 1)[-1], "")
-        cells = []
-        for key, _, _ in COLUMNS:
-            style = (
-                status_style
-                if key == "status"
-                else (self.styles_for.get("primary", "") if key == "primary" else "")
-            )
-            cells.append(Text(values[key], style=style, no_wrap=True, overflow="ellipsis"))
-        return cells
+    def select(self, env_id: str | None) -> None:
+        """Put the cursor on ``env_id``'s row, if it is shown."""
+        if env_id is not None and env_id in self._shown:
+            self.move_cursor(row=self.get_row_index(env_id), scroll=False)
+
+    def _cell(self, env_id: str, key: str, values: dict[str, str]) -> Text:
+        style = ""
+        if key == "status":
+            style = self.styles_for.get(values["status"].split(" ", 1)[-1], "")
+        elif key == "primary":
+            style = self.styles_for.get("primary", "")
+        options: dict[str, Any] = {"style": style, "no_wrap": True, "overflow": "ellipsis"}
+        if key == "id":
+            return IdCell(values[key], env_id, **options)
+        return Text(values[key], **options)
+
+    def _fit_columns(self, rows: list[EnvironmentRow]) -> bool:
+        """Lay the columns out for the current width; True when they changed (rows re-added)."""
+        # less the border and room for a scrollbar, so rows that outgrow the height never
+        # make the columns wider than the table
+        width = (self.size.width or self.app.size.width) - 4
+        longest = {
+            key: max((cell_len(clean(getattr(row, key))) for row in rows), default=0)
+            for key in ("id", "cwd")
+        }
+        layout = column_layout(width, longest)
+        if layout == self._layout:
+            return False
+        self.clear(columns=True)
+        for key, label, column_width in layout:
+            self.add_column(label, key=key, width=column_width)
+        self._layout, self._shown = layout, {}
+        return True
 
     def sync(
         self,
@@ -76,56 +116,136 @@ class EnvironmentTable(DataTable[Text]):
         now: datetime,
     ) -> None:
         """Apply the store: ``changed`` None means every row (after a filter or theme change)."""
-        selected = self.selected_id()
         rows = list(rows)
-        wanted: dict[str, dict[str, str]] = {}
+        selected = self.selected_id()
+        if self._fit_columns(rows):
+            changed = None
+        resort = changed is None
+        wanted: set[str] = set()
         for row in rows:
+            if changed is not None and row.id not in changed and row.id in self._shown:
+                wanted.add(row.id)
+                continue
             values = row_values(row, now)
-            if not self.filter or matches(values, self.filter):
-                wanted[row.id] = values
-        present = {str(key.value) for key in self.rows}
-        for gone in (present - wanted.keys()) | (removed & present):
+            if self.filter and not matches(values, self.filter):
+                continue
+            wanted.add(row.id)
+            order = sort_value(row, self.sort_key, values)
+            resort |= self._order.get(row.id) != order
+            self._order[row.id] = order
+            self._show(row.id, values)
+        for gone in (set(self._shown) - wanted) | (removed & set(self._shown)):
             self.remove_row(gone)
-            present.discard(gone)
-        for env_id, values in wanted.items():
-            cells = self._cells(values)
-            if env_id not in present:
-                self.add_row(*cells, key=env_id)
-            elif changed is None or env_id in changed:
-                for (column, _, _), cell in zip(COLUMNS, cells, strict=True):
-                    self.update_cell(env_id, column, cell)
-        self._apply_sort({clean(row.id): row.order for row in rows})
-        if selected is not None and selected in wanted:
-            self.move_cursor(row=self.get_row_index(selected), scroll=False)
-        self.border_title = (
-            f"environments  filter: {self.filter}" if self.filter else "environments"
+            del self._shown[gone]
+            self._order.pop(gone, None)
+        if resort:
+            self.sort(
+                "id", key=lambda cell: self._order.get(cell.row_key), reverse=self.sort_reverse
+            )
+        self.select(selected)
+        title = f"environments  filter: {self.filter}" if self.filter else "environments"
+        self.border_title = title
+        self.border_subtitle = f"sort: {self.sort_key}" + (
+            " (reversed)" if self.sort_reverse else ""
         )
-        sort = self.sort_key + (" (reversed)" if self.sort_reverse else "")
-        self.border_subtitle = f"sort: {sort}"
+
+    def _show(self, env_id: str, values: dict[str, str]) -> None:
+        """Add the row, or redraw just the cells whose text changed."""
+        shown = self._shown.get(env_id)
+        if shown is None:
+            self.add_row(
+                *(self._cell(env_id, key, values) for key, _, _ in self._layout), key=env_id
+            )
+        else:
+            for key, _, _ in self._layout:
+                if shown.get(key) != values[key]:
+                    self.update_cell(env_id, key, self._cell(env_id, key, values))
+        self._shown[env_id] = values
+
+    def restyle(self) -> None:
+        """The theme changed: every cell again, in the new colours."""
+        self._shown = {key: {} for key in self._shown}
 
     def refresh_times(self, rows: Iterable[EnvironmentRow], now: datetime) -> None:
-        present = {str(key.value) for key in self.rows}
-        for row in rows:
-            if row.id in present:
-                self.update_cell(
-                    row.id, "changed", Text(row_values(row, now)["changed"], no_wrap=True)
-                )
-
-    def _apply_sort(self, order: dict[str, int]) -> None:
-        if not self.row_count:
+        """Relative times move on: redraw the ``changed`` cells whose text is now different."""
+        if not any(key == "changed" for key, _, _ in self._layout):
             return
-        if self.sort_key == "selection":
-            self.sort("id", key=lambda cell: order.get(cell.plain, 0), reverse=self.sort_reverse)
-        else:
-            self.sort(self.sort_key, key=lambda cell: cell.plain, reverse=self.sort_reverse)
+        for row in rows:
+            shown = self._shown.get(row.id)
+            if shown is not None:
+                text = relative(row.changed_at, now)
+                if shown.get("changed") != text:
+                    shown["changed"] = text
+                    self.update_cell(row.id, "changed", self._cell(row.id, "changed", shown))
+
+    def on_resize(self) -> None:
+        self.post_message(self.Relayout())
+
+    class Relayout(Message):
+        """The table's width changed: whoever holds the rows syncs them again."""
 
 
 class EventLog(Log):
-    """The event stream, newest at the bottom, written in batches; bounded."""
+    """The event stream, newest at the bottom, written in batches; bounded.
+
+    It follows the newest line unless the reader scrolls up; then the lines that arrive
+    below are counted in the border, and ``end`` (or ``G``) follows again. Following is
+    its own state, not "the view happens to be at the end", so a layout change (a filter
+    box that opens, a resize, a hidden tab) or a burst larger than the bound never stops it.
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("end,G", "follow", "Follow", show=False, id="follow_log")
+    ]
 
     def __init__(self, max_lines: int, **kwargs: object) -> None:
-        super().__init__(max_lines=max_lines, **kwargs)  # type: ignore[arg-type]
+        super().__init__(max_lines=max_lines, auto_scroll=False, **kwargs)  # type: ignore[arg-type]
         self.border_title = "events"
+        self.following = True
+        self.unseen = 0  # lines that arrived below while not following
+
+    def write_lines(self, lines: Iterable[str], scroll_end: bool | None = None) -> Self:
+        lines = list(lines)
+        before = self.line_count
+        super().write_lines(lines, scroll_end=False)
+        if self.following:
+            self.scroll_end(animate=False, immediate=True, x_axis=False)
+        else:
+            pruned = before + len(lines) - self.line_count
+            if pruned:  # keep the lines being read in view while older ones are dropped
+                self.scroll_to(y=max(0, self.scroll_y - pruned), animate=False, immediate=True)
+            self.unseen += len(lines)
+            self._show_state()
+        return self
+
+    def follow(self) -> None:
+        """Show the newest line and keep following."""
+        self.following = True
+        self.unseen = 0
+        self.scroll_end(animate=False, immediate=True, x_axis=False)
+        self._show_state()
+
+    def action_follow(self) -> None:
+        self.follow()
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        at_end = new_value >= self.max_scroll_y
+        if at_end != self.following:
+            self.following = at_end
+            if at_end:
+                self.unseen = 0
+            self._show_state()
+
+    def on_resize(self) -> None:
+        if self.following:
+            self.scroll_end(animate=False, immediate=True, x_axis=False)
+
+    def _show_state(self) -> None:
+        if self.following:
+            self.border_subtitle = ""
+        else:
+            self.border_subtitle = f"↓ {self.unseen} new below · end: follow"
 
 
 class ContextPanel(VerticalScroll):
