@@ -284,7 +284,9 @@ class AppServerClient:
     def remember_descendants(self) -> None:
         """Note the app-server's processes now, before a parent's exit hides who started them."""
         if self.app_server_pid is not None:
-            self._seen |= processes.descendants(self.app_server_pid)
+            # those that ended are let go, so a long attach holds only the living
+            alive = {process for process in self._seen if process.is_running()}
+            self._seen = alive | processes.descendants(self.app_server_pid)
 
     async def aclose(self) -> None:
         """End the app-server's process group, then every process it started elsewhere."""

@@ -148,6 +148,7 @@ class MainScreen(DashboardActions):
         box.value = chosen.filter
         box.set_class(chosen.filter_open, "-visible")
         self._watch_widgets()
+        self._header = ""  # the header widget is new too
         self.redraw_all()
         table.select(chosen.cursor)
         if not chosen.log_following:
