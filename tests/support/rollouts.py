@@ -102,11 +102,14 @@ class RolloutWriter:
     def text(self) -> str:
         return "".join(line + "\n" for line in self.lines)
 
-    def append_to(self, path: Path) -> int:
+    def append_to(self, path: Path, *, forget: bool = False) -> int:
         """Append the lines written since the last call to ``path``, as Codex appends; the
-        number of bytes appended."""
+        number of bytes appended. ``forget`` drops them here (a writer that runs for long)."""
         new = "".join(line + "\n" for line in self.lines[self._appended :])
         self._appended = len(self.lines)
+        if forget:
+            self.lines.clear()
+            self._appended = 0
         with path.open("a", encoding="utf-8") as handle:
             handle.write(new)
         return len(new.encode())
