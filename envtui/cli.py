@@ -1,32 +1,43 @@
 """The ``envtui`` command line: one argparse tree, each subcommand in its own module.
 
-Only headless commands are imported here, so ``envtui render`` and friends start without
-loading Textual.
+A command's module is imported only when that command runs (or when the whole tree is
+needed: ``--help``, a mistyped command), so ``envtui render`` pays neither for the config
+and event models nor for asyncio, and nothing here loads Textual.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from collections.abc import Sequence
 
 from envtui import __version__
-from envtui.commands import check, dashboard, events, render, snapshot
+
+COMMAND_MODULES: dict[str, str] = {
+    "render": "envtui.commands.render",
+    "snapshot": "envtui.commands.snapshot",
+    "events": "envtui.commands.events",
+    "check": "envtui.commands.check",
+    **dict.fromkeys(("demo", "watch", "replay", "codex", "rollout"), "envtui.commands.dashboard"),
+}
+"""Which module adds each subcommand (its ``add_parser``, or ``add_parsers`` for several)."""
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser; with a known ``command``, only that command's module is loaded."""
     parser = argparse.ArgumentParser(
         prog="envtui",
         description="A live terminal dashboard for multi-environment agent turns.",
     )
     parser.add_argument("--version", action="version", version=f"envtui {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    render.add_parser(subparsers)
-    snapshot.add_parser(subparsers)
-    events.add_parser(subparsers)
-    check.add_parser(subparsers)
-    dashboard.add_parsers(subparsers)
+    wanted = [COMMAND_MODULES[command]] if command in COMMAND_MODULES else COMMAND_MODULES.values()
+    for name in dict.fromkeys(wanted):
+        module = importlib.import_module(name)
+        adder = getattr(module, "add_parser", None) or module.add_parsers
+        adder(subparsers)
     return parser
 
 
@@ -36,8 +47,9 @@ def with_default_command(argv: Sequence[str]) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(with_default_command(sys.argv[1:] if argv is None else argv))
+    arguments = with_default_command(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(arguments[0])
+    args = parser.parse_args(arguments)
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2

@@ -111,6 +111,8 @@ class RolloutFollower:
     def _line(self, raw: bytes) -> None:
         self._lines += 1
         self._emit_steps(self.steps.feed(self._lines, raw.decode("utf-8", "replace")))
+        if not self.steps.has_problems:
+            return
         bad, _ = self.steps.take_problems()
         for number in bad:
             self._say(WarningMessage(message=f"{self.name}: line {number} is not JSON; skipped"))

@@ -55,16 +55,23 @@ class RolloutSteps:
         rollout.unknown_items.clear()  # counted nowhere while following: not kept either
         return bad, notes
 
+    @property
+    def has_problems(self) -> bool:
+        rollout = self._reader.rollout
+        return bool(rollout.bad_lines or rollout.notes or rollout.unknown_items)
+
     def _take(self, *, include_open: bool) -> list[RolloutStep]:
         reader = self._reader
         closed = reader.rollout.steps
+        step = reader.step
+        if not closed and (step is None or step.world_state_line is None or not include_open):
+            return []  # most lines: nothing closed, nothing newly settled
         out = [self._given(step) for step in closed if step.number + self._handed_on > self._last]
         self._last = max([self._last, *(s.number for s in out)])
         self._handed_on += len(closed)
         if reader.step is not None:
             reader.step.number -= len(closed)  # the reader counts from its (now empty) list
         closed.clear()
-        step = reader.step
         if (
             include_open
             and step is not None

@@ -87,6 +87,7 @@ class EnvTuiApp(App[None]):
         self._stop = asyncio.Event()
         self._source_task: asyncio.Task[None] | None = None
         self._signals = contextlib.ExitStack()
+        self.main_screen: MainScreen | None = None
         themes, self.theme_problems = available_themes()
         for theme in themes:  # registered before the CSS that uses $status-* is parsed
             self.register_theme(theme)
@@ -106,7 +107,8 @@ class EnvTuiApp(App[None]):
         return {name: defaults[name] for name in STATUS_VARIABLES}
 
     def get_default_screen(self) -> Screen[Any]:
-        return MainScreen(self.store, self.options)
+        self.main_screen = MainScreen(self.store, self.options)
+        return self.main_screen
 
     def on_mount(self) -> None:
         self._signals.enter_context(on_signals(self.exit, self.QUIT_SIGNALS))
@@ -144,12 +146,14 @@ class EnvTuiApp(App[None]):
     def _source_is(self, state: SourceState, reason: str | None = None) -> None:
         """The source as a whole ended or failed: a lasting mark in the header and a log line."""
         msg = SourceStatus(source=self.options.source_name, state=state, reason=reason)
-        self.store.apply(thread_event(msg, at=self.options.clock()))
+        self.ingest(thread_event(msg, at=self.options.clock()))
 
     def ingest(self, event: Event) -> None:
-        """Fold one event into the store; the screen redraws per frame."""
+        """Fold one event into the store; the screen draws it in its next frame."""
         self.store.apply(event)
         self._notify_on_error(event)
+        if self.main_screen is not None:
+            self.main_screen.request_frame()
 
     def _notify_on_error(self, event: Event) -> None:
         """A lasting notice for a warning of ``error`` severity: the source itself failed.

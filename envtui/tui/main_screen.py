@@ -1,9 +1,10 @@
 """The main screen: one view that answers, at a glance, what each environment is doing.
 
-It owns the frame timer: every FRAME it takes what the store collected since the last frame
-and redraws just that, in one batch (table cells by key, log lines in one write, panels only
-when a step changed, the header only when its text changed). Events are never drawn one by
-one, which is what keeps a burst of thousands of events smooth and an idle screen cheap.
+It draws in frames: an event asks for one (at most one per FRAME), and the clock asks for
+one each second; a frame takes what the store collected since the last and redraws just
+that, in one batch (table cells by key, log lines in one write, panels only when a step
+changed, the header only when its text changed). Events are never drawn one by one, which
+keeps a burst of thousands of events smooth, and nothing wakes an idle screen but the clock.
 What the user changes (pause, the step shown, filter, sort, context view) is reactive
 state; its watchers redraw, and the actions only assign it. Crossing the wide/narrow width
 builds new widgets: what the user chose (filter, sort, view, cursor row, focus, whether the
@@ -42,9 +43,7 @@ from envtui.tui.widgets import (
 WIDE = 120
 """From this many columns on, the panels sit side by side; below it, they are tabs."""
 FRAME = 1 / 15
-"""Seconds between two redraws of what changed."""
-TICKS_PER_SECOND = round(1 / FRAME)
-"""Frames per second: relative times ("4 s ago") are redrawn once a second, not every frame."""
+"""Seconds from an event to the frame that draws it; at most one frame per FRAME."""
 TAB_OF = {"log": "tab-events", "context": "tab-context", "findings": "tab-findings"}
 """The narrow layout's tab that holds each focusable panel."""
 
@@ -71,10 +70,11 @@ class MainScreen(DashboardActions):
         self.paused_at = 0  # the store's event count when the view was paused
         self.wide = True
         self.chosen = Chosen()
-        self._ticks = 0
         self._recomposing = False
         self._finding_count = 0
         self._header = ""
+        self._second = 0  # the clock's second the last frame drew
+        self._frame_pending = False
 
     # --- layout ----------------------------------------------------------------------------------
 
@@ -108,7 +108,7 @@ class MainScreen(DashboardActions):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.set_interval(FRAME, self.flush)  # owned by the screen: it stops with it
+        self.set_interval(1.0, self.flush)  # the clock and relative times; stops with the screen
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._restyle())
         self._restore()
 
@@ -216,20 +216,36 @@ class MainScreen(DashboardActions):
         self._draw_findings()
         self._draw_header()
 
+    def request_frame(self) -> None:
+        """Something arrived: draw it within FRAME (once, however many events follow)."""
+        if not self._frame_pending:
+            self._frame_pending = True
+            self.set_timer(FRAME, self._frame)
+
+    def _frame(self) -> None:
+        self._frame_pending = False
+        self.flush()
+
     def flush(self) -> None:
-        """One frame: apply what the store collected since the last one, in one batch."""
-        self._ticks += 1
+        """One frame: apply what the store collected since the last one, in one batch.
+
+        A frame in which nothing arrived and the clock's second did not turn draws nothing.
+        """
         if self._recomposing:
             return
+        now = self.options.clock()
+        second = int(now.timestamp())
+        new_second, self._second = second != self._second, second
         if self.paused:
             self._draw_header()
             return
         changes = self.store.take_changes()
-        now = self.options.clock()
+        if not changes.any and not new_second:
+            return
         table = self.query_one(EnvironmentTable)
         if changes.environments or changes.removed:
             table.sync(self.store.environments.values(), changes.environments, changes.removed, now)
-        elif self._ticks % TICKS_PER_SECOND == 0:
+        elif new_second:
             table.refresh_times(self.store.environments.values(), now)
         if changes.log_lines:
             self.query_one(EventLog).write_lines(changes.log_lines)

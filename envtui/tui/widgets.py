@@ -16,8 +16,9 @@ from rich.syntax import Syntax
 from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
+from textual.geometry import Size
 from textual.message import Message
-from textual.reactive import var
+from textual.reactive import Reactive, var
 from textual.widgets import DataTable, Log, OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -197,6 +198,16 @@ class EventLog(Log):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("end,G", "follow", "Follow", show=False, id="follow_log")
     ]
+    DEFAULT_CSS = "EventLog { overflow-x: scroll; overflow-y: scroll; }"
+
+    virtual_size: Reactive[Size] = Reactive(Size(0, 0))
+    """As Textual's, but a new line does not lay the whole screen out again: the scrollbars
+    are always shown, so growing only moves their thumbs (see :meth:`watch_virtual_size`).
+    A step every two seconds would otherwise re-render every panel every two seconds."""
+
+    def watch_virtual_size(self, size: Size) -> None:
+        self._scroll_update(size)  # the scrollbars' thumbs, as a layout would set them
+        self.refresh()
 
     def __init__(self, max_lines: int, **kwargs: object) -> None:
         super().__init__(max_lines=max_lines, auto_scroll=False, **kwargs)  # type: ignore[arg-type]
@@ -249,7 +260,11 @@ class EventLog(Log):
 
 
 class ContextPanel(VerticalScroll):
-    """The selected step's context: full, diff, snapshot or patch."""
+    """The selected step's context: full, diff, snapshot or patch.
+
+    A new step whose text is the one already shown (a step with no context change) only
+    renames the border: the highlighted text is not built and laid out again.
+    """
 
     view: var[str] = var("full", init=False)
     """Which of :data:`VIEWS` is shown; reactive, so whoever holds the step (the main screen)
@@ -258,47 +273,74 @@ class ContextPanel(VerticalScroll):
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.text = ""
+        self._shown: tuple[str, str | None] | None = None  # (view, text) in the body
 
     def compose(self):  # type: ignore[no-untyped-def]
         yield Static("", id="context-body", markup=False)
 
     def show(self, step: StepRow | None) -> None:
-        body = self.query_one("#context-body", Static)
         if step is None:
-            self.text = ""
-            self.border_title = f"context · {self.view}"
-            body.update(Text("no step yet"))
+            self._titles(f"context · {self.view}", "")
+            self._body(None, Text("no step yet"))
             return
-        self.border_title = f"context · step {step.number} · {self.view}"
-        self.border_subtitle = "d: full/diff/snapshot/patch  [ ]: steps"
+        self._titles(
+            f"context · step {step.number} · {self.view}", "d: full/diff/snapshot/patch  [ ]: steps"
+        )
         if self.view in ("full", "diff"):
             value = step.text if self.view == "full" else step.diff
-            self.text = value if value is not None else ""
-            shown = for_terminal(self.text) if value is not None else ""
-            renderable = (
-                Syntax(shown, "xml", word_wrap=True, theme="ansi_dark")
-                if value is not None
-                else Text(
+            if value is None:
+                empty = (
                     "no context sent at this step" if self.view == "diff" else "context disabled"
                 )
-            )
-            body.update(renderable)
+                self._body(None, Text(empty))
+            else:
+                self._body(value, "xml")
         else:
             data = step.snapshot if self.view == "snapshot" else step.patch
-            self.text = (
-                json.dumps(data, indent=2, ensure_ascii=False) if data is not None else "null"
-            )
-            body.update(Syntax(for_terminal(self.text), "json", word_wrap=True, theme="ansi_dark"))
+            text = json.dumps(data, indent=2, ensure_ascii=False) if data is not None else "null"
+            self._body(text, "json")
+
+    def _titles(self, title: str, subtitle: str) -> None:
+        """Set the border's titles; an unchanged one is not set (that would repaint)."""
+        if self.border_title != title:
+            self.border_title = title
+        if self.border_subtitle != subtitle:
+            self.border_subtitle = subtitle
+
+    def _body(self, text: str | None, shown: Text | str) -> None:
+        """Show ``text`` highlighted as ``shown`` (a lexer), or ``shown`` itself when it is
+        Text; nothing is redrawn when the same view of the same text is already there."""
+        key = (self.view if text is not None else str(shown), text)
+        self.text = text or ""
+        if key == self._shown:
+            return
+        self._shown = key
+        renderable = (
+            Syntax(for_terminal(text), shown, word_wrap=True, theme="ansi_dark")
+            if text is not None and isinstance(shown, str)
+            else shown
+        )
+        self.query_one("#context-body", Static).update(renderable)
 
 
 class ToolsPanel(Static):
-    def show(self, step: StepRow | None) -> None:
+    """The step's tools and their environment parameter; redrawn only when they change."""
+
+    _shown: object = None
+
+    def on_mount(self) -> None:
         self.border_title = "tools"
-        if step is None or step.tools is None:
+
+    def show(self, step: StepRow | None) -> None:
+        tools = None if step is None else step.tools
+        if tools == self._shown and self._shown is not None:
+            return
+        self._shown = tools
+        if tools is None:
             self.update(Text("no tool list for this step"))
             return
         lines = Text()
-        for name, parameter in step.tools:
+        for name, parameter in tools:
             marker = {
                 "optional": "environment_id?",
                 "required": "environment_id",
@@ -311,16 +353,26 @@ class ToolsPanel(Static):
 class FindingsList(OptionList):
     """Findings grouped by code and environment, newest first; ``enter`` explains one."""
 
+    _labels: list[str] | None = None
+
     def show(self, groups: list[tuple[FindingReported, int]], total: int) -> None:
-        self.border_title = f"findings ({total})"
-        highlighted = self.highlighted
-        self.clear_options()
-        options = []
-        for index, (finding, count) in enumerate(groups):
+        title = f"findings ({total})"
+        if self.border_title != title:  # a same title would still repaint the whole list
+            self.border_title = title
+        labels = []
+        for finding, count in groups:
             where = f"step {finding.step}" if finding.step is not None else "thread"
             times = f"  x{count}" if count > 1 else ""
-            label = f"{where}  {finding.code}  {for_terminal(finding.environment_id or '-')}{times}"
-            options.append(Option(Text(label, no_wrap=True), id=str(index)))
-        self.add_options(options)
+            labels.append(
+                f"{where}  {finding.code}  {for_terminal(finding.environment_id or '-')}{times}"
+            )
+        if labels == self._labels:
+            return  # the same list: not rebuilt
+        self._labels = labels
+        highlighted = self.highlighted
+        self.clear_options()
+        self.add_options(
+            [Option(Text(label, no_wrap=True), id=str(i)) for i, label in enumerate(labels)]
+        )
         if groups:
             self.highlighted = min(highlighted or 0, len(groups) - 1)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -17,7 +18,8 @@ from envtui.sources import rollout_follow
 from envtui.sources.file_windows import LocalFile
 from envtui.sources.rollout_follow import RolloutFollower, read_window
 from envtui.sources.rollout_steps import RolloutSteps
-from envtui.steps.rollout import read_rollout_lines
+from envtui.steps.check import StepReport, check_rollout_step
+from envtui.steps.rollout import RolloutStep, read_rollout_lines
 
 LOCAL = EnvironmentState(cwd="/repo", shell="bash", is_primary=True)
 
@@ -70,12 +72,12 @@ async def test_each_poll_reads_only_the_new_bytes_and_checks_only_the_new_steps(
     tmp_path: Path, fast_polls: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     checked: list[int] = []
-    check = rollout_follow.check_rollout_step
-    monkeypatch.setattr(
-        rollout_follow,
-        "check_rollout_step",
-        lambda step, *a, **k: (checked.append(step.number), check(step, *a, **k))[-1],
-    )
+
+    def counted(step: RolloutStep, *args: Any, **kwargs: Any) -> StepReport:
+        checked.append(step.number)
+        return check_rollout_step(step, *args, **kwargs)
+
+    monkeypatch.setattr(rollout_follow, "check_rollout_step", counted)
     writer = rollout(turns=2, steps_per_turn=3)
     path = tmp_path / "rollout.jsonl"
     first = writer.append_to(path)

@@ -129,6 +129,7 @@ async def test_scrolling_up_counts_what_arrives_below_and_end_follows_again() ->
         log = app.screen.query_one(EventLog)
         await pilot_wait_until(pilot, lambda: log_at_newest(app), what="the end")
         log.focus()
+        await pilot_wait_until(pilot, lambda: app.screen.focused is log, what="the log focused")
         await pilot.press("home")
         await pilot_wait_until(pilot, lambda: not log.following, what="the log left alone")
         top = log.scroll_y
@@ -158,13 +159,12 @@ async def test_crossing_the_wide_narrow_width_keeps_what_the_user_chose() -> Non
         app.screen.query_one(ContextPanel).focus()
         for width, height in ((80, 24), (140, 44)):
             await pilot.resize_terminal(width, height)
-            await pilot_wait_until(
-                pilot,
-                lambda w=width: (
-                    isinstance(app.screen, MainScreen) and app.screen.wide == (w >= 120)
-                ),
-                what=f"the layout at {width}",
-            )
+            wide = width >= 120
+
+            def laid_out(wide: bool = wide) -> bool:
+                return isinstance(app.screen, MainScreen) and app.screen.wide == wide
+
+            await pilot_wait_until(pilot, laid_out, what=f"the layout at {width}")
             await settled(app, pilot)
             table = app.screen.query_one(EnvironmentTable)
             assert (table.filter, table.sort_key, table.sort_reverse) == ("l", "id", True)
@@ -364,15 +364,13 @@ async def test_the_header_is_redrawn_only_when_its_text_changes(
         updates: list[object] = []
         widget = app.screen.query_one("#header", Static)
         original = widget.update
-        monkeypatch.setattr(
-            widget, "update", lambda *a, **k: (updates.append(a), original(*a, **k))[-1]
-        )
-        ticks = app.screen._ticks  # type: ignore[attr-defined]
-        await pilot_wait_until(
-            pilot,
-            lambda: app.screen._ticks >= ticks + 20,
-            what="20 frames",  # type: ignore[attr-defined]
-        )
+
+        def counted(*args: Any, **kwargs: Any) -> None:
+            updates.append(args)
+            original(*args, **kwargs)
+
+        monkeypatch.setattr(widget, "update", counted)
+        await pilot.pause(2.5)  # two turns of the clock, with the clock pinned
         assert updates == []  # the clock is pinned and nothing arrived: no redraw
         await pilot.press("p")
         assert len(updates) == 1  # PAUSED: the text changed once
