@@ -13,7 +13,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from tests.support.locations import FAKE_EXEC_SERVER
+from tests.support.exec_server_configs import spawn_child_config
 from tests.support.processes import alive
 from tests.support.waiting import poll_until
 
@@ -77,29 +77,11 @@ def test_demo_in_tmux_shows_everything_and_quits_with_q(tmp_path: Path) -> None:
         _tmux(socket, "kill-server")
 
 
-def _watch_config(tmp_path: Path) -> tuple[Path, Path]:
-    """A config with one exec-server that starts a child of its own: both must end with us."""
-    pid_file = tmp_path / "pids"
-    config = tmp_path / "config.toml"
-    config.write_text(
-        f"""step_interval = 0.2
-[[environments]]
-id = "fake"
-kind = "exec-server"
-cwd = "{tmp_path}"
-program = "{sys.executable}"
-args = ["{FAKE_EXEC_SERVER}", "spawn-child"]
-env = {{ FAKE_PID_FILE = "{pid_file}" }}
-"""
-    )
-    return config, pid_file
-
-
 def _start_watch(tmp_path: Path, socket: str) -> tuple[Path, list[int]]:
     """``envtui watch --record`` in a tmux pane whose shell stays after envtui exits; the
     record's path and the pids of envtui, its exec-server and the exec-server's child."""
     assert TMUX is not None
-    config, pid_file = _watch_config(tmp_path)
+    config, pid_file = spawn_child_config(tmp_path, head="step_interval = 0.2")
     record = tmp_path / "record.jsonl"
     env = {
         **os.environ,
