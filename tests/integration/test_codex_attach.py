@@ -268,7 +268,9 @@ def test_events_codex_exits_1_when_the_app_server_cannot_start(tmp_path: Path) -
 @pytest.mark.skipif(
     SSHD is None, reason="needs OpenSSH sshd (Debian openssh-server, which .ci/run installs)"
 )
-async def test_an_app_server_on_an_ssh_host(tmp_path: Path) -> None:
+async def test_an_app_server_on_an_ssh_host_comes_back_after_the_link_is_lost(
+    tmp_path: Path,
+) -> None:
     keys = tmp_path / "keys"
     keys.mkdir()
     server = OpenSshServer(keys, free_port()).start()
@@ -285,27 +287,35 @@ async def test_an_app_server_on_an_ssh_host(tmp_path: Path) -> None:
             ssh=ssh,
             prompt="hello",
         )
-        source = CodexSource(options, store.apply)
+        source = CodexSource(options, store.apply, restart=Backoff(0.5, 2.0))
         stop = asyncio.Event()
         task = asyncio.ensure_future(source.run(stop))
-        await wait_until(
-            lambda: (
-                {r.id: r.status for r in store.environments.values()}
-                == {"local": "ready", "devbox": "ready"}
-            ),
-            timeout=60,
-            what="both ready over ssh",
-        )
+
+        def both_ready() -> bool:
+            states = {r.id: r.status for r in store.environments.values()}
+            return states == {"local": "ready", "devbox": "ready"}
+
+        await wait_until(both_ready, timeout=60, what="both ready over ssh")
         await wait_until(
             lambda: bool(store.steps), timeout=60, what="a step from the remote rollout"
         )
         assert (store.steps[0].text or "").startswith("<environment_context>")
-        server.drop_connections()
+        thread, steps = source.thread_id, [s.number for s in store.steps]
+        server.drop_connections()  # the SSH link to the app-server's host is lost
         await wait_until(
             lambda: any("codex app-server exited" in line for line in store.log),
             timeout=30,
             what="the loss",
         )
+        assert store.sources["app-server"].state in ("down", "restarting")
+        await wait_until(
+            lambda: store.sources["app-server"].state == "up" and source.restarts == 1,
+            timeout=60,
+            what="a new app-server over a new SSH connection",
+        )
+        await wait_until(both_ready, timeout=60, what="both ready again")
+        assert source.thread_id == thread
+        assert [s.number for s in store.steps][: len(steps)] == steps  # not read again
         stop.set()
         await asyncio.wait_for(task, timeout=30)
         assert source.died
