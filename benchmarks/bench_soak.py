@@ -5,7 +5,10 @@ RSS and CPU time are sampled every ``--every`` seconds. Printed: each sample, th
 at five minutes and at the end with the change between them (the budget: within 10 %),
 the growth per hour after five minutes, and the CPU share over the run. The demo is never
 idle (its hosts drop and come back, a step every two seconds); the idle budget is
-``bench_idle.py``'s. A shorter run extrapolates the growth rate; say so when quoting it.
+``bench_idle.py``'s. The default bounds (10,000 log lines, 1,000 steps) take about 40
+minutes to fill at the demo's pace, and memory grows until they are full; ``--config`` with
+smaller ``event_log_lines`` and ``step_history`` shows the plateau sooner. A shorter run
+extrapolates the growth rate; say so when quoting it.
 Run: ``python benchmarks/bench_soak.py [--minutes 60]``.
 """
 
@@ -23,9 +26,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--minutes", type=float, default=60.0)
     parser.add_argument("--every", type=float, default=60.0)
+    parser.add_argument(
+        "--config", metavar="F", help="a config for the demo (smaller bounds fill sooner)"
+    )
     args = parser.parse_args()
     samples: list[tuple[float, int, float]] = []  # seconds, RSS, CPU seconds
-    with PtyDashboard(["demo"]) as dashboard:
+    command = ["demo", *(["--config", args.config] if args.config else [])]
+    with PtyDashboard(command) as dashboard:
         start = time.monotonic()
         while (elapsed := time.monotonic() - start) < args.minutes * 60:
             samples.append((elapsed, dashboard.rss(), dashboard.cpu_seconds()))
