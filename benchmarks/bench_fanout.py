@@ -30,7 +30,7 @@ from envtui.environments.manager import EnvironmentManager
 from envtui.environments.ssh import SshEnvironment, SshSettings, probe_command
 from envtui.steps.selection import Selection
 
-SIZES = (10, 50, 100)
+SIZES = (10, 100, 300)
 
 
 # --- the server process --------------------------------------------------------------------

@@ -1,14 +1,17 @@
 """The ``envtui`` command line: one argparse tree, each subcommand in its own module.
 
-Only headless commands are imported here, so ``envtui render`` and friends start without
-loading Textual. Every subcommand has a description and every argument a help text that
-shows its default (a test checks both), and the same tree generates the shell completion
-and the man page.
+A command's module is imported only when that command runs (or when the whole tree is
+needed: ``--help``, a mistyped command, completion and the man page), so ``envtui render``
+pays neither for the config and event models nor for asyncio, and nothing here loads
+Textual. Every subcommand has a description and every argument a help text that shows its
+default (a test checks both), and the same tree generates the shell completion and the man
+page.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import logging
 import os
 import sys
@@ -16,20 +19,24 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from envtui import __version__, debug_log
-from envtui.commands import (
-    check,
-    completion,
-    dashboard,
-    events,
-    info,
-    manpage,
-    render,
-    serve,
-    sessions,
-    snapshot,
-)
-from envtui.locations import log_file
-from envtui.safe_text import for_terminal
+
+COMMAND_MODULES: dict[str, str] = {
+    "render": "envtui.commands.render",
+    "snapshot": "envtui.commands.snapshot",
+    "events": "envtui.commands.events",
+    "check": "envtui.commands.check",
+    **dict.fromkeys(("demo", "watch", "replay", "codex", "rollout"), "envtui.commands.dashboard"),
+    "info": "envtui.commands.info",
+    "serve": "envtui.commands.serve",
+    "sessions": "envtui.commands.sessions",
+    "completion": "envtui.commands.completion",
+    "manpage": "envtui.commands.manpage",
+}
+"""Which module adds each subcommand (its ``add_parser``, or ``add_parsers`` for several)."""
+
+NEEDS_THE_WHOLE_TREE = frozenset({"completion", "manpage"})
+"""Commands generated from the parser itself: their module gets the root parser, and every
+other command is loaded with them."""
 
 
 class HelpFormatter(argparse.HelpFormatter):
@@ -61,7 +68,8 @@ def _global_options(parser: argparse.ArgumentParser, *, defaults: bool) -> None:
     )
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser; with a known ``command``, only that command's module is loaded."""
     parser = argparse.ArgumentParser(
         prog="envtui",
         description="A live terminal dashboard for multi-environment agent turns.",
@@ -70,20 +78,29 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"envtui {__version__}")
     _global_options(parser, defaults=True)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    render.add_parser(subparsers)
-    snapshot.add_parser(subparsers)
-    events.add_parser(subparsers)
-    check.add_parser(subparsers)
-    dashboard.add_parsers(subparsers)
-    info.add_parser(subparsers)
-    completion.add_parser(subparsers, parser)
-    manpage.add_parser(subparsers, parser)
-    serve.add_parser(subparsers)
-    sessions.add_parser(subparsers)
+    whole = command not in COMMAND_MODULES or command in NEEDS_THE_WHOLE_TREE
+    wanted = COMMAND_MODULES.values() if whole else [COMMAND_MODULES[str(command)]]
+    for name in dict.fromkeys(wanted):
+        module = importlib.import_module(name)
+        if name.rpartition(".")[2] in NEEDS_THE_WHOLE_TREE:
+            module.add_parser(subparsers, parser)
+        else:
+            (getattr(module, "add_parser", None) or module.add_parsers)(subparsers)
     for sub in subparsers.choices.values():
         sub.formatter_class = HelpFormatter
         _global_options(sub, defaults=False)
     return parser
+
+
+def command_of(arguments: Sequence[str]) -> str | None:
+    """The subcommand named in ``arguments``, past the global options before it."""
+    words = iter(arguments)
+    for word in words:
+        if word == "--log-file":
+            next(words, None)
+        elif not word.startswith("-"):
+            return word
+    return None
 
 
 def with_default_command(argv: Sequence[str]) -> list[str]:
@@ -92,14 +109,17 @@ def with_default_command(argv: Sequence[str]) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(with_default_command(sys.argv[1:] if argv is None else argv))
+    arguments = with_default_command(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(command_of(arguments))
+    args = parser.parse_args(arguments)
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2
     try:
         handler = _start_debug_log(args)
     except OSError as exc:
+        from envtui.safe_text import for_terminal
+
         message = f"envtui: error: {exc.filename}: cannot write the debug log: {exc.strerror}"
         print(for_terminal(message), file=sys.stderr)
         return 2
@@ -122,6 +142,8 @@ def _start_debug_log(args: argparse.Namespace) -> logging.Handler | None:
     """The debug log's handler when ``--debug`` or ``--log-file`` asks for one."""
     if not args.debug and not args.log_file:
         return None
+    from envtui.locations import log_file
+
     handler = debug_log.start(Path(args.log_file) if args.log_file else log_file())
     logging.getLogger("envtui").debug("envtui %s: argv %s", __version__, sys.argv[1:])
     return handler

@@ -36,6 +36,9 @@ LiveState = Literal["starting", "ready", "unavailable"]
 ConnectionState = Literal["connected", "disconnected"]
 """A remote environment's connection, as the latest connection event left it."""
 Severity = Literal["info", "warning", "error"]
+SourceState = Literal["up", "down", "restarting", "ended"]
+"""A source's own state: producing events, stopped with a reason, being restarted, or done
+(a replay or a rollout read to its end)."""
 
 
 class _Message(BaseModel):
@@ -102,6 +105,25 @@ class WarningMessage(_Message):
     severity: Severity | None = None
 
 
+class SourceStatus(_Message):
+    """envtui: the state of a source itself, not of an environment.
+
+    A source that stops (an app-server that exits, an SSH link to its host that is lost, a
+    rollout that is deleted) says so with ``down`` and the ``reason``; ``restarting`` while
+    it is tried again, ``up`` once it produces events again. ``restarts`` counts the
+    restarts so far; ``thread`` names the thread the source is attached to, when it has
+    one. Front ends and metrics decide by these fields, never by a warning's wording.
+    """
+
+    type: Literal["source_status"] = "source_status"
+    source: str
+    state: SourceState
+    reason: str | None = None
+    thread: str | None = None
+    restarts: int = 0
+    next_retry_at: datetime | None = None
+
+
 class StepTool(BaseModel):
     """A tool the step offered, and its environment parameter."""
 
@@ -156,6 +178,7 @@ KNOWN_MESSAGES: dict[str, type[_Message]] = {
         EnvironmentStatus,
         EnvironmentRemoved,
         WarningMessage,
+        SourceStatus,
         StepRecorded,
         FindingReported,
     )
@@ -167,6 +190,7 @@ AnyMessage = Annotated[
     | EnvironmentStatus
     | EnvironmentRemoved
     | WarningMessage
+    | SourceStatus
     | StepRecorded
     | FindingReported
     | UnknownMessage,

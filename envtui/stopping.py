@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 
 async def wait_for_stop(stop: asyncio.Event, timeout: float) -> bool:
@@ -26,20 +26,30 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 @contextlib.contextmanager
-def stop_on_signals(stop: asyncio.Event) -> Iterator[None]:
-    """While inside, :data:`STOP_SIGNALS` set ``stop`` instead of killing the process.
+def on_signals(
+    handler: Callable[[], object], signals: Iterable[signal.Signals] = STOP_SIGNALS
+) -> Iterator[None]:
+    """While inside, ``signals`` call ``handler`` (on the running loop) instead of killing
+    the process.
 
     The handlers are removed on the way out, so a second signal after the clean-up has
     begun gets the default action: a stuck shutdown can still be interrupted.
     """
     loop = asyncio.get_running_loop()
     installed = []
-    for signum in STOP_SIGNALS:
+    for signum in signals:
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-            loop.add_signal_handler(signum, stop.set)
+            loop.add_signal_handler(signum, handler)
             installed.append(signum)
     try:
         yield
     finally:
         for signum in installed:
             loop.remove_signal_handler(signum)
+
+
+@contextlib.contextmanager
+def stop_on_signals(stop: asyncio.Event) -> Iterator[None]:
+    """While inside, :data:`STOP_SIGNALS` set ``stop`` (see :func:`on_signals`)."""
+    with on_signals(stop.set):
+        yield

@@ -2,9 +2,13 @@
 
 :meth:`Store.apply` folds one event in, touching only what the event concerns, and notes
 what changed (environments by id, new log lines, steps, findings) so a view can redraw
-just that, in one batch per frame. Every collection is bounded: the event log keeps the
-last ``max_log_lines`` lines and the step history the last ``max_steps`` steps, however
-long the dashboard runs.
+just that, in one batch per frame. Every collection is bounded by a number the config
+names, however long the dashboard runs: the event log keeps the last ``max_log_lines``
+lines, the step history the last ``max_steps`` steps, each environment its last
+``environment_events`` lines; the counters are counts per known message type.
+
+Times are written in one zone, ``zone`` (None: the local zone, followed across daylight
+saving changes), so the log, the header and the details read the same clock.
 """
 
 from __future__ import annotations
@@ -12,10 +16,11 @@ from __future__ import annotations
 from collections import Counter, deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, tzinfo
 from typing import Any
 
 from envtui.events import (
+    KNOWN_MESSAGES,
     EnvironmentConnected,
     EnvironmentDisconnected,
     EnvironmentRemoved,
@@ -23,6 +28,8 @@ from envtui.events import (
     Event,
     FindingReported,
     LiveState,
+    SourceState,
+    SourceStatus,
     StepRecorded,
     UnknownMessage,
     WarningMessage,
@@ -32,6 +39,12 @@ from envtui.safe_text import for_terminal
 
 DEFAULT_LOG_LINES = 10_000
 DEFAULT_STEPS = 1_000
+DEFAULT_ENVIRONMENT_EVENTS = 50
+MAX_SOURCES = 16
+"""Sources named in ``source_status`` events that the store remembers (a replay may name
+any number; a dashboard has one or two)."""
+OTHER = "other"
+"""The counter for messages of a type envtui does not know: counters stay a fixed set."""
 
 
 @dataclass
@@ -51,7 +64,20 @@ class EnvironmentRow:
     next_retry_at: datetime | None = None
     connection: str | None = None  # the latest connection event: connected / disconnected
     recorded_step: int | None = None  # not live: the state a rollout recorded at this step
-    events: deque[str] = field(default_factory=lambda: deque(maxlen=50))
+    events: deque[str] = field(default_factory=lambda: deque(maxlen=DEFAULT_ENVIRONMENT_EVENTS))
+
+
+@dataclass
+class SourceRow:
+    """A source's own state, as its latest ``source_status`` left it."""
+
+    name: str
+    state: SourceState
+    reason: str | None
+    since: datetime | None
+    """When it last went from up to not up, or back."""
+    restarts: int = 0
+    next_retry_at: datetime | None = None
 
 
 @dataclass
@@ -112,17 +138,34 @@ class Changes:
     log_lines: list[str]
     steps: bool
     findings: bool
+    sources: bool = False
+    steps_restarted: bool = False
+    """The step numbers went back (a rollout replaced, another run): the history restarted."""
 
     @property
     def any(self) -> bool:
         return bool(
-            self.environments or self.removed or self.log_lines or self.steps or self.findings
+            self.environments
+            or self.removed
+            or self.log_lines
+            or self.steps
+            or self.findings
+            or self.sources
         )
 
 
-def log_line(event: Event) -> str:
-    """One readable line per event; the event id is always shown, ``id ""`` included."""
-    when = event.at.strftime("%H:%M:%S") if event.at else "--:--:--"
+def _no_changes() -> Changes:
+    return Changes(set(), set(), [], False, False)
+
+
+def in_zone(when: datetime, zone: tzinfo | None) -> datetime:
+    """``when`` in the display zone (None: local); a time without a zone is shown as is."""
+    return when.astimezone(zone) if when.tzinfo is not None else when
+
+
+def log_line(event: Event, zone: tzinfo | None = None) -> str:
+    """One readable line per event, its time in ``zone``; the event id is always shown."""
+    when = in_zone(event.at, zone).strftime("%H:%M:%S") if event.at else "--:--:--"
     msg = event.msg
     if isinstance(msg, EnvironmentConnected | EnvironmentDisconnected | EnvironmentRemoved):
         detail = msg.environment_id
@@ -138,6 +181,10 @@ def log_line(event: Event) -> str:
         detail = f"#{msg.step}" + (" context sent" if msg.diff else " no context change")
     elif isinstance(msg, FindingReported):
         detail = f"{msg.code}: {msg.message}"
+    elif isinstance(msg, SourceStatus):
+        detail = f"{msg.source} {msg.state}" + (f": {msg.reason}" if msg.reason else "")
+        if msg.restarts:
+            detail += f" (restarts {msg.restarts})"
     elif isinstance(msg, UnknownMessage):
         method = msg.raw.get("method")
         detail = str(method) if isinstance(method, str) else str(message_to_json(msg))[:200]
@@ -149,25 +196,33 @@ def log_line(event: Event) -> str:
 
 class Store:
     def __init__(
-        self, *, max_log_lines: int = DEFAULT_LOG_LINES, max_steps: int = DEFAULT_STEPS
+        self,
+        *,
+        max_log_lines: int = DEFAULT_LOG_LINES,
+        max_steps: int = DEFAULT_STEPS,
+        environment_events: int = DEFAULT_ENVIRONMENT_EVENTS,
+        zone: tzinfo | None = None,
     ) -> None:
         self.environments: dict[str, EnvironmentRow] = {}
         self.log: deque[str] = deque(maxlen=max_log_lines)
         self.steps: deque[StepRow] = deque(maxlen=max_steps)
         self.thread_findings: deque[FindingReported] = deque(maxlen=max_steps)
+        self.sources: dict[str, SourceRow] = {}
         self.counters: Counter[str] = Counter()
         self.thread: str | None = None
+        self.zone = zone
         self._next_order = 0
-        self._changes = Changes(set(), set(), [], False, False)
+        self._changes = _no_changes()
         self._max_log_lines = max_log_lines
+        self._environment_events = environment_events
 
     # --- reducing ------------------------------------------------------------------------------
 
     def apply(self, event: Event) -> None:
         msg = event.msg
-        self.counters[msg.type] += 1
+        self.counters[msg.type if msg.type in KNOWN_MESSAGES else OTHER] += 1
         self.counters["total"] += 1
-        line = log_line(event)
+        line = log_line(event, self.zone)
         self.log.append(line)
         pending = self._changes.log_lines
         pending.append(line)
@@ -185,6 +240,8 @@ class Store:
             self._step(msg, event.at)
         elif isinstance(msg, FindingReported):
             self._finding(msg)
+        elif isinstance(msg, SourceStatus):
+            self._source(msg, event.at)
 
     def apply_all(self, events: Iterable[Event]) -> None:
         for event in events:
@@ -193,7 +250,9 @@ class Store:
     def _row(self, environment_id: str) -> EnvironmentRow:
         row = self.environments.get(environment_id)
         if row is None:
-            row = EnvironmentRow(environment_id, self._next_order)
+            row = EnvironmentRow(
+                environment_id, self._next_order, events=deque(maxlen=self._environment_events)
+            )
             self._next_order += 1
             self.environments[environment_id] = row
             self._changes.removed.discard(environment_id)
@@ -228,6 +287,11 @@ class Store:
         self._changes.environments.add(row.id)
 
     def _step(self, msg: StepRecorded, at: datetime | None) -> None:
+        if self.steps and msg.step <= self.steps[-1].number:
+            # Numbers went back: a new run of steps (a replaced rollout, a second recording).
+            # Mixing the two would show one run's context under the other's numbers.
+            self.steps.clear()
+            self._changes.steps_restarted = True
         tools: list[tuple[str, str]] | None = None
         if msg.tools is not None:
             tools = [(t.name, str(t.environment_id)) for t in msg.tools]
@@ -262,11 +326,25 @@ class Store:
         self.thread_findings.append(msg)
         self._changes.findings = True
 
+    def _source(self, msg: SourceStatus, at: datetime | None) -> None:
+        row = self.sources.get(msg.source)
+        if row is None:
+            if len(self.sources) >= MAX_SOURCES:
+                del self.sources[next(iter(self.sources))]
+            row = self.sources[msg.source] = SourceRow(msg.source, msg.state, msg.reason, at)
+        elif (row.state == "up") != (msg.state == "up"):
+            row.since = at  # down, restarting and again down are one outage
+        row.state, row.reason = msg.state, msg.reason
+        row.restarts, row.next_retry_at = msg.restarts, msg.next_retry_at
+        if msg.thread:
+            self.thread = msg.thread
+        self._changes.sources = True
+
     # --- reading -------------------------------------------------------------------------------
 
     def take_changes(self) -> Changes:
         """What changed since the last call; the view redraws exactly that."""
-        changes, self._changes = self._changes, Changes(set(), set(), [], False, False)
+        changes, self._changes = self._changes, _no_changes()
         return changes
 
     def findings(self) -> list[FindingReported]:
@@ -287,6 +365,10 @@ class Store:
 
     def step(self, number: int) -> StepRow | None:
         return next((s for s in reversed(self.steps) if s.number == number), None)
+
+    def steps_after(self, number: int) -> int:
+        """How many held steps came after step ``number``: how far from live it is."""
+        return sum(1 for s in self.steps if s.number > number)
 
     @property
     def primary(self) -> str | None:

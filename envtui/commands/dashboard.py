@@ -56,6 +56,9 @@ def _common(parser: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="where `e` writes step exports (default: the exports folder `envtui info` names)",
     )
+    parser.add_argument(
+        "--utc", action="store_true", help="show every time in UTC (default: the local zone)"
+    )
 
 
 DESCRIPTIONS = {
@@ -127,14 +130,15 @@ def _watch(args: argparse.Namespace, config: Config) -> Source | int:
 
 def _codex(args: argparse.Namespace, config: Config) -> Source | int:
     from envtui.commands.codex import codex_options
-    from envtui.sources.codex_attach import CodexSource
+    from envtui.sources.codex_attach import CodexSource, restart_backoff
 
     attach = codex_options(args.mode, args, args.codex)
     if isinstance(attach, int):
         return attach
 
     async def source(sink: EventSink, stop: asyncio.Event) -> None:
-        await CodexSource(attach, sink).run(stop)
+        # an operator's dashboard outlives the app-server: it is started again and resumed
+        await CodexSource(attach, sink, restart=restart_backoff()).run(stop)
 
     return source
 
@@ -221,6 +225,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _run_app(args: argparse.Namespace, config: Config, source: Source) -> int:
     command = args.mode
+    from datetime import UTC
+
     from envtui.tui.app import DashboardOptions, EnvTuiApp
 
     options = DashboardOptions(
@@ -229,6 +235,8 @@ def _run_app(args: argparse.Namespace, config: Config, source: Source) -> int:
         keymap=dict(config.keymap),
         max_log_lines=config.event_log_lines,
         max_steps=config.step_history,
+        environment_events=config.environment_events,
+        zone=UTC if args.utc else None,
         export_dir=Path(args.export_dir) if args.export_dir else export_dir(),
     )
     EnvTuiApp(source, options).run()

@@ -19,6 +19,7 @@ environment manager. Unknown notifications are kept whole as events, never fatal
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -58,7 +59,10 @@ CONNECTED = "thread/environment/connected"
 DISCONNECTED = "thread/environment/disconnected"
 REQUEST_TIMEOUT = 60.0
 ROLE = "codex app-server"
-"""How reasons and the debug log name the process."""
+"""What reasons and the debug log call the process: "codex app-server exited with status 3"."""
+CONNECTION_EVENTS = 1_000
+"""The newest connection events the client keeps (older ones are dropped, so a client that
+runs for days holds no more than this)."""
 
 
 class CodexError(Exception):
@@ -111,7 +115,7 @@ class AppServerClient:
         self._environments: dict[str, _Environment] = {}
         self.board = StatusBoard(self._state, self._describe)
         self.thread_id: str | None = None
-        self.connection_events: list[Event] = []
+        self.connection_events: deque[Event] = deque(maxlen=CONNECTION_EVENTS)
         self.app_server_pid: int | None = None
         self.channel: MessageChannel | None = None
         self._seen: set[psutil.Process] = set()
@@ -280,7 +284,9 @@ class AppServerClient:
     def remember_descendants(self) -> None:
         """Note the app-server's processes now, before a parent's exit hides who started them."""
         if self.app_server_pid is not None:
-            self._seen |= processes.descendants(self.app_server_pid)
+            # those that ended are let go, so a long attach holds only the living
+            alive = {process for process in self._seen if process.is_running()}
+            self._seen = alive | processes.descendants(self.app_server_pid)
 
     async def aclose(self) -> None:
         """End the app-server's process group, then every process it started elsewhere."""

@@ -39,7 +39,7 @@ def _signal_name(number: int) -> str:
 
 
 class ProcessChannel:
-    """An exec-server started as a local child speaking over its stdin and stdout."""
+    """An exec-server (or the ``role`` named) started as a local child speaking over stdio."""
 
     def __init__(
         self, process: asyncio.subprocess.Process, program: str, role: str = "exec-server"

@@ -76,6 +76,43 @@ def known_hosts_pattern(host: str, port: int | None) -> str:
     return host if port in (None, 22) else f"[{host}]:{port}"
 
 
+def _file_signature(path: Path) -> tuple[int, int, int] | None:
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return info.st_ino, info.st_size, info.st_mtime_ns
+
+
+class KnownHostsCache:
+    """known_hosts files read and parsed once per change of the files, not per connection.
+
+    Connecting to N hosts that share one known_hosts file would otherwise parse it N
+    times, a cost that grows with the square of the fleet. A file is read again as soon as
+    its inode, size or modification time changes (an accepted key appends to it).
+    """
+
+    def __init__(self) -> None:
+        self._parsed: dict[tuple[str, ...], tuple[object, asyncssh.SSHKnownHosts]] = {}
+
+    def load(self, paths: list[Path]) -> asyncssh.SSHKnownHosts:
+        key = tuple(str(p) for p in paths)
+        signature = tuple(_file_signature(p) for p in paths)
+        cached = self._parsed.get(key)
+        if cached is not None and cached[0] == signature:
+            return cached[1]
+        known = asyncssh.read_known_hosts(list(key))
+        if len(self._parsed) >= KNOWN_HOSTS_SETS:
+            self._parsed.pop(next(iter(self._parsed)))
+        self._parsed[key] = (signature, known)
+        return known
+
+
+KNOWN_HOSTS_SETS = 64
+"""Different sets of known_hosts files remembered at once (one per distinct setting)."""
+KNOWN_HOSTS = KnownHostsCache()
+
+
 class _KnownHostsPolicy:
     """Matches the files as OpenSSH does, and decides whether a new key may be accepted."""
 
@@ -85,7 +122,7 @@ class _KnownHostsPolicy:
         self.accepted: str | None = None
 
     def _load(self) -> asyncssh.SSHKnownHosts:
-        return asyncssh.read_known_hosts([str(p) for p in self._settings.known_hosts_paths()])
+        return KNOWN_HOSTS.load(self._settings.known_hosts_paths())
 
     def match(self, host: str, addr: str, port: int | None) -> Any:
         """asyncssh's known_hosts callable: only ``[host]:port`` entries for a non-22 port."""

@@ -3,19 +3,26 @@
 The :class:`~envtui.environments.app_server.AppServerClient` gives the environments and
 their connection events; the thread's rollout file, followed as it grows (locally, or on
 the app-server's host over the same SSH connection), gives the steps and their findings,
-with the stale-available rule fed by the connection events heard so far. When the
-app-server dies that is said, as an error, and every environment shows it; every process
-it started is ended on the way out, also those in process groups of their own.
+with the stale-available rule fed by the connection events heard so far.
+
+When the app-server stops (it exits, or the SSH link to its host is lost) that is said as
+a ``source_status`` event with the reason, and every environment shows it. With a
+``restart`` backoff (the dashboard's) it is then started again, after a capped and
+jittered delay, and resumes the same thread (``thread/resume``); the rollout follower keeps
+its offset, so nothing is read twice. Every process it started is ended on the way out,
+also those in process groups of their own.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import re
 import shlex
+from collections import deque
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -23,17 +30,36 @@ import asyncssh
 
 from envtui.context.local_time import system_clock
 from envtui.environments.app_server import AppServerClient, CodexError, CodexOptions
+from envtui.environments.backoff import Backoff
 from envtui.environments.channels import SshProcessChannel
 from envtui.environments.jsonrpc import JsonRpcClient
-from envtui.events import EventSink, WarningMessage, thread_event
-from envtui.sources.rollout_follow import follow_rollout, follow_steps
-from envtui.steps.rollout import Rollout, read_rollout_lines
+from envtui.events import (
+    Event,
+    EventSink,
+    SourceState,
+    SourceStatus,
+    WarningMessage,
+    connection_change,
+    thread_event,
+)
+from envtui.sources.file_windows import LocalFile, SshFile
+from envtui.sources.rollout_follow import RolloutFollower, read_window
 from envtui.stopping import wait_for_stop
 
 __all__ = ["CodexError", "CodexOptions", "CodexSource"]
 
 APP_SERVER_EXITED = "codex app-server exited"
+SOURCE = "app-server"
+"""The name this source's ``source_status`` events carry."""
+CONNECTION_HISTORY = 20
+"""Connection events kept per environment for the stale-available rule: steps are checked as
+they are followed, so only the recent past of each environment matters."""
 _THREAD_ID = re.compile(r"[A-Za-z0-9-]{1,80}")
+
+
+def restart_backoff() -> Backoff:
+    """The dashboard's restart delays: 1 s, doubling, at most a minute."""
+    return Backoff(1.0, 60.0)
 
 
 class CodexSource:
@@ -45,22 +71,85 @@ class CodexSource:
         sink: EventSink,
         *,
         clock: Callable[[], datetime] = system_clock,
+        restart: Backoff | None = None,
     ) -> None:
         self.options = options
         self._sink = sink
         self._clock = clock
-        self.client = AppServerClient(options, sink, clock=clock)
-        self.died = False  # the app-server exited while envtui was attached
+        self._restart = restart
+        self.client = AppServerClient(options, self._hear, clock=clock)
+        self.died = False  # the app-server stopped while envtui was attached
+        self.restarts = 0
+        self._history: dict[str, deque[Event]] = {}
+        self._follower: RolloutFollower | None = None
 
     @property
     def thread_id(self) -> str | None:
         return self.client.thread_id
 
-    def _emit(self, msg: WarningMessage) -> None:
+    def _emit(self, msg: WarningMessage | SourceStatus) -> None:
         self._sink(thread_event(msg, at=self._clock()))
 
+    def _status(self, state: SourceState, reason: str | None = None, delay: float = 0) -> None:
+        retry = self._clock() + timedelta(seconds=delay) if delay else None
+        self._emit(
+            SourceStatus(
+                source=SOURCE,
+                state=state,
+                reason=reason,
+                thread=self.thread_id,
+                restarts=self.restarts,
+                next_retry_at=retry,
+            )
+        )
+
+    def _hear(self, event: Event) -> None:
+        """The client's events pass through; connection events are also kept, bounded."""
+        change = connection_change(event.msg)
+        if change is not None:
+            history = self._history.setdefault(change[0], deque(maxlen=CONNECTION_HISTORY))
+            history.append(event)
+        self._sink(event)
+
+    def connection_events(self) -> list[Event]:
+        """The connection events kept, oldest first (what the stale-available rule reads)."""
+        kept = [event for history in self._history.values() for event in history]
+        return sorted(kept, key=lambda e: e.at.timestamp() if e.at else 0.0)
+
+    # --- running, and running again ------------------------------------------------------------
+
     async def run(self, stop: asyncio.Event) -> None:
-        """Attach until ``stop``; raises :class:`CodexError` when the app-server cannot start."""
+        """Attach until ``stop``. Without ``restart``, a start that fails raises
+        :class:`CodexError` and a death ends the run; with it, both are tried again."""
+        if self._restart is None:
+            await self._attach(stop)
+            return
+        while not stop.is_set():
+            started = asyncio.get_running_loop().time()
+            try:
+                reason = await self._attach(stop)
+            except CodexError as exc:
+                reason = str(exc)
+            if stop.is_set():
+                return
+            if asyncio.get_running_loop().time() - started > 2 * self._restart.maximum:
+                self._restart.reset()  # it ran for a good while: start the series again
+            delay = self._restart.next_delay()
+            self._status("restarting", reason, delay)
+            if await wait_for_stop(stop, delay):
+                return
+            self.restarts += 1
+            self._next_client()
+
+    def _next_client(self) -> None:
+        """A fresh client that resumes the thread the last one attached to (if it got one)."""
+        options = self.options
+        if self.thread_id is not None:
+            options = dataclasses.replace(options, thread=self.thread_id, cwd=None, prompt=None)
+        self.client = AppServerClient(options, self._hear, clock=self._clock)
+
+    async def _attach(self, stop: asyncio.Event) -> str | None:
+        """One app-server's life: the reason it stopped, None when ``stop`` ended it."""
         tasks: list[asyncio.Task[None]] = []
         try:
             rpc = await self.client.start()
@@ -69,12 +158,13 @@ class CodexSource:
                     message=f"attached to codex thread {self.thread_id}", severity="info"
                 )
             )
-            if self.options.prompt:
-                await self.client.send_prompt(rpc, self.options.prompt)
+            self._status("up")
+            if self.client.options.prompt:
+                await self.client.send_prompt(rpc, self.client.options.prompt)
             loop = asyncio.get_running_loop()
             tasks.append(loop.create_task(self.client.poll(rpc, stop)))
             tasks.append(loop.create_task(self._follow(stop)))
-            await self._until_stop_or_death(rpc, stop)
+            return await self._until_stop_or_death(rpc, stop)
         finally:
             for task in tasks:
                 task.cancel()
@@ -83,17 +173,20 @@ class CodexSource:
                     await task
             await self.client.aclose()
 
-    async def _until_stop_or_death(self, rpc: JsonRpcClient, stop: asyncio.Event) -> None:
+    async def _until_stop_or_death(self, rpc: JsonRpcClient, stop: asyncio.Event) -> str | None:
         stopped: asyncio.Future[Any] = asyncio.ensure_future(stop.wait())
         closed: asyncio.Future[Any] = asyncio.ensure_future(asyncio.shield(rpc.closed))
         await asyncio.wait([closed, stopped], return_when=asyncio.FIRST_COMPLETED)
         stopped.cancel()
         closed.cancel()
-        if rpc.closed.done() and not stop.is_set():
-            self.died = True
-            reason = rpc.closed.result()
-            self._emit(WarningMessage(message=f"{APP_SERVER_EXITED}: {reason}", severity="error"))
-            self.client.mark_all_unavailable(APP_SERVER_EXITED)
+        if not rpc.closed.done() or stop.is_set():
+            return None
+        self.died = True
+        reason = f"{APP_SERVER_EXITED}: {rpc.closed.result()}"
+        self._emit(WarningMessage(message=reason, severity="error"))
+        self._status("down", reason)
+        self.client.mark_all_unavailable(APP_SERVER_EXITED)
+        return reason
 
     # --- the thread's rollout -----------------------------------------------------------------
 
@@ -111,17 +204,20 @@ class CodexSource:
         found = sorted(home.glob(f"sessions/*/*/*/rollout-*-{self.thread_id}.jsonl"))
         return found[-1] if found else None
 
+    def _follower_for(self, name: str) -> RolloutFollower:
+        """The one follower of this thread's rollout, kept across restarts with its offset."""
+        if self._follower is None or self._follower.name != name:
+            self._follower = RolloutFollower(
+                name, self._sink, connection_events=self.connection_events, clock=self._clock
+            )
+        return self._follower
+
     async def _follow_rollout(self, stop: asyncio.Event) -> None:
         while not stop.is_set():
             path = self.rollout_path()
             if path is not None:
-                await follow_rollout(
-                    path,
-                    self._sink,
-                    stop,
-                    follow=True,
-                    connection_events=lambda: list(self.client.connection_events),
-                )
+                follower = self._follower_for(str(path))
+                await read_window(LocalFile(path), follower, stop, follow=True)
                 return
             if await wait_for_stop(stop, self.options.poll_interval):
                 return
@@ -145,20 +241,6 @@ class CodexSource:
                 path = str((await connection.run(find, check=False)).stdout or "").strip()
             if not path and await wait_for_stop(stop, self.options.poll_interval):
                 return
-
-        async def load() -> Rollout | None:
-            try:
-                result = await connection.run(f"cat -- {shlex.quote(path)}", check=False)
-            except (asyncssh.Error, OSError):
-                return None
-            return read_rollout_lines(str(result.stdout or "").splitlines())
-
         host = self.options.ssh.host if self.options.ssh else ""
-        await follow_steps(
-            load,
-            f"{host}:{path}",
-            self._sink,
-            stop,
-            follow=True,
-            connection_events=lambda: list(self.client.connection_events),
-        )
+        window = SshFile(connection, path, host)
+        await read_window(window, self._follower_for(window.name), stop, follow=True)

@@ -12,6 +12,9 @@ import os
 
 import asyncssh
 
+COMMANDS_KEPT = 100
+"""Commands a server remembers (tests read them); older ones are dropped."""
+
 
 class DemoSshServer:
     def __init__(
@@ -28,7 +31,7 @@ class DemoSshServer:
         self.shell = shell
         self.auth_delay = auth_delay  # float("inf"): never authenticates (stays starting)
         self.sftp = sftp  # also serve this machine's files over SFTP (tests of sessions --ssh)
-        self.commands: list[str] = []
+        self.commands: list[str] = []  # the last COMMANDS_KEPT commands it ran
         self.live: set[asyncssh.SSHServerConnection] = set()
         self.port = 0
         self.refusing = False
@@ -70,9 +73,14 @@ class DemoSshServer:
         self.port = self._acceptor.sockets[0].getsockname()[1]
         return self
 
+    def note_command(self, command: str) -> None:
+        """Remember ``command``; only the last few, however long the demo runs."""
+        self.commands.append(command)
+        del self.commands[:-COMMANDS_KEPT]
+
     async def _run_command(self, process: asyncssh.SSHServerProcess[str]) -> None:
         command = process.command or "true"
-        self.commands.append(command)
+        self.note_command(command)
         proc = await asyncio.create_subprocess_shell(
             command,
             stdout=asyncio.subprocess.PIPE,

@@ -2,7 +2,9 @@
 
 The gaps between events come from their ``at`` times (capped, so a long silence in the
 recording does not stall the replay). A broken line becomes a warning event with its line
-number; the rest is replayed.
+number; the rest is replayed. As fast as possible (speed 0) the file is read in slices of
+at most ``SLICE`` seconds, with the event loop run between two, so the screen keeps drawing
+while a large file goes in and the events are not paid one loop turn each.
 """
 
 from __future__ import annotations
@@ -14,10 +16,14 @@ from envtui.events import DecodeError, EventSink, WarningMessage, decode_lines, 
 from envtui.stopping import wait_for_stop
 
 MAX_GAP = 5.0
+SLICE = 0.02
+"""Seconds of reading, at most, before the event loop gets its turn."""
 
 
 async def replay(path: Path, sink: EventSink, stop: asyncio.Event, *, speed: float = 1.0) -> None:
     previous = None
+    clock = asyncio.get_running_loop().time
+    yield_at = clock() + SLICE
     with path.open(encoding="utf-8", errors="replace") as handle:
         for item in decode_lines(handle):
             if stop.is_set():
@@ -32,4 +38,6 @@ async def replay(path: Path, sink: EventSink, stop: asyncio.Event, *, speed: flo
             if item.at is not None:
                 previous = item.at
             sink(item)
-            await asyncio.sleep(0)
+            if clock() >= yield_at:
+                await asyncio.sleep(0)
+                yield_at = clock() + SLICE

@@ -1,16 +1,22 @@
 """A Codex rollout as an event source: each step's record and findings, optionally followed.
 
 Steps are emitted as ``step`` and ``finding`` events, exactly what the engine emits, so the
-dashboard shows a rollout like a live run. With ``follow`` the file is re-read as it grows
-and only new steps are emitted.
+dashboard shows a rollout like a live run. Following keeps, between polls, the reader, the
+byte offset and the last step given out: each poll reads only the bytes past the offset
+(locally or over SSH, see :mod:`envtui.sources.file_windows`), feeds only new complete
+lines, and checks only the steps they settle. A file that is truncated, replaced (a new
+inode, or other bytes where the last one read was) or deleted is said once, as a
+``source_status`` event, and what it holds next is read from its start.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 
+from envtui.context.local_time import system_clock
 from envtui.context.render import render_full
 from envtui.context.snapshot import restore_snapshot
 from envtui.events import (
@@ -18,22 +24,188 @@ from envtui.events import (
     EnvironmentStatus,
     Event,
     EventSink,
+    SourceState,
+    SourceStatus,
     StepRecorded,
     StepTool,
     WarningMessage,
     thread_event,
 )
 from envtui.profiles import Profile
+from envtui.sources.file_windows import FileView, FileWindow, LocalFile
 from envtui.sources.rollout_parent import ParentRollouts
-from envtui.steps.check import check_rollout
+from envtui.sources.rollout_steps import RolloutSteps
+from envtui.steps.check import RolloutChecker
 from envtui.steps.events import finding_event, recorded_statuses
-from envtui.steps.rollout import Rollout, RolloutStep, read_rollout
+from envtui.steps.rollout import RolloutStep
+from envtui.steps.rollout_state import BaselineLookup
 from envtui.stopping import wait_for_stop
 
 POLL = 1.0
+"""Seconds between two looks at a followed file that has not grown."""
+CHUNK = 1 << 20
+"""Bytes read at once; between two chunks the event loop runs, so the screen stays live."""
+SOURCE = "rollout"
+"""The name the follower's ``source_status`` events carry."""
+
+ConnectionEvents = Callable[[], list[Event]]
 
 
-RolloutLoader = Callable[[], Awaitable["Rollout | None"]]
+class RolloutFollower:
+    """What following one rollout keeps between polls, and the events it turns lines into."""
+
+    def __init__(
+        self,
+        name: str,
+        sink: EventSink,
+        *,
+        profile: Profile | None = None,
+        connection_events: ConnectionEvents | None = None,
+        clock: Callable[[], datetime] = system_clock,
+        baseline: Callable[[], BaselineLookup | None] | None = None,
+    ) -> None:
+        """``baseline`` gives a fork's parent snapshots (a fresh lookup at each re-read)."""
+        self.name = name
+        self._baseline = baseline
+        self._sink = sink
+        self._profile = profile
+        self._connection_events = connection_events
+        self._clock = clock
+        self._state: SourceState = "up"  # said only when it changes
+        self.restart_reading()
+
+    def restart_reading(self) -> None:
+        """Forget what was read: the file is read again from its first byte."""
+        self.steps = RolloutSteps(self._baseline() if self._baseline is not None else None)
+        self.shown: dict[str, EnvironmentStatus] = {}  # the table: what the last step recorded
+        self.offset = 0  # bytes consumed, the partial last line included
+        self.identity: str | None = None
+        self._last_byte = b""
+        self._partial = b""
+        self._lines = 0
+
+    # --- bytes to lines to events ----------------------------------------------------------
+
+    def take(self, view: FileView) -> bool:
+        """Consume one look at the file; False when it was replaced or cut (say why first)."""
+        if self.identity is not None and view.identity != self.identity:
+            return self._lost("replaced by a new file")
+        if view.size < self.offset:
+            return self._lost("truncated")
+        data = view.data
+        if self.offset > 0 and data:
+            if data[:1] != self._last_byte:
+                return self._lost("rewritten")
+            data = data[1:]
+        self.identity = view.identity
+        if data:
+            self.feed_bytes(data)
+        return True
+
+    def feed_bytes(self, data: bytes) -> None:
+        self.offset += len(data)
+        self._last_byte = data[-1:]
+        lines = (self._partial + data).split(b"\n")
+        self._partial = lines.pop()
+        for raw in lines:
+            self._line(raw)
+
+    def finish(self) -> None:
+        """The end of a file that is not followed: its last line and last step count too."""
+        if self._partial:
+            self._line(self._partial)
+            self._partial = b""
+        self._emit_steps(self.steps.finish())
+
+    def _line(self, raw: bytes) -> None:
+        self._lines += 1
+        self._emit_steps(self.steps.feed(self._lines, raw.decode("utf-8", "replace")))
+        if not self.steps.has_problems:
+            return
+        bad, _ = self.steps.take_problems()
+        for number in bad:
+            self._say(WarningMessage(message=f"{self.name}: line {number} is not JSON; skipped"))
+
+    def _emit_steps(self, steps: list[RolloutStep]) -> None:
+        if not steps:
+            return
+        profile = self._profile or self.steps.profile()
+        events = self._connection_events() if self._connection_events is not None else None
+        checker = RolloutChecker(profile, events=events)
+        for step in steps:
+            report = checker.check(step)
+            tools = None
+            if step.tools is not None:
+                tools = [StepTool(name=t.name, environment_id=t.environment_id) for t in step.tools]
+            record = StepRecorded(
+                step=step.number,
+                thread=self.steps.thread_id,
+                text=_full_text(step),
+                diff=step.context_text,
+                snapshot=step.section,
+                tools=tools,
+                notes=report.notes,
+            )
+            self._sink(thread_event(record, at=step.at))
+            self._show_recorded(step)
+            for finding in report.findings:
+                self._sink(thread_event(finding_event(finding), at=step.at))
+
+    def _show_recorded(self, step: RolloutStep) -> None:
+        """The environments table from the step's snapshot: only what changed is emitted."""
+        current = recorded_statuses(step.section, step.number)
+        for env_id in [e for e in self.shown if e not in current]:
+            del self.shown[env_id]
+            self._sink(thread_event(EnvironmentRemoved(environment_id=env_id), at=step.at))
+        for env_id, status in current.items():
+            before = self.shown.get(env_id)
+            if before is None or before.model_copy(update={"recorded_step": step.number}) != status:
+                self._sink(thread_event(status, at=step.at))
+            self.shown[env_id] = status
+
+    # --- the file's own state -----------------------------------------------------------------
+
+    def status(self, state: SourceState, reason: str | None = None) -> None:
+        """Say the file's state once per change: ``down`` when gone, ``up`` when readable."""
+        if state != self._state:
+            self._state = state
+            self._say(SourceStatus(source=SOURCE, state=state, reason=reason))
+
+    def _lost(self, why: str) -> bool:
+        self._say(SourceStatus(source=SOURCE, state="up", reason=f"{self.name} {why}: read again"))
+        self.restart_reading()
+        return False
+
+    def _say(self, msg: WarningMessage | SourceStatus) -> None:
+        self._sink(thread_event(msg, at=self._clock()))
+
+
+async def read_window(
+    window: FileWindow, follower: RolloutFollower, stop: asyncio.Event, *, follow: bool
+) -> None:
+    """Read ``window`` into ``follower`` until its end, and with ``follow`` on as it grows."""
+    while not stop.is_set():
+        try:
+            view = await window.read(follower.offset, CHUNK)
+        except OSError as exc:
+            view = None
+            follower.status("down", f"{window.name}: cannot read: {exc.strerror or exc}")
+        else:
+            if view is None:
+                follower.status("down", f"{window.name} was deleted")
+                follower.restart_reading()  # a file that comes back is a new file
+            else:
+                follower.status("up", f"{window.name} is readable again")
+        if view is not None:
+            taken = follower.take(view)
+            if not taken or follower.offset < view.size:  # more to read now
+                await asyncio.sleep(0)
+                continue
+        if not follow:
+            follower.finish()
+            return
+        if await wait_for_stop(stop, POLL):
+            return
 
 
 async def follow_rollout(
@@ -43,124 +215,20 @@ async def follow_rollout(
     *,
     follow: bool = False,
     profile: Profile | None = None,
-    connection_events: Callable[[], list[Event]] | None = None,
+    connection_events: ConnectionEvents | None = None,
 ) -> None:
-    """Emit a local rollout file's steps (see :func:`follow_steps`)."""
-
-    async def load() -> Rollout | None:
-        try:
-            return read_rollout(path, baseline=ParentRollouts(path))
-        except OSError as exc:
-            sink(
-                thread_event(WarningMessage(message=f"{path}: cannot read: {exc.strerror or exc}"))
-            )
-            return None
-
-    await follow_steps(
-        load,
+    """Emit a local rollout file's steps; with ``follow``, also those it gains later."""
+    follower = RolloutFollower(
         str(path),
         sink,
-        stop,
-        follow=follow,
         profile=profile,
         connection_events=connection_events,
+        baseline=lambda: ParentRollouts(path),
     )
-
-
-async def follow_steps(
-    load: RolloutLoader,
-    name: str,
-    sink: EventSink,
-    stop: asyncio.Event,
-    *,
-    follow: bool = False,
-    profile: Profile | None = None,
-    connection_events: Callable[[], list[Event]] | None = None,
-) -> None:
-    """Emit the steps of the rollout ``load`` returns, re-loading as it grows when following.
-
-    ``connection_events`` (the notifications seen so far) lets the stale-available rule run.
-    """
-    emitted = 0
-    shown: dict[str, EnvironmentStatus] = {}  # the table: what the last step recorded
-    warned_lines: set[int] = set()
-    while not stop.is_set():
-        rollout = await load()
-        if rollout is not None:
-            emitted = _emit_new_steps(
-                rollout,
-                emitted,
-                sink,
-                follow=follow,
-                profile=profile,
-                connection_events=connection_events,
-                shown=shown,
-            )
-            for line in rollout.bad_lines:
-                # the last line may be half-written by a Codex still writing: not yet broken
-                if line not in warned_lines and line != rollout.lines:
-                    warned_lines.add(line)
-                    sink(
-                        thread_event(
-                            WarningMessage(message=f"{name}: line {line} is not JSON; skipped")
-                        )
-                    )
-        if not follow:
-            return
-        await wait_for_stop(stop, POLL)
-
-
-def _emit_new_steps(
-    rollout: Rollout,
-    emitted: int,
-    sink: EventSink,
-    *,
-    follow: bool,
-    profile: Profile | None,
-    connection_events: Callable[[], list[Event]] | None,
-    shown: dict[str, EnvironmentStatus],
-) -> int:
-    chosen = profile or rollout.default_profile()[0]
-    events = connection_events() if connection_events is not None else None
-    report = check_rollout(rollout, chosen, events=events)
-    for step, step_report in zip(rollout.steps, report.steps, strict=True):
-        settled = step.complete or step.world_state_line is not None
-        if step.number <= emitted or (follow and not settled):
-            continue  # shown once its context is recorded (or it is complete)
-        tools = None
-        if step.tools is not None:
-            tools = [StepTool(name=t.name, environment_id=t.environment_id) for t in step.tools]
-        record = StepRecorded(
-            step=step.number,
-            thread=rollout.thread_id,
-            text=_full_text(step),
-            diff=step.context_text,
-            snapshot=step.section,
-            tools=tools,
-            notes=step_report.notes,
-        )
-        sink(thread_event(record, at=step.at))
-        _show_recorded(step, shown, sink)
-        for finding in step_report.findings:
-            sink(thread_event(finding_event(finding), at=step.at))
-        emitted = step.number
-    return emitted
+    await read_window(LocalFile(path), follower, stop, follow=follow)
 
 
 def _full_text(step: RolloutStep) -> str | None:
     """Everything the model knows at the step: the full render of its recorded snapshot."""
     state = restore_snapshot(step.section) if step.section is not None else None
     return render_full(state) if state is not None else None
-
-
-def _show_recorded(step: RolloutStep, shown: dict[str, EnvironmentStatus], sink: EventSink) -> None:
-    """The environments table from the step's snapshot: only what changed is emitted."""
-    current = recorded_statuses(step.section, step.number)
-    for env_id in [e for e in shown if e not in current]:
-        del shown[env_id]
-        sink(thread_event(EnvironmentRemoved(environment_id=env_id), at=step.at))
-    for env_id, status in current.items():
-        before = shown.get(env_id)
-        if before is None or before.model_copy(update={"recorded_step": step.number}) != status:
-            sink(thread_event(status, at=step.at))
-        shown[env_id] = status

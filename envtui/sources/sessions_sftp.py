@@ -22,10 +22,10 @@ from envtui.environments.ssh import (
     describe_ssh_error,
     open_connection,
 )
-from envtui.events import EventSink, Source, WarningMessage, thread_event
-from envtui.sources.rollout_follow import follow_steps
+from envtui.events import EventSink, Source
+from envtui.sources.file_windows import FileView
+from envtui.sources.rollout_follow import RolloutFollower, read_window
 from envtui.sources.session_files import MAX_DEPTH, FileInfo, is_rollout_name
-from envtui.steps.rollout import Rollout, read_rollout_lines
 
 T = TypeVar("T")
 CALL_TIMEOUT = 60.0
@@ -134,18 +134,43 @@ class SftpSessionFiles:
     # --- one thread, opened from the table ----------------------------------------------------
 
     def rollout_source(self, path: str) -> Source:
-        """The rollout dashboard's source for a file on the host, followed as it grows."""
+        """The rollout dashboard's source for a file on the host, followed as it grows.
+
+        Only the bytes past what was read cross the connection (an SFTP read at the offset).
+        """
 
         async def run(sink: EventSink, stop: asyncio.Event) -> None:
-            async def load() -> Rollout | None:
-                try:
-                    data = await self._read(path, 0, -1)  # the whole file
-                except OSError as exc:
-                    sink(thread_event(WarningMessage(message=f"{path}: cannot read: {exc}")))
-                    return None
-                text = data.decode("utf-8", errors="replace")
-                return read_rollout_lines(text.splitlines(keepends=True))
-
-            await follow_steps(load, f"{self.settings.target()}:{path}", sink, stop, follow=True)
+            window = _SftpWindow(self, path)
+            await read_window(window, RolloutFollower(window.name, sink), stop, follow=True)
 
         return run
+
+
+class _SftpWindow:
+    """One rollout on the host as a :class:`~envtui.sources.file_windows.FileWindow`.
+
+    SFTP gives no inode, so a replaced file is noticed by its size shrinking or by other
+    bytes where the last one read was (the follower checks both).
+    """
+
+    def __init__(self, files: SftpSessionFiles, path: str) -> None:
+        self._files = files
+        self.path = path
+        self.name = f"{files.settings.target()}:{path}"
+        self.bytes_read = 0
+
+    async def read(self, offset: int, limit: int) -> FileView | None:
+        sftp = await self._files._connect()
+        try:
+            attrs = await sftp.stat(self.path)
+        except asyncssh.SFTPNoSuchFile:
+            return None
+        except (asyncssh.Error, OSError) as exc:
+            raise OSError(f"{self.path}: {exc}") from None
+        size = attrs.size or 0
+        if size <= offset:
+            return FileView(self.path, size, b"")
+        start = max(0, offset - 1)
+        data = await self._files._read(self.path, start, limit + (offset - start))
+        self.bytes_read += len(data)
+        return FileView(self.path, size, data)

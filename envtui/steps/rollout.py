@@ -27,6 +27,7 @@ where a call ran; the checks that need those say so.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -172,6 +173,28 @@ class RolloutReader:
     def step_open(self) -> bool:
         """Whether :meth:`finish` may hand back a step: one is being read, or a block waits."""
         return self._step is not None or (self._pending is not None and self._pending.paired)
+
+    def peek(self) -> RolloutStep | None:
+        """The step being read, as :meth:`finish` would hand it back now, without closing it.
+
+        A follower shows a step as soon as its context is recorded, while the model may
+        still be answering; later lines of the same step do not change what was shown.
+        """
+        step = self._step
+        if step is None:
+            return None
+        at, section = step.at, step.section
+        if not self._answered:
+            at, section = parse_time(self._request_time), self.world.section()
+        return dataclasses.replace(
+            step,
+            at=at,
+            section=section,
+            tools=self._current_tools(),
+            blocks=list(step.blocks),
+            calls=list(step.calls),
+            notes=list(step.notes),
+        )
 
     def finish(self) -> list[RolloutStep]:
         """The end of the file as it is now: the open step, not known to be complete."""

@@ -3,21 +3,29 @@
 The source runs as a task on the app's event loop and only calls :meth:`EnvTuiApp.ingest`,
 which folds each event into the store; the main screen draws the store once per frame. The
 app does no I/O of its own: recording a run is a wrapper around the source.
+
+It quits like a monitor: ``q``, ``ctrl+c``, SIGTERM and SIGHUP all take the same way out,
+which restores the terminal, stops the source (ending every process it started and closing
+a recording) and waits for it. A source that fails or ends says so in the header, lastingly.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import signal
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 from textual.app import App
+from textual.binding import Binding, BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.screen import Screen
 
-from envtui.events import Event, Source, WarningMessage
+from envtui.events import Event, Source, SourceState, SourceStatus, WarningMessage, thread_event
 from envtui.safe_text import for_terminal
+from envtui.stopping import on_signals
 from envtui.store import Store
 from envtui.tui.delivery import download, screenshot_file_name
 from envtui.tui.main_screen import MainScreen
@@ -64,16 +72,27 @@ class EnvTuiApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "envtui"
     COMMANDS = App.COMMANDS | {EnvtuiCommands}
+    BINDINGS: ClassVar[list[BindingType]] = [
+        # as in htop and k9s; priority, so a focused input cannot take it
+        Binding("ctrl+c", "quit", "Quit", show=False, priority=True, id="quit_ctrl_c")
+    ]
+    QUIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+    """A polite kill and a closed terminal: both quit exactly as ``q`` does."""
 
     def __init__(self, source: Source | None, options: DashboardOptions | None = None) -> None:
         super().__init__()
         self.options = options or DashboardOptions()
         self.store = Store(
-            max_log_lines=self.options.max_log_lines, max_steps=self.options.max_steps
+            max_log_lines=self.options.max_log_lines,
+            max_steps=self.options.max_steps,
+            environment_events=self.options.environment_events,
+            zone=self.options.zone,
         )
         self.source = source
         self._stop = asyncio.Event()
         self._source_task: asyncio.Task[None] | None = None
+        self._signals = contextlib.ExitStack()
+        self.main_screen: MainScreen | None = None
         themes, self.theme_problems = available_themes()
         for theme in themes:  # registered before the CSS that uses $status-* is parsed
             self.register_theme(theme)
@@ -109,9 +128,11 @@ class EnvTuiApp(App[None]):
         )
 
     def get_default_screen(self) -> Screen[Any]:
-        return MainScreen(self.store, self.options)
+        self.main_screen = MainScreen(self.store, self.options)
+        return self.main_screen
 
     def on_mount(self) -> None:
+        self._signals.enter_context(on_signals(self.exit, self.QUIT_SIGNALS))
         if self.theme_problems:
             listed = "\n".join(p.reason for p in self.theme_problems)
             self.notify(
@@ -145,13 +166,24 @@ class EnvTuiApp(App[None]):
             await source(self.ingest, self._stop)
         except asyncio.CancelledError:
             raise
-        except Exception as exc:  # a source failure is a notice, never a crash
+        except Exception as exc:  # a source failure is a notice and a badge, never a crash
+            self._source_is("down", f"stopped: {exc}")
             self.notify(f"the source stopped: {exc}", severity="error", timeout=15, markup=False)
+        else:
+            if not self._stop.is_set():
+                self._source_is("ended")
+
+    def _source_is(self, state: SourceState, reason: str | None = None) -> None:
+        """The source as a whole ended or failed: a lasting mark in the header and a log line."""
+        msg = SourceStatus(source=self.options.source_name, state=state, reason=reason)
+        self.ingest(thread_event(msg, at=self.options.clock()))
 
     def ingest(self, event: Event) -> None:
-        """Fold one event into the store; the screen redraws per frame."""
+        """Fold one event into the store; the screen draws it in its next frame."""
         self.store.apply(event)
         self._notify_on_error(event)
+        if self.main_screen is not None:
+            self.main_screen.request_frame()
 
     def _notify_on_error(self, event: Event) -> None:
         """A lasting notice for a warning of ``error`` severity: the source itself failed.
@@ -163,6 +195,7 @@ class EnvTuiApp(App[None]):
             self.notify(for_terminal(msg.message), severity="error", timeout=30, markup=False)
 
     async def on_unmount(self) -> None:
+        self._signals.close()
         self._stop.set()
         task = self._source_task
         if task is not None:

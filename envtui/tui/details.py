@@ -8,10 +8,12 @@ running app; the screens only show what these return (escaped for the terminal t
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from datetime import datetime, tzinfo
 from pathlib import Path
 
 from envtui.events import FindingReported
 from envtui.store import EnvironmentRow, StepRow
+from envtui.tui.format import time_text
 
 ESCAPING_NOTE = (
     "envtui escapes everything it writes into XML; Codex writes network domains and "
@@ -19,19 +21,23 @@ ESCAPING_NOTE = (
 )
 
 
-def environment_details(row: EnvironmentRow) -> str:
-    """Every field of one environment, one per line, then its recent events."""
+def environment_details(row: EnvironmentRow, now: datetime, zone: tzinfo | None = None) -> str:
+    """Every field of one environment, one per line, then its recent events.
+
+    Times are in the dashboard's ``zone`` and relative to ``now`` ("in 5 s", "2 min ago"),
+    so the screen that shows this redraws it as time passes.
+    """
     fields = [
         ("id", row.id),
         ("kind", row.kind),
         ("status", row.status),
-        ("primary", str(row.primary)),
+        ("primary", "yes" if row.primary else "no"),
         ("shell", row.shell or "-"),
         ("shell path", row.shell_path or "-"),
         ("cwd", row.cwd or "-"),
         ("error", row.error or "-"),
-        ("changed", str(row.changed_at or "-")),
-        ("next try", str(row.next_retry_at or "-")),
+        ("changed", time_text(row.changed_at, now, zone)),
+        ("next try", time_text(row.next_retry_at, now, zone)),
         ("connection", row.connection or "-"),
     ]
     body = "\n".join(f"{name:<11} {value}" for name, value in fields)

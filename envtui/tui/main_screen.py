@@ -1,41 +1,38 @@
 """The main screen: one view that answers, at a glance, what each environment is doing.
 
-It owns the frame timer: every FRAME it takes what the store collected since the last frame
-and redraws just that, in one batch (table rows by key, log lines in one write, panels only
-when a step changed). Events are never drawn one by one, which is what keeps a burst of
-thousands of events smooth. What the user changes (pause, the step shown, filter, sort,
-context view) is reactive state; its watchers redraw, and the actions only assign it.
+It draws in frames: an event asks for one (at most one per FRAME), and the clock asks for
+one each second; a frame takes what the store collected since the last and redraws just
+that, in one batch (table cells by key, log lines in one write, panels only when a step
+changed, the header only when its text changed). Events are never drawn one by one, which
+keeps a burst of thousands of events smooth, and nothing wakes an idle screen but the clock.
+What the user changes (pause, the step shown, filter, sort, context view) is reactive
+state; its watchers redraw, and the actions only assign it. Crossing the wide/narrow width
+builds new widgets: what the user chose (filter, sort, view, cursor row, focus, whether the
+log follows) is taken from the old ones and given to the new, so nothing resets.
 """
 
 from __future__ import annotations
 
-import json
-from typing import ClassVar
+from dataclasses import dataclass
 
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.reactive import var
-from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Input, OptionList, Static, TabbedContent, TabPane
-
-from envtui.locations import export_dir
-from envtui.safe_text import for_terminal
-from envtui.store import StepRow, Store, step_export
-from envtui.tui.delivery import copy_text, deliver_file
-from envtui.tui.details import (
-    environment_details,
-    export_file_name,
-    finding_details,
-    keys_help,
+from textual.widgets import (
+    Footer,
+    Input,
+    Static,
+    TabbedContent,
+    TabPane,
 )
-from envtui.tui.format import SORTABLE, WARNING
+
+from envtui.safe_text import for_terminal
+from envtui.store import Store
+from envtui.tui.actions import DashboardActions
+from envtui.tui.format import WARNING, clock_text, fit, source_badge
 from envtui.tui.options import DashboardOptions
-from envtui.tui.screens import TextScreen
 from envtui.tui.widgets import (
-    VIEWS,
     ContextPanel,
     EnvironmentTable,
     EventLog,
@@ -46,46 +43,38 @@ from envtui.tui.widgets import (
 WIDE = 120
 """From this many columns on, the panels sit side by side; below it, they are tabs."""
 FRAME = 1 / 15
-"""Seconds between two redraws of what changed."""
-TICKS_PER_SECOND = round(1 / FRAME)
-"""Frames per second: relative times ("4s ago") are redrawn once a second, not every frame."""
+"""Seconds from an event to the frame that draws it; at most one frame per FRAME."""
+TAB_OF = {"log": "tab-events", "context": "tab-context", "findings": "tab-findings"}
+"""The narrow layout's tab that holds each focusable panel."""
 
 
-class MainScreen(Screen[None]):
+@dataclass
+class Chosen:
+    """What the user chose in the widgets, carried from one layout's widgets to the next."""
+
+    filter: str = ""
+    filter_open: bool = False
+    sort_key: str = "selection"
+    sort_reverse: bool = False
+    view: str = "full"
+    cursor: str | None = None
+    focus: str | None = "table"
+    log_following: bool = True
+
+
+class MainScreen(DashboardActions):
     """The dashboard's one screen: environments, events, the step's context, tools, findings."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("question_mark", "help", "Help", id="help"),
-        Binding("slash", "filter", "Filter", id="filter"),
-        Binding("escape", "clear_filter", "Clear filter", show=False, id="clear_filter"),
-        Binding("p", "pause", "Pause", id="pause"),
-        Binding("d", "cycle_view", "Diff/full", id="view"),
-        Binding("left_square_bracket", "step(-1)", "Prev step", id="previous_step"),
-        Binding("right_square_bracket", "step(1)", "Next step", id="next_step"),
-        Binding("enter", "details", "Details", id="details"),
-        Binding("y", "copy", "Copy", id="copy"),
-        Binding("e", "export", "Export", id="export"),
-        Binding("t", "theme", "Theme", id="theme"),
-        Binding("s", "sort", "Sort", id="sort"),
-        Binding("S", "sort_reverse", "Reverse", show=False, id="sort_reverse"),
-        Binding("q", "quit", "Quit", id="quit"),
-    ]
-
-    paused: var[bool] = var(False, init=False)
-    """The view stops drawing while the store keeps collecting; the header counts what waits."""
-
-    step_number: var[int | None] = var[int | None](None, init=False, always_update=True)
-    """The step the panels show; None follows the latest. Assigning it always redraws."""
-
     def __init__(self, store: Store, options: DashboardOptions) -> None:
-        super().__init__()
-        self.store = store
-        self.options = options
+        super().__init__(store, options)
         self.paused_at = 0  # the store's event count when the view was paused
         self.wide = True
-        self._ticks = 0
+        self.chosen = Chosen()
         self._recomposing = False
         self._finding_count = 0
+        self._header = ""
+        self._second = 0  # the clock's second the last frame drew
+        self._frame_pending = False
 
     # --- layout ----------------------------------------------------------------------------------
 
@@ -106,7 +95,7 @@ class MainScreen(Screen[None]):
                     yield tools
                     yield findings
         else:
-            with TabbedContent(id="lower"):
+            with TabbedContent(id="lower", initial=TAB_OF.get(self.chosen.focus or "", "")):
                 with TabPane("events", id="tab-events"):
                     yield log
                 with TabPane("context", id="tab-context"):
@@ -119,21 +108,55 @@ class MainScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.set_interval(FRAME, self.flush)  # owned by the screen: it stops with it
-        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.redraw_all())
-        self._watch_widgets()
-        self.redraw_all()
-        self.query_one(EnvironmentTable).focus()
+        self.set_interval(1.0, self.flush)  # the clock and relative times; stops with the screen
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._restyle())
+        self._restore()
 
     async def on_resize(self) -> None:
         if (self.app.size.width >= WIDE) != self.wide and not self._recomposing:
             self._recomposing = True  # the frame timer waits until the new layout is mounted
+            self.chosen = self._remember()
             try:
                 await self.recompose()
             finally:
                 self._recomposing = False
-            self._watch_widgets()
-            self.redraw_all()
+            self._restore()
+
+    def _remember(self) -> Chosen:
+        """What the user chose, read from the widgets about to be replaced."""
+        table = self.query_one(EnvironmentTable)
+        return Chosen(
+            filter=table.filter,
+            filter_open=self.query_one("#filter", Input).has_class("-visible"),
+            sort_key=table.sort_key,
+            sort_reverse=table.sort_reverse,
+            view=self.query_one(ContextPanel).view,
+            cursor=table.selected_id(),
+            focus=self.focused.id if self.focused is not None else None,
+            log_following=self.query_one(EventLog).following,
+        )
+
+    def _restore(self) -> None:
+        """Give the new widgets what the user chose, then watch them and draw everything."""
+        chosen = self.chosen
+        table = self.query_one(EnvironmentTable)
+        table.set_reactive(EnvironmentTable.filter, chosen.filter)
+        table.set_reactive(EnvironmentTable.sort_key, chosen.sort_key)
+        table.set_reactive(EnvironmentTable.sort_reverse, chosen.sort_reverse)
+        self.query_one(ContextPanel).set_reactive(ContextPanel.view, chosen.view)
+        box = self.query_one("#filter", Input)
+        box.value = chosen.filter
+        box.set_class(chosen.filter_open, "-visible")
+        self._watch_widgets()
+        self._header = ""  # the header widget is new too
+        self.redraw_all()
+        table.select(chosen.cursor)
+        if not chosen.log_following:
+            log = self.query_one(EventLog)
+            log.following = False
+            log.scroll_home(animate=False, immediate=True)
+        focused = self.query(f"#{chosen.focus}") if chosen.focus else None
+        (focused.first() if focused else table).focus()
 
     def _watch_widgets(self) -> None:
         """Redraw from the store when the user changes how a widget shows it.
@@ -146,6 +169,11 @@ class MainScreen(Screen[None]):
         for name in ("filter", "sort_key", "sort_reverse"):
             self.watch(table, name, self._resync_table, init=False)
         self.watch(self.query_one(ContextPanel), "view", self._draw_step, init=False)
+
+    @on(EnvironmentTable.Relayout)
+    def _relayout(self) -> None:
+        if not self._recomposing:
+            self._resync_table()
 
     # --- state -----------------------------------------------------------------------------------
 
@@ -171,6 +199,12 @@ class MainScreen(Screen[None]):
             "primary": variables.get("status-primary", ""),
         }
 
+    def _restyle(self) -> None:
+        table = self.query_one(EnvironmentTable)
+        table.styles_for = self._styles()
+        table.restyle()
+        self._resync_table()
+
     def redraw_all(self) -> None:
         self.store.take_changes()
         self.query_one(EnvironmentTable).styles_for = self._styles()
@@ -182,43 +216,51 @@ class MainScreen(Screen[None]):
         self._draw_findings()
         self._draw_header()
 
+    def request_frame(self) -> None:
+        """Something arrived: draw it within FRAME (once, however many events follow)."""
+        if not self._frame_pending:
+            self._frame_pending = True
+            self.set_timer(FRAME, self._frame)
+
+    def _frame(self) -> None:
+        self._frame_pending = False
+        self.flush()
+
     def flush(self) -> None:
-        """One frame: apply what the store collected since the last one, in one batch."""
-        self._ticks += 1
+        """One frame: apply what the store collected since the last one, in one batch.
+
+        A frame in which nothing arrived and the clock's second did not turn draws nothing.
+        """
         if self._recomposing:
             return
+        now = self.options.clock()
+        second = int(now.timestamp())
+        new_second, self._second = second != self._second, second
         if self.paused:
             self._draw_header()
             return
         changes = self.store.take_changes()
-        now = self.options.clock()
-        with self.app.batch_update():
-            table = self.query_one(EnvironmentTable)
-            if changes.environments or changes.removed:
-                table.sync(
-                    self.store.environments.values(), changes.environments, changes.removed, now
-                )
-            elif self._ticks % TICKS_PER_SECOND == 0:
-                table.refresh_times(self.store.environments.values(), now)
-            if changes.log_lines:
-                self.query_one(EventLog).write_lines(changes.log_lines)
-            if changes.steps or changes.findings:
-                self._draw_step()
-                self._draw_findings()
-            self._draw_header()
+        if not changes.any and not new_second:
+            return
+        table = self.query_one(EnvironmentTable)
+        if changes.environments or changes.removed:
+            table.sync(self.store.environments.values(), changes.environments, changes.removed, now)
+        elif new_second:
+            table.refresh_times(self.store.environments.values(), now)
+        if changes.log_lines:
+            self.query_one(EventLog).write_lines(changes.log_lines)
+        if changes.steps_restarted:
+            self.step_number = None  # the step shown is gone with its run
+        if changes.steps or changes.findings:
+            self._draw_step()
+            self._draw_findings()
+        self._draw_header()
 
     def _resync_table(self) -> None:
-        """Every row again, from the store: the filter, the sort or the theme changed."""
+        """Every row again, from the store: the filter, the sort, the width or the theme changed."""
         self.query_one(EnvironmentTable).sync(
             self.store.environments.values(), None, set(), self.options.clock()
         )
-
-    def current_step(self) -> StepRow | None:
-        if not self.store.steps:
-            return None
-        if self.step_number is None:
-            return self.store.steps[-1]
-        return self.store.step(self.step_number) or self.store.steps[-1]
 
     def _draw_step(self) -> None:
         step = self.current_step()
@@ -235,128 +277,39 @@ class MainScreen(Screen[None]):
             banner.update(
                 Text(
                     f"{WARNING} {len(findings)} finding(s): {codes}"
-                    "  (enter on a finding explains it)"
+                    "  (enter on a finding explains it)",
+                    no_wrap=True,
+                    overflow="ellipsis",
                 )
             )
         banner.set_class(bool(findings), "-visible")
 
-    def _draw_header(self) -> None:
-        step = self.current_step()
-        parts = [f"envtui · {self.options.source_name}"]
+    def header_text(self) -> str:
+        """The header line: what runs, any source that is not up, the step, the clock."""
+        now = self.options.clock()
+        parts: list[tuple[int, str]] = [(10, f"envtui · {self.options.source_name}")]
+        for row in self.store.sources.values():
+            parts.append((10, source_badge(row, now, self.options.zone)))
         if self.store.thread:
-            parts.append(f"thread {for_terminal(self.store.thread)}")
-        if step is not None:
-            parts.append(f"step {step.number}")
-            if step.current_date or step.timezone:
-                parts.append(f"{step.current_date or '-'} {step.timezone or ''}".strip())
-        parts.append(self.options.clock().astimezone().strftime("%H:%M:%S"))
-        findings = self._finding_count
-        if findings:
-            parts.append(f"{WARNING} {findings}")
-        if self.paused:
-            parts.append(f"PAUSED +{self.store.counters['total'] - self.paused_at} events")
-        self.query_one("#header", Static).update(Text("  ·  ".join(parts)))
-
-    # --- actions ----------------------------------------------------------------------------------
-
-    def action_help(self) -> None:
-        keys = [(b.key, b.description) for b in self.BINDINGS if isinstance(b, Binding)]
-        self.app.push_screen(TextScreen("help", keys_help(keys)))
-
-    def action_filter(self) -> None:
-        box = self.query_one("#filter", Input)
-        box.set_class(True, "-visible")
-        box.value = self.query_one(EnvironmentTable).filter
-        box.focus()
-
-    @on(Input.Changed, "#filter")
-    def _filter_changed(self, event: Input.Changed) -> None:
-        self.query_one(EnvironmentTable).filter = event.value
-
-    @on(Input.Submitted, "#filter")
-    def _filter_done(self) -> None:
-        self.query_one("#filter", Input).set_class(False, "-visible")
-        self.query_one(EnvironmentTable).focus()
-
-    def action_clear_filter(self) -> None:
-        box = self.query_one("#filter", Input)
-        box.value = ""
-        box.set_class(False, "-visible")
-        table = self.query_one(EnvironmentTable)
-        table.filter = ""
-        table.focus()
-
-    def action_pause(self) -> None:
-        self.paused = not self.paused
-
-    def action_cycle_view(self) -> None:
-        panel = self.query_one(ContextPanel)
-        panel.view = VIEWS[(VIEWS.index(panel.view) + 1) % len(VIEWS)]
-
-    def action_step(self, delta: int) -> None:
-        numbers = [s.number for s in self.store.steps]
-        if not numbers:
-            return
-        current = self.current_step()
-        index = numbers.index(current.number) if current is not None else len(numbers) - 1
-        index = max(0, min(len(numbers) - 1, index + delta))
-        self.step_number = None if index == len(numbers) - 1 else numbers[index]
-
-    def action_details(self) -> None:
-        findings_list = self.query_one(FindingsList)
-        if self.focused is findings_list and findings_list.highlighted is not None:
-            groups = self.store.finding_groups()
-            if findings_list.highlighted < len(groups):
-                finding, count = groups[findings_list.highlighted]
-                step = self.store.step(finding.step) if finding.step is not None else None
-                body = finding_details(finding, count, step)
-                self.app.push_screen(TextScreen(f"finding · {finding.code}", body))
-            return
-        env_id = self.query_one(EnvironmentTable).selected_id()
-        row = self.store.environments.get(env_id) if env_id is not None else None
-        if row is not None:
-            self.app.push_screen(TextScreen(f"environment · {row.id}", environment_details(row)))
-
-    def action_copy(self) -> None:
-        text = self.query_one(ContextPanel).text
-        where = copy_text(self.app, text)
-        self.notify(
-            f"copied {len(text)} characters of the {self.query_one(ContextPanel).view} view{where}",
-            markup=False,
-        )
-
-    def action_export(self) -> None:
+            parts.append((5, f"thread {for_terminal(self.store.thread)}"))
         step = self.current_step()
-        if step is None:
-            self.notify("no step to export yet", severity="warning", markup=False)
-            return
-        deliver_file(
-            self.app,
-            json.dumps(step_export(step), indent=2, ensure_ascii=False) + "\n",
-            file_name=export_file_name(step, self.store.thread),
-            directory=self.options.export_dir or export_dir(),
-            mime_type="application/json",
-            name="step export",
-        )
+        if step is not None:
+            latest = self.store.steps[-1].number
+            if step.number != latest:
+                parts.append((9, f"step {step.number} of {latest} · not live · G: live"))
+            else:
+                parts.append((4, f"step {step.number}"))
+            if step.current_date or step.timezone:
+                parts.append((1, f"context {step.current_date or '-'} {step.timezone or ''}"))
+        parts.append((6, clock_text(now, self.options.zone)))
+        if self._finding_count:
+            parts.append((7, f"{WARNING} {self._finding_count}"))
+        if self.paused:
+            parts.append((9, f"PAUSED +{self.store.counters['total'] - self.paused_at} events"))
+        return fit(parts, max(20, self.size.width - 2))
 
-    def action_theme(self) -> None:
-        self.app.action_change_theme()
-
-    def action_sort(self) -> None:
-        table = self.query_one(EnvironmentTable)
-        table.sort_key = SORTABLE[(SORTABLE.index(table.sort_key) + 1) % len(SORTABLE)]
-
-    def action_sort_reverse(self) -> None:
-        table = self.query_one(EnvironmentTable)
-        table.sort_reverse = not table.sort_reverse
-
-    def action_quit(self) -> None:
-        self.app.exit()
-
-    @on(OptionList.OptionSelected, "#findings")
-    def _finding_selected(self) -> None:
-        self.action_details()
-
-    @on(DataTable.RowSelected, "#table")
-    def _environment_selected(self) -> None:
-        self.action_details()
+    def _draw_header(self) -> None:
+        text = self.header_text()
+        if text != self._header:  # unchanged: no redraw at all; changed: no relayout
+            self._header = text
+            self.query_one("#header", Static).update(Text(text), layout=False)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, tzinfo
 from pathlib import Path
 
 from envtui.context.local_time import system_clock
@@ -20,7 +20,11 @@ class DashboardOptions:
     """Binding id to keys, applied with ``App.set_keymap``."""
     max_log_lines: int = 10_000
     max_steps: int = 1_000
+    environment_events: int = 50
+    """Lines of its own history each environment keeps (its details show them)."""
     export_dir: Path | None = None
     """Where ``e`` writes a step; None means the current directory."""
     clock: Callable[[], datetime] = system_clock
     """The wall clock for relative times and the header, injected so tests pin it."""
+    zone: tzinfo | None = None
+    """The one zone every time on the screen is written in; None: the local zone."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar
 
 from rich.text import Text
@@ -16,7 +17,11 @@ from envtui.safe_text import for_terminal
 
 
 class TextScreen(ModalScreen[None]):
-    """A scrollable text shown over the dashboard; ``esc`` or ``q`` closes it."""
+    """A scrollable text shown over the dashboard; ``esc`` or ``q`` closes it.
+
+    ``body`` may be a function: it is asked again every second and the text redrawn when it
+    changed, so relative times ("in 5 s") and a live status stay true while it is open.
+    """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "dismiss", "Close", id="close"),
@@ -29,16 +34,28 @@ class TextScreen(ModalScreen[None]):
     }
     """
 
-    def __init__(self, title: str, body: str) -> None:
+    def __init__(self, title: str, body: str | Callable[[], str]) -> None:
         super().__init__()
         self.title_text = title
-        self.body = body
+        self._source = body
+        self.body = body() if callable(body) else body
 
     def compose(self) -> ComposeResult:
         scroll = VerticalScroll()
         scroll.border_title = escape(for_terminal(self.title_text))  # titles are markup
         with scroll:
             yield Static(Text(for_terminal(self.body)), markup=False, id="text-body")
+
+    def on_mount(self) -> None:
+        if callable(self._source):
+            self.set_interval(1.0, self._redraw)
+
+    def _redraw(self) -> None:
+        assert callable(self._source)
+        body = self._source()
+        if body != self.body:
+            self.body = body
+            self.query_one("#text-body", Static).update(Text(for_terminal(body)))
 
     async def action_dismiss(self, result: None = None) -> None:
         self.dismiss(result)

@@ -6,7 +6,7 @@ from datetime import datetime
 from typing import Any
 
 from envtui.steps.thread_summary import ThreadSummary
-from envtui.tui.format import GLYPHS, PRIMARY, WARNING, ago, clean
+from envtui.tui.format import GLYPHS, PRIMARY, WARNING, clean, relative
 
 SESSION_COLUMNS: tuple[tuple[str, str, int], ...] = (
     ("live", "live", 6),
@@ -53,7 +53,7 @@ def session_values(summary: ThreadSummary, now: datetime) -> dict[str, str]:
         "codex": clean(summary.cli_version) or "-",
         "profile": summary.profile or "-",
         "started": started,
-        "written": ago(summary.last_written, now),
+        "written": relative(summary.last_written, now),
         "steps": steps,
         "environments": environments_text(summary),
         "primary": f"{PRIMARY} {clean(summary.primary)}" if summary.primary else "-",

@@ -9,28 +9,48 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from datetime import datetime
+from typing import Any, ClassVar, Self
 
+from rich.cells import cell_len
 from rich.syntax import Syntax
 from rich.text import Text
+from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
-from textual.reactive import var
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import Reactive, var
 from textual.widgets import DataTable, Log, OptionList, Static
 from textual.widgets.option_list import Option
 
 from envtui.events import FindingReported
 from envtui.safe_text import for_terminal
 from envtui.store import EnvironmentRow, StepRow
-from envtui.tui.format import COLUMNS, clean, matches, row_values
+from envtui.tui.format import clean, column_layout, matches, relative, row_values, sort_value
 
 VIEWS = ("full", "diff", "snapshot", "patch")
+
+
+class IdCell(Text):
+    """The id column's cell; it also carries its row's key, so rows sort by the store's values
+    (times, statuses) rather than by the text shown."""
+
+    def __init__(self, text: str, row_key: str, **kwargs: Any) -> None:
+        super().__init__(text, **kwargs)
+        self.row_key = row_key
 
 
 class EnvironmentTable(DataTable[Text]):
     """Environments, updated in place by key; the cursor stays on the same environment.
 
     ``filter``, ``sort_key`` and ``sort_reverse`` are reactive: whoever holds the rows (the
-    main screen, from the store) watches them and calls :meth:`sync` with every row.
+    main screen, from the store) watches them and calls :meth:`sync` with every row. Only
+    the cells whose text changed are redrawn, and the rows are sorted again only when a
+    row came, went or changed what it sorts by. The columns follow the table's width.
     """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("end", "screen.live", "Live", show=False, id="table_live")
+    ]
 
     filter: var[str] = var("", init=False, always_update=True)
     """Only rows with a column containing this (ignoring case) are shown; "" shows all.
@@ -45,10 +65,9 @@ class EnvironmentTable(DataTable[Text]):
     def __init__(self, **kwargs: object) -> None:
         super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)  # type: ignore[arg-type]
         self.styles_for: dict[str, str] = {}
-
-    def on_mount(self) -> None:
-        for key, label, width in COLUMNS:
-            self.add_column(label, key=key, width=width)
+        self._layout: tuple[tuple[str, str, int], ...] = ()
+        self._shown: dict[str, dict[str, str]] = {}  # the text of every cell on screen
+        self._order: dict[str, Any] = {}  # what each row sorts by
 
     def selected_id(self) -> str | None:
         if not self.row_count:
@@ -56,17 +75,39 @@ class EnvironmentTable(DataTable[Text]):
         value = self.coordinate_to_cell_key(self.cursor_coordinate).row_key.value
         return str(value) if value is not None else None
 
-    def _cells(self, values: dict[str, str]) -> list[Text]:
-        status_style = self.styles_for.get(values["status"].split(" ", 1)[-1], "")
-        cells = []
-        for key, _, _ in COLUMNS:
-            style = (
-                status_style
-                if key == "status"
-                else (self.styles_for.get("primary", "") if key == "primary" else "")
-            )
-            cells.append(Text(values[key], style=style, no_wrap=True, overflow="ellipsis"))
-        return cells
+    def select(self, env_id: str | None) -> None:
+        """Put the cursor on ``env_id``'s row, if it is shown."""
+        if env_id is not None and env_id in self._shown:
+            self.move_cursor(row=self.get_row_index(env_id), scroll=False)
+
+    def _cell(self, env_id: str, key: str, values: dict[str, str]) -> Text:
+        style = ""
+        if key == "status":
+            style = self.styles_for.get(values["status"].split(" ", 1)[-1], "")
+        elif key == "primary":
+            style = self.styles_for.get("primary", "")
+        options: dict[str, Any] = {"style": style, "no_wrap": True, "overflow": "ellipsis"}
+        if key == "id":
+            return IdCell(values[key], env_id, **options)
+        return Text(values[key], **options)
+
+    def _fit_columns(self, rows: list[EnvironmentRow]) -> bool:
+        """Lay the columns out for the current width; True when they changed (rows re-added)."""
+        # less the border and room for a scrollbar, so rows that outgrow the height never
+        # make the columns wider than the table
+        width = (self.size.width or self.app.size.width) - 4
+        longest = {
+            key: max((cell_len(clean(getattr(row, key))) for row in rows), default=0)
+            for key in ("id", "cwd")
+        }
+        layout = column_layout(width, longest)
+        if layout == self._layout:
+            return False
+        self.clear(columns=True)
+        for key, label, column_width in layout:
+            self.add_column(label, key=key, width=column_width)
+        self._layout, self._shown = layout, {}
+        return True
 
     def sync(
         self,
@@ -76,62 +117,157 @@ class EnvironmentTable(DataTable[Text]):
         now: datetime,
     ) -> None:
         """Apply the store: ``changed`` None means every row (after a filter or theme change)."""
-        selected = self.selected_id()
         rows = list(rows)
-        wanted: dict[str, dict[str, str]] = {}
+        selected = self.selected_id()
+        if self._fit_columns(rows):
+            changed = None
+        resort = changed is None
+        wanted: set[str] = set()
         for row in rows:
+            if changed is not None and row.id not in changed and row.id in self._shown:
+                wanted.add(row.id)
+                continue
             values = row_values(row, now)
-            if not self.filter or matches(values, self.filter):
-                wanted[row.id] = values
-        present = {str(key.value) for key in self.rows}
-        for gone in (present - wanted.keys()) | (removed & present):
+            if self.filter and not matches(values, self.filter):
+                continue
+            wanted.add(row.id)
+            order = sort_value(row, self.sort_key, values)
+            resort |= self._order.get(row.id) != order
+            self._order[row.id] = order
+            self._show(row.id, values)
+        for gone in (set(self._shown) - wanted) | (removed & set(self._shown)):
             self.remove_row(gone)
-            present.discard(gone)
-        for env_id, values in wanted.items():
-            cells = self._cells(values)
-            if env_id not in present:
-                self.add_row(*cells, key=env_id)
-            elif changed is None or env_id in changed:
-                for (column, _, _), cell in zip(COLUMNS, cells, strict=True):
-                    self.update_cell(env_id, column, cell)
-        self._apply_sort({clean(row.id): row.order for row in rows})
-        if selected is not None and selected in wanted:
-            self.move_cursor(row=self.get_row_index(selected), scroll=False)
+            del self._shown[gone]
+            self._order.pop(gone, None)
+        if resort:
+            self.sort(
+                "id", key=lambda cell: self._order.get(cell.row_key), reverse=self.sort_reverse
+            )
+        self.select(selected)
         recorded = max((r.recorded_step for r in rows if r.recorded_step is not None), default=None)
         title = "environments"
         if recorded is not None:
             title += f" · as recorded at step {recorded}, not live"
         self.border_title = f"{title}  filter: {self.filter}" if self.filter else title
-        sort = self.sort_key + (" (reversed)" if self.sort_reverse else "")
-        self.border_subtitle = f"sort: {sort}"
+        self.border_subtitle = f"sort: {self.sort_key}" + (
+            " (reversed)" if self.sort_reverse else ""
+        )
+
+    def _show(self, env_id: str, values: dict[str, str]) -> None:
+        """Add the row, or redraw just the cells whose text changed."""
+        shown = self._shown.get(env_id)
+        if shown is None:
+            self.add_row(
+                *(self._cell(env_id, key, values) for key, _, _ in self._layout), key=env_id
+            )
+        else:
+            for key, _, _ in self._layout:
+                if shown.get(key) != values[key]:
+                    self.update_cell(env_id, key, self._cell(env_id, key, values))
+        self._shown[env_id] = values
+
+    def restyle(self) -> None:
+        """The theme changed: every cell again, in the new colours."""
+        self._shown = {key: {} for key in self._shown}
 
     def refresh_times(self, rows: Iterable[EnvironmentRow], now: datetime) -> None:
-        present = {str(key.value) for key in self.rows}
-        for row in rows:
-            if row.id in present:
-                self.update_cell(
-                    row.id, "changed", Text(row_values(row, now)["changed"], no_wrap=True)
-                )
-
-    def _apply_sort(self, order: dict[str, int]) -> None:
-        if not self.row_count:
+        """Relative times move on: redraw the ``changed`` cells whose text is now different."""
+        if not any(key == "changed" for key, _, _ in self._layout):
             return
-        if self.sort_key == "selection":
-            self.sort("id", key=lambda cell: order.get(cell.plain, 0), reverse=self.sort_reverse)
-        else:
-            self.sort(self.sort_key, key=lambda cell: cell.plain, reverse=self.sort_reverse)
+        for row in rows:
+            shown = self._shown.get(row.id)
+            if shown is not None:
+                text = relative(row.changed_at, now)
+                if shown.get("changed") != text:
+                    shown["changed"] = text
+                    self.update_cell(row.id, "changed", self._cell(row.id, "changed", shown))
+
+    def on_resize(self) -> None:
+        self.post_message(self.Relayout())
+
+    class Relayout(Message):
+        """The table's width changed: whoever holds the rows syncs them again."""
 
 
 class EventLog(Log):
-    """The event stream, newest at the bottom, written in batches; bounded."""
+    """The event stream, newest at the bottom, written in batches; bounded.
+
+    It follows the newest line unless the reader scrolls up; then the lines that arrive
+    below are counted in the border, and ``end`` (or ``G``) follows again. Following is
+    its own state, not "the view happens to be at the end", so a layout change (a filter
+    box that opens, a resize, a hidden tab) or a burst larger than the bound never stops it.
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("end,G", "follow", "Follow", show=False, id="follow_log")
+    ]
+    DEFAULT_CSS = "EventLog { overflow-x: scroll; overflow-y: scroll; }"
+
+    virtual_size: Reactive[Size] = Reactive(Size(0, 0))
+    """As Textual's, but a new line does not lay the whole screen out again: the scrollbars
+    are always shown, so growing only moves their thumbs (see :meth:`watch_virtual_size`).
+    A step every two seconds would otherwise re-render every panel every two seconds."""
+
+    def watch_virtual_size(self, size: Size) -> None:
+        self._scroll_update(size)  # the scrollbars' thumbs, as a layout would set them
+        self.refresh()
 
     def __init__(self, max_lines: int, **kwargs: object) -> None:
-        super().__init__(max_lines=max_lines, **kwargs)  # type: ignore[arg-type]
+        super().__init__(max_lines=max_lines, auto_scroll=False, **kwargs)  # type: ignore[arg-type]
         self.border_title = "events"
+        self.following = True
+        self.unseen = 0  # lines that arrived below while not following
+
+    def write_lines(self, lines: Iterable[str], scroll_end: bool | None = None) -> Self:
+        lines = list(lines)
+        before = self.line_count
+        super().write_lines(lines, scroll_end=False)
+        if self.following:
+            self.scroll_end(animate=False, immediate=True, x_axis=False)
+        else:
+            pruned = before + len(lines) - self.line_count
+            if pruned:  # keep the lines being read in view while older ones are dropped
+                self.scroll_to(y=max(0, self.scroll_y - pruned), animate=False, immediate=True)
+            self.unseen += len(lines)
+            self._show_state()
+        return self
+
+    def follow(self) -> None:
+        """Show the newest line and keep following."""
+        self.following = True
+        self.unseen = 0
+        self.scroll_end(animate=False, immediate=True, x_axis=False)
+        self._show_state()
+
+    def action_follow(self) -> None:
+        self.follow()
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        at_end = new_value >= self.max_scroll_y
+        if at_end != self.following:
+            self.following = at_end
+            if at_end:
+                self.unseen = 0
+            self._show_state()
+
+    def on_resize(self) -> None:
+        if self.following:
+            self.scroll_end(animate=False, immediate=True, x_axis=False)
+
+    def _show_state(self) -> None:
+        if self.following:
+            self.border_subtitle = ""
+        else:
+            self.border_subtitle = f"↓ {self.unseen} new below · end: follow"
 
 
 class ContextPanel(VerticalScroll):
-    """The selected step's context: full, diff, snapshot or patch."""
+    """The selected step's context: full, diff, snapshot or patch.
+
+    A new step whose text is the one already shown (a step with no context change) only
+    renames the border: the highlighted text is not built and laid out again.
+    """
 
     view: var[str] = var("full", init=False)
     """Which of :data:`VIEWS` is shown; reactive, so whoever holds the step (the main screen)
@@ -140,35 +276,51 @@ class ContextPanel(VerticalScroll):
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.text = ""
+        self._shown: tuple[str, str | None] | None = None  # (view, text) in the body
 
     def compose(self):  # type: ignore[no-untyped-def]
         yield Static("", id="context-body", markup=False)
 
     def show(self, step: StepRow | None) -> None:
-        body = self.query_one("#context-body", Static)
         if step is None:
-            self.text = ""
-            self.border_title = f"context · {self.view}"
-            body.update(Text("no step yet"))
+            self._titles(f"context · {self.view}", "")
+            self._body(None, Text("no step yet"))
             return
-        self.border_title = f"context · step {step.number} · {self.view}"
-        self.border_subtitle = "d: full/diff/snapshot/patch  [ ]: steps"
+        self._titles(
+            f"context · step {step.number} · {self.view}", "d: full/diff/snapshot/patch  [ ]: steps"
+        )
         if self.view in ("full", "diff"):
             value = step.text if self.view == "full" else step.diff
-            self.text = value if value is not None else ""
-            shown = for_terminal(self.text) if value is not None else ""
-            renderable = (
-                Syntax(shown, "xml", word_wrap=True, theme="ansi_dark")
-                if value is not None
-                else Text(_no_block(step))
-            )
-            body.update(renderable)
+            if value is None:
+                self._body(None, Text(_no_block(step)))
+            else:
+                self._body(value, "xml")
         else:
             data = step.snapshot if self.view == "snapshot" else step.patch
-            self.text = (
-                json.dumps(data, indent=2, ensure_ascii=False) if data is not None else "null"
-            )
-            body.update(Syntax(for_terminal(self.text), "json", word_wrap=True, theme="ansi_dark"))
+            text = json.dumps(data, indent=2, ensure_ascii=False) if data is not None else "null"
+            self._body(text, "json")
+
+    def _titles(self, title: str, subtitle: str) -> None:
+        """Set the border's titles; an unchanged one is not set (that would repaint)."""
+        if self.border_title != title:
+            self.border_title = title
+        if self.border_subtitle != subtitle:
+            self.border_subtitle = subtitle
+
+    def _body(self, text: str | None, shown: Text | str) -> None:
+        """Show ``text`` highlighted as ``shown`` (a lexer), or ``shown`` itself when it is
+        Text; nothing is redrawn when the same view of the same text is already there."""
+        key = (self.view if text is not None else str(shown), text)
+        self.text = text or ""
+        if key == self._shown:
+            return
+        self._shown = key
+        renderable = (
+            Syntax(for_terminal(text), shown, word_wrap=True, theme="ansi_dark")
+            if text is not None and isinstance(shown, str)
+            else shown
+        )
+        self.query_one("#context-body", Static).update(renderable)
 
 
 def _no_block(step: StepRow) -> str:
@@ -183,13 +335,23 @@ def _no_block(step: StepRow) -> str:
 
 
 class ToolsPanel(Static):
-    def show(self, step: StepRow | None) -> None:
+    """The step's tools and their environment parameter; redrawn only when they change."""
+
+    _shown: object = None
+
+    def on_mount(self) -> None:
         self.border_title = "tools"
-        if step is None or step.tools is None:
+
+    def show(self, step: StepRow | None) -> None:
+        tools = None if step is None else step.tools
+        if tools == self._shown and self._shown is not None:
+            return
+        self._shown = tools
+        if tools is None:
             self.update(Text("no tool list for this step"))
             return
         lines = Text()
-        for name, parameter in step.tools:
+        for name, parameter in tools:
             marker = {
                 "optional": "environment_id?",
                 "required": "environment_id",
@@ -202,16 +364,26 @@ class ToolsPanel(Static):
 class FindingsList(OptionList):
     """Findings grouped by code and environment, newest first; ``enter`` explains one."""
 
+    _labels: list[str] | None = None
+
     def show(self, groups: list[tuple[FindingReported, int]], total: int) -> None:
-        self.border_title = f"findings ({total})"
-        highlighted = self.highlighted
-        self.clear_options()
-        options = []
-        for index, (finding, count) in enumerate(groups):
+        title = f"findings ({total})"
+        if self.border_title != title:  # a same title would still repaint the whole list
+            self.border_title = title
+        labels = []
+        for finding, count in groups:
             where = f"step {finding.step}" if finding.step is not None else "thread"
             times = f"  x{count}" if count > 1 else ""
-            label = f"{where}  {finding.code}  {for_terminal(finding.environment_id or '-')}{times}"
-            options.append(Option(Text(label, no_wrap=True), id=str(index)))
-        self.add_options(options)
+            labels.append(
+                f"{where}  {finding.code}  {for_terminal(finding.environment_id or '-')}{times}"
+            )
+        if labels == self._labels:
+            return  # the same list: not rebuilt
+        self._labels = labels
+        highlighted = self.highlighted
+        self.clear_options()
+        self.add_options(
+            [Option(Text(label, no_wrap=True), id=str(i)) for i, label in enumerate(labels)]
+        )
         if groups:
             self.highlighted = min(highlighted or 0, len(groups) - 1)

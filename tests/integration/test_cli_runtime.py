@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.support.exec_server_configs import spawn_child_config
 from tests.support.locations import FAKE_EXEC_SERVER
 from tests.support.processes import alive
 from tests.support.ssh_servers import InProcessServer, in_process_server
@@ -194,21 +195,8 @@ async def test_events_stops_after_the_duration(tmp_path: Path) -> None:
 
 
 async def test_events_with_an_exec_server_environment_report_its_death(tmp_path: Path) -> None:
-    fake = FAKE_EXEC_SERVER
-    pid_file = tmp_path / "pids"
-    config = tmp_path / "config.toml"
-    config.write_text(
-        f"""
-[[environments]]
-id = "codex"
-kind = "exec-server"
-cwd = "{tmp_path}"
-program = "{sys.executable}"
-args = ["{fake}", "spawn-child"]
-env = {{ FAKE_PID_FILE = "{pid_file}" }}
-backoff_initial = 0.1
-backoff_max = 0.2
-"""
+    config, pid_file = spawn_child_config(
+        tmp_path, extra="backoff_initial = 0.1\nbackoff_max = 0.2\n"
     )
     out = tmp_path / "events.jsonl"
     proc = await asyncio.create_subprocess_exec(

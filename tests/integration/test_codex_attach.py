@@ -16,11 +16,13 @@ import psutil
 import pytest
 
 from tests.support.codex_tools import needs_codex, offline_codex, stdio_remote
+from tests.support.processes import alive
 from tests.support.ssh_servers import SSHD, OpenSshServer, free_port
 from tests.support.waiting import pilot_wait_until, wait_until
 
 from envtui.cli import main
 from envtui.environments import processes
+from envtui.environments.backoff import Backoff
 from envtui.events import EnvironmentConnected, EnvironmentDisconnected, Event
 from envtui.sources.codex_attach import CodexOptions, CodexSource
 from envtui.store import Store
@@ -154,28 +156,34 @@ async def test_a_turn_gives_steps_and_its_rollout_checks_without_context_mismatc
     assert "context-mismatch" not in [f["code"] for f in report["findings"]]
 
 
-async def test_an_app_server_that_dies_is_reported_and_the_dashboard_stays_usable(
+async def test_a_killed_app_server_is_reported_restarted_and_resumes_its_thread(
     tmp_path: Path,
 ) -> None:
     home, work = _home(tmp_path, stdio_remote())
     options = CodexOptions(
-        codex=str(offline_codex(tmp_path)), codex_home=home, cwd=str(work), poll_interval=0.3
+        codex=str(offline_codex(tmp_path)),
+        codex_home=home,
+        cwd=str(work),
+        poll_interval=0.3,
+        prompt="hello",  # a turn, so the thread has a rollout to resume from
     )
     sources: list[CodexSource] = []
 
     async def source(sink, stop) -> None:  # type: ignore[no-untyped-def]
-        attached = CodexSource(options, sink)
+        attached = CodexSource(options, sink, restart=Backoff(0.5, 2.0))
         sources.append(attached)
         await attached.run(stop)
 
     app = EnvTuiApp(source, DashboardOptions(source_name="codex"))
-    async with app.run_test(size=(140, 44)) as pilot:
+    async with app.run_test(size=(200, 44)) as pilot:
         await wait_until(
             lambda: (
                 len(app.store.environments) == 2
                 and all(r.status == "ready" for r in app.store.environments.values())
+                and bool(app.store.steps)
             ),
-            timeout=60,
+            timeout=90,
+            what="both ready and a step",
         )
         table = app.screen.query_one(EnvironmentTable)
 
@@ -183,23 +191,47 @@ async def test_an_app_server_that_dies_is_reported_and_the_dashboard_stays_usabl
             rows = [table.get_row_at(i) for i in range(table.row_count)]
             return {row[2].plain: (row[0].plain, row[1].plain) for row in rows}
 
-        both_ready = {"local": ("★", "● ready"), "devbox": ("", "● ready")}
-        await pilot_wait_until(pilot, lambda: shown() == both_ready, what="both drawn ready")
-        pid = sources[0].client.app_server_pid
-        assert pid is not None
-        os.kill(pid, signal.SIGKILL)
-        await wait_until(
-            lambda: any("codex app-server exited" in line for line in app.store.log), timeout=30
-        )
+        def header() -> str:
+            return str(app.screen.query_one("#header").render())
+
+        attached = sources[0]
+        thread, first = attached.thread_id, attached.client.app_server_pid
+        assert thread is not None
+        assert first is not None
+        steps_before = [s.number for s in app.store.steps]
+        os.kill(first, signal.SIGKILL)
         await pilot_wait_until(
             pilot,
-            lambda: [state for _, state in shown().values()] == ["✕ unavailable"] * 2,
-            what="both drawn unavailable",
+            lambda: "✕ app-server down since" in header() and "codex app-server exited" in header(),
+            timeout=30,
+            what="a lasting badge with the reason",
         )
-        await pilot.press("d")
-        await pilot.press("p")
-        await pilot.press("p")
-        assert app.is_running
+        assert [state for _, state in shown().values()] == ["✕ unavailable"] * 2
+        await wait_until(
+            lambda: (
+                app.store.sources["app-server"].state == "up"
+                and attached.client.app_server_pid not in (None, first)
+            ),
+            timeout=90,
+            what="a new app-server, attached",
+        )
+        assert attached.restarts == 1
+        assert attached.thread_id == thread  # thread/resume: the same thread
+        await pilot_wait_until(
+            pilot,
+            lambda: (
+                shown() == {"local": ("★", "● ready"), "devbox": ("", "● ready")}
+                and f"thread {thread}" in header()
+                and "app-server up · restarts 1" in header()
+            ),
+            timeout=60,
+            what="both ready again, the thread and one restart in the header",
+        )
+        assert not alive(first)
+        numbers = [s.number for s in app.store.steps]
+        assert numbers[: len(steps_before)] == steps_before  # the rollout was not read again
+        assert len(set(numbers)) == len(numbers)
+    assert not alive(attached.client.app_server_pid or first)
 
 
 def test_events_codex_writes_the_stream_and_exits_0(tmp_path: Path) -> None:
@@ -236,7 +268,9 @@ def test_events_codex_exits_1_when_the_app_server_cannot_start(tmp_path: Path) -
 @pytest.mark.skipif(
     SSHD is None, reason="needs OpenSSH sshd (Debian openssh-server, which .ci/run installs)"
 )
-async def test_an_app_server_on_an_ssh_host(tmp_path: Path) -> None:
+async def test_an_app_server_on_an_ssh_host_comes_back_after_the_link_is_lost(
+    tmp_path: Path,
+) -> None:
     keys = tmp_path / "keys"
     keys.mkdir()
     server = OpenSshServer(keys, free_port()).start()
@@ -253,27 +287,35 @@ async def test_an_app_server_on_an_ssh_host(tmp_path: Path) -> None:
             ssh=ssh,
             prompt="hello",
         )
-        source = CodexSource(options, store.apply)
+        source = CodexSource(options, store.apply, restart=Backoff(0.5, 2.0))
         stop = asyncio.Event()
         task = asyncio.ensure_future(source.run(stop))
-        await wait_until(
-            lambda: (
-                {r.id: r.status for r in store.environments.values()}
-                == {"local": "ready", "devbox": "ready"}
-            ),
-            timeout=60,
-            what="both ready over ssh",
-        )
+
+        def both_ready() -> bool:
+            states = {r.id: r.status for r in store.environments.values()}
+            return states == {"local": "ready", "devbox": "ready"}
+
+        await wait_until(both_ready, timeout=60, what="both ready over ssh")
         await wait_until(
             lambda: bool(store.steps), timeout=60, what="a step from the remote rollout"
         )
         assert (store.steps[0].text or "").startswith("<environment_context>")
-        server.drop_connections()
+        thread, steps = source.thread_id, [s.number for s in store.steps]
+        server.drop_connections()  # the SSH link to the app-server's host is lost
         await wait_until(
             lambda: any("codex app-server exited" in line for line in store.log),
             timeout=30,
             what="the loss",
         )
+        assert store.sources["app-server"].state in ("down", "restarting")
+        await wait_until(
+            lambda: store.sources["app-server"].state == "up" and source.restarts == 1,
+            timeout=60,
+            what="a new app-server over a new SSH connection",
+        )
+        await wait_until(both_ready, timeout=60, what="both ready again")
+        assert source.thread_id == thread
+        assert [s.number for s in store.steps][: len(steps)] == steps  # not read again
         stop.set()
         await asyncio.wait_for(task, timeout=30)
         assert source.died

@@ -59,7 +59,8 @@ def no_screen(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def every_scripted_event(store: Store) -> bool:
-    return store.counters["total"] == len(scripted_events())
+    """Every scripted event is in; a source that ended adds its own ``source_status``."""
+    return store.counters["total"] - store.counters["source_status"] == len(scripted_events())
 
 
 def test_every_dashboard_command_has_a_source() -> None:
@@ -78,11 +79,14 @@ def test_every_dashboard_command_has_a_source() -> None:
 
 
 def test_replay_shows_the_stream(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    stores = run_headless(monkeypatch, every_scripted_event)
+    stores = run_headless(
+        monkeypatch, lambda store: every_scripted_event(store) and "replay" in store.sources
+    )
     stream = write_stream(tmp_path / "stream.jsonl")
     assert main(["replay", str(stream), "--speed", "0"]) == 0
-    assert [store.counters["total"] for store in stores] == [len(scripted_events())]
+    assert [store.counters["total"] for store in stores] == [len(scripted_events()) + 1]
     assert sorted(stores[0].environments) == ["build", "legacy", "local"]
+    assert stores[0].sources["replay"].state == "ended"  # said, once the file is read
 
 
 def test_record_writes_every_event_of_the_run(

@@ -56,6 +56,7 @@ async def test_burst_keeps_the_app_responsive_and_the_table_equal_to_the_store()
             for event in events[start : start + 200]:
                 sink(event)
             await asyncio.sleep(0.005)
+        await stop.wait()  # a live source stays up (one that ends adds its own status)
 
     tracemalloc.start()
     app = EnvTuiApp(

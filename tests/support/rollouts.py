@@ -14,6 +14,7 @@ class RolloutWriter:
     def __init__(self, cli_version: str | None = "0.171.0") -> None:
         self.lines: list[str] = []
         self._ordinal = 0
+        self._appended = 0  # lines already appended to a file by append_to
         self._section: dict[str, Any] | None = None
         self._state: EnvironmentsState | None = None
         meta: dict[str, Any] = {"id": "01a22a73-bda3-7d50-96a2-a5269a5918d4", "cwd": "/repo"}
@@ -100,6 +101,18 @@ class RolloutWriter:
 
     def text(self) -> str:
         return "".join(line + "\n" for line in self.lines)
+
+    def append_to(self, path: Path, *, forget: bool = False) -> int:
+        """Append the lines written since the last call to ``path``, as Codex appends; the
+        number of bytes appended. ``forget`` drops them here (a writer that runs for long)."""
+        new = "".join(line + "\n" for line in self.lines[self._appended :])
+        self._appended = len(self.lines)
+        if forget:
+            self.lines.clear()
+            self._appended = 0
+        with path.open("a", encoding="utf-8") as handle:
+            handle.write(new)
+        return len(new.encode())
 
     def save(self, directory: Path) -> Path:
         """Write the rollout as ``directory/rollout.jsonl`` (over an earlier save); its path."""

@@ -142,5 +142,7 @@ def scripted_events() -> list[Event]:
 
 
 async def scripted_source(sink, stop) -> None:  # type: ignore[no-untyped-def]
+    """The scripted events, then nothing until stopped, as a live source that stays up."""
     for event in scripted_events():
         sink(event)
+    await stop.wait()

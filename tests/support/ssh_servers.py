@@ -52,7 +52,7 @@ class InProcessServer(DemoSshServer):
             await super()._run_command(process)
             return
         command = process.command or "true"
-        self.commands.append(command)
+        self.note_command(command)
         await self._stream(process, command)
 
     async def _stream(self, process: asyncssh.SSHServerProcess[str], command: str) -> None:

@@ -59,17 +59,18 @@ def test_an_environment_shows_every_field_then_its_events() -> None:
         connection="disconnected",
         events=deque(['12:00:06 id "" environment_disconnected build']),
     )
-    assert environment_details(row) == (
+    now = datetime(2026, 11, 30, 12, 0, 7, tzinfo=UTC)
+    assert environment_details(row, now) == (
         "id          build\n"
         "kind        ssh\n"
         "status      unavailable\n"
-        "primary     False\n"
+        "primary     no\n"
         "shell       zsh\n"
         "shell path  /bin/zsh\n"
         "cwd         /srv/build\n"
         "error       connection lost: Connection lost\n"
-        "changed     2026-11-30 12:00:06+00:00\n"
-        "next try    2026-11-30 12:00:08+00:00\n"
+        "changed     12:00:06 UTC (1 s ago)\n"
+        "next try    12:00:08 UTC (in 1 s)\n"
         "connection  disconnected\n"
         "\n"
         "events\n"
@@ -78,11 +79,11 @@ def test_an_environment_shows_every_field_then_its_events() -> None:
 
 
 def test_an_environment_nothing_is_known_about_shows_dashes() -> None:
-    assert environment_details(EnvironmentRow("local", 0, primary=True)) == (
+    assert environment_details(EnvironmentRow("local", 0, primary=True), AT) == (
         "id          local\n"
         "kind        ?\n"
         "status      starting\n"
-        "primary     True\n"
+        "primary     yes\n"
         "shell       -\n"
         "shell path  -\n"
         "cwd         -\n"

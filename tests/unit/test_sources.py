@@ -72,7 +72,7 @@ async def test_rollout_follow_emits_steps_and_findings_and_follows_growth(tmp_pa
     writer.call("exec_command", {"cmd": "ls"})
     writer.output()
     path = tmp_path / "rollout.jsonl"
-    path.write_text(writer.text())
+    writer.append_to(path)
     store = Store()
     stop = asyncio.Event()
     task = asyncio.ensure_future(follow_rollout(path, store.apply, stop, follow=True))
@@ -83,7 +83,7 @@ async def test_rollout_follow_emits_steps_and_findings_and_follows_growth(tmp_pa
     )  # no environment_id: a finding
     writer.call("exec_command", {"cmd": "ls"})
     writer.end_turn()
-    path.write_text(writer.text())
+    writer.append_to(path)
     await wait_until(lambda: len(store.steps) == 2, what="the rollout's growth to be followed")
     stop.set()
     await asyncio.wait_for(task, timeout=5)

@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+from zoneinfo import ZoneInfo
+
 from tests.support.scripted import at, scripted_events, status, step_event
 
-from envtui.events import EnvironmentDisconnected, EnvironmentRemoved, thread_event
+from envtui.events import (
+    EnvironmentDisconnected,
+    EnvironmentRemoved,
+    SourceStatus,
+    UnknownMessage,
+    thread_event,
+)
 from envtui.store import Store, log_line
 
 
@@ -57,7 +65,7 @@ def test_log_and_steps_are_bounded() -> None:
     for second in range(50):
         store.apply(status("e", "starting" if second % 2 else "ready", second))
     for number in range(1, 8):
-        store.apply(step_event(number % 2 + 1, number))
+        store.apply(step_event(number, number))
     assert len(store.log) == 10
     assert len(store.steps) == 3
     assert len(store.take_changes().log_lines) == 10
@@ -68,3 +76,54 @@ def test_log_lines_show_the_empty_id_and_no_control_characters() -> None:
         thread_event(EnvironmentDisconnected(environment_id="evil\x1b]0;pwned\x07"), at=at(0))
     )
     assert line == '12:00:00 id "" environment_disconnected evil\\x1b]0;pwned\\x07'
+
+
+def test_a_source_status_is_kept_and_its_outage_keeps_the_time_it_began() -> None:
+    store = Store()
+    down = SourceStatus(source="app-server", state="down", reason="exited with status 3")
+    store.apply(thread_event(down, at=at(10)))
+    retrying = SourceStatus(source="app-server", state="restarting", reason="exited", restarts=0)
+    store.apply(thread_event(retrying, at=at(11)))
+    row = store.sources["app-server"]
+    assert (row.state, row.reason, row.since) == ("restarting", "exited", at(10))
+    store.apply(
+        thread_event(
+            SourceStatus(source="app-server", state="up", thread="t-1", restarts=1), at=at(14)
+        )
+    )
+    assert (row.state, row.since, row.restarts, store.thread) == ("up", at(14), 1, "t-1")
+    assert store.take_changes().sources
+    assert store.log[0] == '12:00:10 id "" source_status app-server down: exited with status 3'
+
+
+def test_log_lines_are_written_in_the_zone_given() -> None:
+    store = Store(zone=ZoneInfo("America/New_York"))
+    store.apply(status("e", "ready", 0))
+    assert store.log[0].startswith("07:00:00 ")  # 12:00 UTC
+
+
+def test_counters_are_a_fixed_set_whatever_the_stream_holds() -> None:
+    store = Store()
+    for index in range(100):
+        store.apply(
+            thread_event(UnknownMessage(type=f"kind-{index}", raw={"type": f"kind-{index}"}))
+        )
+    store.apply(status("e", "ready", 0))
+    assert dict(store.counters) == {"other": 100, "environment_status": 1, "total": 101}
+
+
+def test_step_numbers_that_go_back_start_a_new_history() -> None:
+    store = Store()
+    for number in (1, 2, 3):
+        store.apply(step_event(number, number))
+    store.take_changes()
+    store.apply(step_event(1, 10))  # a rollout replaced, read again from its start
+    assert [s.number for s in store.steps] == [1]
+    assert store.take_changes().steps_restarted
+
+
+def test_each_environment_keeps_as_many_lines_as_configured() -> None:
+    store = Store(environment_events=3)
+    for second in range(10):
+        store.apply(status("e", "ready" if second % 2 else "starting", second))
+    assert len(store.environments["e"].events) == 3

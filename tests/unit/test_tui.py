@@ -57,10 +57,10 @@ async def test_panels_show_the_scripted_stream(tmp_path: Path) -> None:
                 "ssh",
                 "/srv/build",
                 "-",
-                "24s ago",
+                "24 s ago",
                 "connection lost: Connection lost",
             ],
-            ["★", "● ready", "local", "local", "/repo", "bash", "29s ago", ""],
+            ["★", "● ready", "local", "local", "/repo", "bash", "29 s ago", ""],
             [
                 "",
                 "✕ unavailable",
@@ -68,7 +68,7 @@ async def test_panels_show_the_scripted_stream(tmp_path: Path) -> None:
                 "ssh",
                 "/",
                 "-",
-                "28s ago",
+                "28 s ago",
                 "host key mismatch: the key [127.0.0.1]:2222 differs",
             ],
         ]
@@ -357,10 +357,10 @@ async def test_relative_times_move_on_without_events(tmp_path: Path) -> None:
     )
     async with app.run_test(size=(140, 44)) as pilot:
         await settled(app, pilot)
-        assert table_rows(app)[1][2:7:4] == ["local", "29s ago"]
+        assert table_rows(app)[1][2:7:4] == ["local", "29 s ago"]
         now[0] += timedelta(minutes=1)
         await wait_until(
-            lambda: table_rows(app)[1][6] == "1m ago", timeout=5, what="the changed column"
+            lambda: table_rows(app)[1][6] == "1 min ago", timeout=5, what="the changed column"
         )
 
 

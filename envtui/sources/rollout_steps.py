@@ -1,0 +1,71 @@
+"""The one adapter between a followed rollout and the rollout reader: lines in, settled steps out.
+
+A follower feeds each new complete line once and gets back the steps that became settled
+with it, each exactly once: a step is settled when its context is recorded (its
+``world_state`` paired with the block the model was sent) or when it is over (a later step
+or the end of its turn follows it). Only those new steps are then checked; nothing already
+read is read, cut into steps or checked again.
+
+The streaming :class:`~envtui.steps.rollout.RolloutReader` hands back each step once it is
+over; a step whose context is recorded but whose model is still answering is taken with
+:meth:`~envtui.steps.rollout.RolloutReader.peek`, as a whole re-read of the file would show
+it at that moment, and is not given out again when it closes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from envtui.profiles import Profile
+from envtui.steps.rollout import RolloutReader, RolloutStep
+from envtui.steps.rollout_state import BaselineLookup
+
+
+class RolloutSteps:
+    """One rollout file, read incrementally; steps come out once each, settled."""
+
+    def __init__(self, baseline: BaselineLookup | None = None) -> None:
+        self._reader = RolloutReader(baseline)
+        self._last = 0  # the number of the last step given out
+        self._bad_seen = 0  # broken lines already reported
+        self._notes_seen = 0
+
+    @property
+    def thread_id(self) -> str | None:
+        return self._reader.info.thread_id
+
+    def profile(self) -> Profile:
+        """The profile the recorded ``cli_version`` calls for (codex-0.171 when unknown)."""
+        return self._reader.info.default_profile()[0]
+
+    def feed(self, number: int, text: str) -> list[RolloutStep]:
+        """Read line ``number`` (1-based); the steps that are settled now and were not before."""
+        out = self._new(self._reader.feed(number, text))
+        open_step = self._reader.peek() if self._reader.step_open else None
+        if open_step is not None and open_step.world_state_line is not None:
+            out += self._new([open_step])
+        return out
+
+    def finish(self) -> list[RolloutStep]:
+        """The file ends here (it is not followed): its last step is given out as it is."""
+        return self._new(self._reader.finish())
+
+    def take_problems(self) -> tuple[list[int], list[str]]:
+        """The broken lines (their numbers, as far as the reader keeps them) and the reader's
+        notes, since the last call."""
+        info = self._reader.info
+        bad = info.bad_lines[self._bad_seen :]
+        notes = info.notes[self._notes_seen :]
+        self._bad_seen, self._notes_seen = len(info.bad_lines), len(info.notes)
+        return bad, notes
+
+    @property
+    def has_problems(self) -> bool:
+        info = self._reader.info
+        return len(info.bad_lines) > self._bad_seen or len(info.notes) > self._notes_seen
+
+    def _new(self, steps: Iterable[RolloutStep]) -> list[RolloutStep]:
+        fresh = [s for s in steps if s.number > self._last]
+        if fresh:
+            self._last = fresh[-1].number
+        return fresh

@@ -1,0 +1,188 @@
+"""What the dashboard's keys do, and the state they change.
+
+The actions only assign state (pause, the step shown, the table's filter and sort, the
+context view) or open a screen; :class:`~envtui.tui.main_screen.MainScreen` watches that
+state and redraws. Kept apart from the drawing so each reads on its own.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import ClassVar
+
+from textual import on
+from textual.binding import Binding, BindingType
+from textual.reactive import var
+from textual.screen import Screen
+from textual.widgets import DataTable, Input, OptionList
+
+from envtui.locations import export_dir
+from envtui.store import StepRow, Store, step_export
+from envtui.tui.delivery import copy_text, deliver_file
+from envtui.tui.details import environment_details, export_file_name, finding_details, keys_help
+from envtui.tui.format import SORTABLE
+from envtui.tui.options import DashboardOptions
+from envtui.tui.screens import TextScreen
+from envtui.tui.widgets import VIEWS, ContextPanel, EnvironmentTable, EventLog, FindingsList
+
+
+class DashboardActions(Screen[None]):
+    """The main screen's keys and the state they assign; the drawing is the subclass's."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("question_mark", "help", "Help", key_display="?", id="help"),
+        Binding("slash", "filter", "Filter", key_display="/", id="filter"),
+        Binding("escape", "clear_filter", "Clear filter", show=False, id="clear_filter"),
+        Binding("p", "pause", "Pause", id="pause"),
+        Binding("d", "cycle_view", "Diff/full", id="view"),
+        Binding(
+            "left_square_bracket", "step(-1)", "Prev step", key_display="[", id="previous_step"
+        ),
+        Binding("right_square_bracket", "step(1)", "Next step", key_display="]", id="next_step"),
+        Binding("G", "live", "Live", id="live"),
+        Binding("enter", "details", "Details", id="details"),
+        Binding("y", "copy", "Copy", id="copy"),
+        Binding("e", "export", "Export", id="export"),
+        Binding("t", "theme", "Theme", id="theme"),
+        Binding("s", "sort", "Sort", id="sort"),
+        Binding("S", "sort_reverse", "Reverse", show=False, id="sort_reverse"),
+        Binding("q", "quit", "Quit", id="quit"),
+    ]
+
+    paused: var[bool] = var(False, init=False)
+    """The view stops drawing while the store keeps collecting; the header counts what waits."""
+
+    step_number: var[int | None] = var[int | None](None, init=False, always_update=True)
+    """The step the panels show; None follows the latest. Assigning it always redraws."""
+
+    def __init__(self, store: Store, options: DashboardOptions) -> None:
+        super().__init__()
+        self.store = store
+        self.options = options
+
+    def current_step(self) -> StepRow | None:
+        if not self.store.steps:
+            return None
+        if self.step_number is None:
+            return self.store.steps[-1]
+        return self.store.step(self.step_number) or self.store.steps[-1]
+
+    # --- actions ----------------------------------------------------------------------------------
+
+    def action_help(self) -> None:
+        keys = [
+            (self.app.get_key_display(b), b.description)
+            for b in self.BINDINGS
+            if isinstance(b, Binding)
+        ]
+        keys.append(("ctrl+c", "Quit"))
+        self.app.push_screen(TextScreen("help", keys_help(keys)))
+
+    def action_filter(self) -> None:
+        box = self.query_one("#filter", Input)
+        box.set_class(True, "-visible")
+        box.value = self.query_one(EnvironmentTable).filter
+        box.focus()
+
+    @on(Input.Changed, "#filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        self.query_one(EnvironmentTable).filter = event.value
+
+    @on(Input.Submitted, "#filter")
+    def _filter_done(self) -> None:
+        self.query_one("#filter", Input).set_class(False, "-visible")
+        self.query_one(EnvironmentTable).focus()
+
+    def action_clear_filter(self) -> None:
+        box = self.query_one("#filter", Input)
+        box.value = ""
+        box.set_class(False, "-visible")
+        table = self.query_one(EnvironmentTable)
+        table.filter = ""
+        table.focus()
+
+    def action_pause(self) -> None:
+        self.paused = not self.paused
+
+    def action_cycle_view(self) -> None:
+        panel = self.query_one(ContextPanel)
+        panel.view = VIEWS[(VIEWS.index(panel.view) + 1) % len(VIEWS)]
+
+    def action_step(self, delta: int) -> None:
+        numbers = [s.number for s in self.store.steps]
+        if not numbers:
+            return
+        current = self.current_step()
+        index = numbers.index(current.number) if current is not None else len(numbers) - 1
+        index = max(0, min(len(numbers) - 1, index + delta))
+        self.step_number = None if index == len(numbers) - 1 else numbers[index]
+
+    def action_live(self) -> None:
+        """Back to live: the latest step, and the event log following its newest line."""
+        self.step_number = None
+        self.query_one(EventLog).follow()
+
+    def action_details(self) -> None:
+        findings_list = self.query_one(FindingsList)
+        if self.focused is findings_list and findings_list.highlighted is not None:
+            groups = self.store.finding_groups()
+            if findings_list.highlighted < len(groups):
+                finding, count = groups[findings_list.highlighted]
+                step = self.store.step(finding.step) if finding.step is not None else None
+                text = finding_details(finding, count, step)
+                self.app.push_screen(TextScreen(f"finding · {finding.code}", text))
+            return
+        env_id = self.query_one(EnvironmentTable).selected_id()
+        row = self.store.environments.get(env_id) if env_id is not None else None
+        if row is not None:
+            environments, shown = self.store.environments, row
+
+            def live() -> str:  # asked again every second while the details are open
+                current = environments.get(shown.id, shown)
+                return environment_details(current, self.options.clock(), self.options.zone)
+
+            self.app.push_screen(TextScreen(f"environment · {row.id}", live))
+
+    def action_copy(self) -> None:
+        text = self.query_one(ContextPanel).text
+        where = copy_text(self.app, text)
+        self.notify(
+            f"copied {len(text)} characters of the {self.query_one(ContextPanel).view} view{where}",
+            markup=False,
+        )
+
+    def action_export(self) -> None:
+        step = self.current_step()
+        if step is None:
+            self.notify("no step to export yet", severity="warning", markup=False)
+            return
+        deliver_file(
+            self.app,
+            json.dumps(step_export(step), indent=2, ensure_ascii=False) + "\n",
+            file_name=export_file_name(step, self.store.thread),
+            directory=self.options.export_dir or export_dir(),
+            mime_type="application/json",
+            name="step export",
+        )
+
+    def action_theme(self) -> None:
+        self.app.action_change_theme()
+
+    def action_sort(self) -> None:
+        table = self.query_one(EnvironmentTable)
+        table.sort_key = SORTABLE[(SORTABLE.index(table.sort_key) + 1) % len(SORTABLE)]
+
+    def action_sort_reverse(self) -> None:
+        table = self.query_one(EnvironmentTable)
+        table.sort_reverse = not table.sort_reverse
+
+    def action_quit(self) -> None:
+        self.app.exit()
+
+    @on(OptionList.OptionSelected, "#findings")
+    def _finding_selected(self) -> None:
+        self.action_details()
+
+    @on(DataTable.RowSelected, "#table")
+    def _environment_selected(self) -> None:
+        self.action_details()
