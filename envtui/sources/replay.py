@@ -11,6 +11,7 @@ import asyncio
 from pathlib import Path
 
 from envtui.events import DecodeError, EventSink, WarningMessage, decode_lines, thread_event
+from envtui.limits import bounded_lines
 from envtui.stopping import wait_for_stop
 
 MAX_GAP = 5.0
@@ -19,7 +20,7 @@ MAX_GAP = 5.0
 async def replay(path: Path, sink: EventSink, stop: asyncio.Event, *, speed: float = 1.0) -> None:
     previous = None
     with path.open(encoding="utf-8", errors="replace") as handle:
-        for item in decode_lines(handle):
+        for item in decode_lines(bounded_lines(handle)):
             if stop.is_set():
                 return
             if isinstance(item, DecodeError):
