@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo
 
 from pydantic import (
@@ -33,7 +33,9 @@ from pydantic import (
     model_validator,
 )
 
+from envtui.context.paths import path_text
 from envtui.events import LOCAL_ID
+from envtui.limits import TooLargeError, load_toml, read_text_bounded
 from envtui.profiles import DEFAULT_PROFILE, Profile
 from envtui.validation import Seconds, first_error, key_path
 
@@ -50,6 +52,33 @@ def _valid_id(value: str) -> str:
 
 EnvironmentId = Annotated[str, AfterValidator(_valid_id)]
 NonBlank = Annotated[str, StringConstraints(min_length=1, pattern=r"\S")]
+
+
+def _valid_cwd(value: str) -> str:
+    path_text(value)  # a file:// URI must parse; its ValueError names the problem
+    return value
+
+
+def websocket_url_problem(url: str) -> str | None:
+    """Why ``url`` is not a ``ws://`` or ``wss://`` address envtui can connect to, or None."""
+    if not re.fullmatch(r"wss?://\S+", url):
+        return "must be ws:// or wss:// followed by a host, without spaces"
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises for a port out of range
+    except ValueError as exc:
+        return f"not a valid url: {exc}"
+    return None if parts.hostname else "has no host"
+
+
+def _valid_url(value: str) -> str:
+    problem = websocket_url_problem(value)
+    if problem is not None:
+        raise ValueError(problem)
+    return value
+
+
+Cwd = Annotated[str, StringConstraints(min_length=1, pattern=r"\S"), AfterValidator(_valid_cwd)]
 
 
 class ConfigError(Exception):
@@ -70,7 +99,7 @@ class _Strict(BaseModel):
 
 class _EnvironmentBase(_Strict):
     id: EnvironmentId
-    cwd: NonBlank
+    cwd: Cwd
     workspace_roots: list[str] = []
 
 
@@ -127,7 +156,7 @@ class ExecServerEnvironmentConfig(_RemoteEnvironmentBase):
     program: NonBlank | None = None
     args: list[str] = []
     env: dict[str, str] = {}
-    url: Annotated[str, StringConstraints(pattern=r"^wss?://\S+$")] | None = None
+    url: Annotated[str, AfterValidator(_valid_url)] | None = None
     host: NonBlank | None = None
     program_cwd: NonBlank | None = None  # where the program runs (locally); default: here
     initialize_timeout: Seconds = 10.0
@@ -221,13 +250,15 @@ def load_config(cli_path: str | None = None, environ: Mapping[str, str] | None =
 def read_config(path: Path) -> Config:
     name = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text_bounded(path)
     except FileNotFoundError:
         raise ConfigError(name, "config file does not exist") from None
     except OSError as exc:
         raise ConfigError(name, f"cannot read: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:
         raise ConfigError(name, f"not UTF-8 (invalid byte at offset {exc.start})") from None
+    except TooLargeError as exc:
+        raise ConfigError(name, str(exc)) from None
     return parse_config(text, name)
 
 
@@ -236,8 +267,8 @@ _TOML_POSITION = re.compile(r"\(at line (\d+), column (\d+)\)")
 
 def parse_config(text: str, name: str = "<config>") -> Config:
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
+        data = load_toml(text)
+    except ValueError as exc:
         match = _TOML_POSITION.search(str(exc))
         message = _TOML_POSITION.sub("", str(exc)).strip()
         raise ConfigError(

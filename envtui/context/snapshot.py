@@ -115,7 +115,7 @@ def _restore_entry(env_id: str, entry: object, statuses: frozenset[str]) -> Envi
     is_primary = entry.get("is_primary", False)
     if not isinstance(cwd, str):
         raise SnapshotError(f"{where}.cwd", "expected a string")
-    if status not in statuses:
+    if not isinstance(status, str) or status not in statuses:
         allowed = ", ".join(sorted(statuses))
         raise SnapshotError(f"{where}.status", f"expected one of {allowed}, got {status!r}")
     if shell is not None and not isinstance(shell, str):

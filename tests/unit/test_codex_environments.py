@@ -77,7 +77,7 @@ def test_default_none_in_any_case_selects_nothing(none: str) -> None:
         ),
         (
             '[[environments]]\nid = "x"\nurl = "http://h"\n',
-            "e.toml:3: environments[0].url: must start with ws:// or wss://",
+            "e.toml:3: environments[0].url: must be ws:// or wss:// followed by a host, without spaces",
         ),
         (WS + 'args = ["x"]\n', "e.toml:4: environments[0].args: requires program"),
         (WS + 'cwd = "x"\n', "e.toml:4: environments[0].cwd: requires program"),

@@ -208,7 +208,7 @@ def test_envtui_config_variable_is_read(tmp_path: Path) -> None:
         ),
         (
             '[[environments]]\nid = "x"\nkind = "exec-server"\ncwd = "/r"\nurl = "http://h"\n',
-            "c.toml:5: environments[0].url: String should match pattern '^wss?://\\S+$'",
+            "c.toml:5: environments[0].url: must be ws:// or wss:// followed by a host, without spaces",
         ),
     ],
 )
