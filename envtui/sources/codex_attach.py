@@ -25,7 +25,9 @@ from envtui.context.local_time import system_clock
 from envtui.environments.app_server import AppServerClient, CodexError, CodexOptions
 from envtui.environments.channels import SshProcessChannel
 from envtui.environments.jsonrpc import JsonRpcClient
+from envtui.environments.ssh import run_bounded
 from envtui.events import EventSink, WarningMessage, thread_event
+from envtui.limits import KIB, MIB, TooLargeError
 from envtui.sources.rollout_follow import follow_rollout, follow_steps
 from envtui.steps.rollout import Rollout, read_rollout_lines
 from envtui.stopping import wait_for_stop
@@ -33,6 +35,9 @@ from envtui.stopping import wait_for_stop
 __all__ = ["CodexError", "CodexOptions", "CodexSource"]
 
 APP_SERVER_EXITED = "codex app-server exited"
+MAX_REMOTE_ROLLOUT = 256 * MIB
+"""The largest rollout read from the app-server's host (it is read again as it grows)."""
+REMOTE_TIMEOUT = 30.0
 _THREAD_ID = re.compile(r"[A-Za-z0-9-]{1,80}")
 
 
@@ -133,6 +138,7 @@ class CodexSource:
         thread = self.thread_id or ""
         if not _THREAD_ID.fullmatch(thread):
             return
+        host = self.options.ssh.host if self.options.ssh else ""
         home = (
             shlex.quote(str(self.options.codex_home))
             if self.options.codex_home
@@ -141,19 +147,34 @@ class CodexSource:
         find = f"ls -1 -- {home}/sessions/*/*/*/rollout-*-{thread}.jsonl 2>/dev/null | tail -n 1"
         path = ""
         while not path and not stop.is_set():
-            with contextlib.suppress(asyncssh.Error, OSError):
-                path = str((await connection.run(find, check=False)).stdout or "").strip()
+            with contextlib.suppress(asyncssh.Error, OSError, TimeoutError, TooLargeError):
+                found = await run_bounded(
+                    connection, find, limit=64 * KIB, timeout=REMOTE_TIMEOUT, what="file list"
+                )
+                path = found.stdout.strip()
             if not path and await wait_for_stop(stop, self.options.poll_interval):
                 return
 
+        too_large: list[str] = []  # said once, not at every poll
+
         async def load() -> Rollout | None:
             try:
-                result = await connection.run(f"cat -- {shlex.quote(path)}", check=False)
-            except (asyncssh.Error, OSError):
+                result = await run_bounded(
+                    connection,
+                    f"cat -- {shlex.quote(path)}",
+                    limit=MAX_REMOTE_ROLLOUT,
+                    timeout=REMOTE_TIMEOUT,
+                    what="the rollout",
+                )
+            except TooLargeError as exc:
+                if not too_large:
+                    too_large.append(str(exc))
+                    self._emit(WarningMessage(message=f"{host}:{path}: {exc}; not read"))
                 return None
-            return read_rollout_lines(str(result.stdout or "").splitlines())
+            except (asyncssh.Error, OSError, TimeoutError):
+                return None
+            return read_rollout_lines(result.stdout.splitlines())
 
-        host = self.options.ssh.host if self.options.ssh else ""
         await follow_steps(
             load,
             f"{host}:{path}",
