@@ -22,14 +22,22 @@ from websockets.asyncio.client import connect as websocket_connect
 from websockets.exceptions import ConnectionClosed, InvalidURI
 
 from envtui.environments.jsonrpc import ChannelClosedError
-from envtui.environments.processes import group_alive
+from envtui.environments.processes import ProcessTree, group_alive
 from envtui.environments.remote import PermanentError, RetryableError
 from envtui.environments.ssh import SshSettings, close_connection, open_connection
+from envtui.limits import MAX_LINE, size_text
 
-MAX_MESSAGE = 16 * 1024 * 1024
-"""The longest line or frame accepted from an exec-server."""
+MAX_MESSAGE = MAX_LINE
+"""The longest line or frame accepted from an exec-server or app-server."""
 
 _STDERR_LINES = 20
+_STDERR_LINE_LENGTH = 2000
+TERM_GRACE = 2.0
+"""Seconds a process has to exit after SIGTERM before it gets SIGKILL."""
+
+
+def _stderr_text(line: bytes) -> str:
+    return line[:_STDERR_LINE_LENGTH].decode("utf-8", errors="replace").rstrip()
 
 
 def _signal_name(number: int) -> str:
@@ -41,9 +49,14 @@ def _signal_name(number: int) -> str:
 class ProcessChannel:
     """An exec-server started as a local child speaking over its stdin and stdout."""
 
-    def __init__(self, process: asyncio.subprocess.Process, program: str) -> None:
+    def __init__(
+        self, process: asyncio.subprocess.Process, program: str, peer: str = "exec-server"
+    ) -> None:
         self.process = process
         self.program = program
+        self.peer = peer
+        """What the program is, in messages: ``exec-server`` or ``codex app-server``."""
+        self.tree = ProcessTree(process.pid)
         self._stderr: deque[str] = deque(maxlen=_STDERR_LINES)
         loop = asyncio.get_running_loop()
         self._stderr_task = loop.create_task(self._drain_stderr())
@@ -57,9 +70,10 @@ class ProcessChannel:
         *,
         env: Mapping[str, str] | None = None,
         cwd: str | None = None,
+        peer: str = "exec-server",
     ) -> ProcessChannel:
         if cwd is not None and not os.path.isdir(cwd):
-            raise PermanentError(f"exec-server working directory does not exist: {cwd}")
+            raise PermanentError(f"{peer} working directory does not exist: {cwd}")
         try:
             process = await asyncio.create_subprocess_exec(
                 program,
@@ -73,10 +87,10 @@ class ProcessChannel:
                 limit=MAX_MESSAGE,
             )
         except FileNotFoundError:
-            raise PermanentError(f"exec-server program not found: {program}") from None
+            raise PermanentError(f"{peer} program not found: {program}") from None
         except PermissionError:
-            raise PermanentError(f"exec-server program is not executable: {program}") from None
-        return cls(process, program)
+            raise PermanentError(f"{peer} program is not executable: {program}") from None
+        return cls(process, program, peer)
 
     @property
     def pid(self) -> int:
@@ -91,16 +105,23 @@ class ProcessChannel:
         while self.process.returncode is None:
             await asyncio.sleep(0.05)
 
-    async def _group_gone(self) -> None:
+    async def _all_gone(self) -> None:
         await asyncio.shield(self._exited)
-        while group_alive(self.process.pid):
+        while group_alive(self.process.pid) or self.tree.alive():
             await asyncio.sleep(0.02)
 
     async def _drain_stderr(self) -> None:
+        """Keep the last lines of stderr, each cut to a bounded length, however much comes."""
         assert self.process.stderr is not None
+        partial = b""
         with contextlib.suppress(Exception):
-            while line := await self.process.stderr.readline():
-                self._stderr.append(line.decode("utf-8", errors="replace").rstrip())
+            while chunk := await self.process.stderr.read(65536):
+                *lines, partial = (partial + chunk).split(b"\n")
+                partial = partial[-_STDERR_LINE_LENGTH:]
+                for line in lines[-_STDERR_LINES:]:
+                    self._stderr.append(_stderr_text(line))
+            if partial:
+                self._stderr.append(_stderr_text(partial))
 
     async def send(self, text: str) -> None:
         stdin = self.process.stdin
@@ -128,7 +149,9 @@ class ProcessChannel:
                 return None
             line = read.result()
         except (ValueError, asyncio.LimitOverrunError):
-            raise ChannelClosedError(f"exec-server sent a line over {MAX_MESSAGE} bytes") from None
+            raise ChannelClosedError(
+                f"{self.peer} sent a line over {size_text(MAX_MESSAGE)}"
+            ) from None
         finally:
             if not read.done():
                 read.cancel()
@@ -141,26 +164,28 @@ class ProcessChannel:
             await asyncio.wait_for(asyncio.shield(self._stderr_task), timeout=0.5)
         code = self.process.returncode
         if code is not None and code < 0:
-            return f"exec-server was killed by {_signal_name(-code)}"
+            return f"{self.peer} was killed by {_signal_name(-code)}"
         reason = (
-            "exec-server closed its output"
+            f"{self.peer} closed its output"
             if code is None
-            else f"exec-server exited with status {code}"
+            else f"{self.peer} exited with status {code}"
         )
         # What it said last is the likely cause of an exit (not of a kill from outside).
         last = next((line for line in reversed(self._stderr) if line.strip()), None)
         return f"{reason}: {last}" if last else reason
 
     async def close(self) -> None:
-        """End the whole process group: the exec-server and anything it started."""
-        for sig, grace in ((signal.SIGTERM, 3.0), (signal.SIGKILL, 5.0)):
-            try:
+        """End the exec-server and everything it started: its process group, and every
+        descendant seen since it started (also those that moved to a session of their own)."""
+        self.tree.remember()
+        for sig, grace in ((signal.SIGTERM, TERM_GRACE), (signal.SIGKILL, 5.0)):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.process.pid, sig)
-            except (ProcessLookupError, PermissionError):
-                break  # the group is gone
+            self.tree.end(sig)
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._group_gone(), timeout=grace)
+                await asyncio.wait_for(self._all_gone(), timeout=grace)
                 break
+        self.tree.forget()
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.shield(self._exited), timeout=5)
         self._exited.cancel()
@@ -270,7 +295,7 @@ class WebSocketChannel:
                 ping_timeout=keepalive * 2,
                 proxy=None,
             )
-        except InvalidURI as exc:
+        except (InvalidURI, ValueError) as exc:  # ValueError: a port out of range, a bad host
             raise PermanentError(f"invalid exec-server url {url!r}: {exc}") from None
         except TimeoutError:
             raise RetryableError(f"connecting to {url} timed out after {timeout:g} s") from None

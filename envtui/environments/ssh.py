@@ -26,6 +26,7 @@ from typing import Any, ClassVar
 import asyncssh
 
 from envtui.environments.remote import PermanentError, RemoteEnvironment, RetryableError
+from envtui.limits import MAX_PROBE_OUTPUT, TooLargeError
 from envtui.steps.selection import Readiness
 
 DEFAULT_KNOWN_HOSTS = "~/.ssh/known_hosts"
@@ -110,16 +111,26 @@ class _KnownHostsPolicy:
                 f"({files}); add it, or set accept_new_host_keys = true"
             )
             return False
-        self._append(where, key)
+        if not self._append(where, key):
+            return False
         self.accepted = f"accepted the new host key of {where} ({key.get_fingerprint()})"
         return True
 
-    def _append(self, pattern: str, key: asyncssh.SSHKey) -> None:
+    def _append(self, pattern: str, key: asyncssh.SSHKey) -> bool:
+        """Add the key to the first file; False (and the reason kept) when that fails."""
         path = self._settings.known_hosts_paths()[0]
         algorithm, blob = key.export_public_key("openssh").decode("ascii").split()[:2]
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        with path.open("a", encoding="ascii") as handle:
-            handle.write(f"{pattern} {algorithm} {blob}\n")
+        try:
+            make_private_dirs(path.parent)
+            with path.open("a", encoding="ascii") as handle:
+                handle.write(f"{pattern} {algorithm} {blob}\n")
+        except OSError as exc:
+            self.rejection = (
+                f"cannot add the new host key of {pattern} to {path}: "
+                f"{exc.strerror or exc}; not connecting"
+            )
+            return False
+        return True
 
 
 class _Client(asyncssh.SSHClient):
@@ -151,11 +162,94 @@ def probe_command(cwd: str) -> str:
     return "sh -c " + shlex.quote(script)
 
 
+@dataclass(frozen=True)
+class Output:
+    """What a command on a host printed, and how it ended."""
+
+    exit_status: int | None
+    stdout: str
+    stderr: str
+
+
+async def run_bounded(
+    connection: asyncssh.SSHClientConnection,
+    command: str,
+    *,
+    limit: int,
+    timeout: float,
+    what: str,
+) -> Output:
+    """Run ``command`` on the host; at most ``limit`` bytes of each output, ``timeout`` seconds.
+
+    ``connection.run`` would keep whatever the host sends until it stops: a host whose
+    output never ends would fill memory. Here more than ``limit`` bytes is a
+    :class:`~envtui.limits.TooLargeError` ("probe output over 1 MiB"), and the command is
+    closed. Output that is not UTF-8 is decoded with replacement characters.
+    """
+    async with asyncio.timeout(timeout):
+        process = await connection.create_process(command, encoding=None)
+        try:
+            process.stdin.write_eof()
+            stdout, stderr = await asyncio.gather(
+                _read_at_most(process.stdout, limit, what),
+                _read_at_most(process.stderr, limit, what),
+            )
+            await process.wait_closed()
+        finally:
+            process.close()
+    return Output(
+        process.exit_status,
+        stdout.decode("utf-8", errors="replace"),
+        stderr.decode("utf-8", errors="replace"),
+    )
+
+
+async def _read_at_most(stream: asyncssh.SSHReader[bytes], limit: int, what: str) -> bytes:
+    data = bytearray()
+    while chunk := await stream.read(65536):
+        data += chunk
+        if len(data) > limit:
+            raise TooLargeError(what, limit)
+    return bytes(data)
+
+
 def parse_probe(stdout: str, cwd: str) -> Readiness:
     lines = stdout.splitlines()
     shell_path = lines[0].strip() if lines else ""
     shell_name = os.path.basename(shell_path.rstrip("/")) or None
     return Readiness(shell_name=shell_name, shell_path=shell_path or None, cwd=cwd)
+
+
+def usable_known_hosts(settings: SshSettings) -> list[Path]:
+    """The known_hosts paths, each existing one checked to be a readable known_hosts file.
+
+    A file that cannot be used is a :class:`HostKeyError`, not retried: no retry can fix it,
+    and connecting without it would skip the check it exists for.
+    """
+    try:
+        paths = settings.known_hosts_paths()
+    except RuntimeError as exc:  # ``~name`` of a user this machine does not have
+        raise HostKeyError(f"known_hosts path cannot be expanded: {exc}") from None
+    for path in paths:
+        if not path.exists():
+            continue
+        try:
+            asyncssh.read_known_hosts(str(path))
+        except OSError as exc:
+            raise HostKeyError(f"cannot read known_hosts file {path}: {exc.strerror}") from None
+        except Exception as exc:  # not UTF-8, or lines asyncssh cannot parse
+            raise HostKeyError(f"known_hosts file {path} cannot be used: {exc}") from None
+    return paths
+
+
+def make_private_dirs(directory: Path) -> None:
+    """Create ``directory`` and any missing parent, each one 0700 (ssh's own folders are)."""
+    missing = []
+    while not directory.exists() and directory != directory.parent:
+        missing.append(directory)
+        directory = directory.parent
+    for folder in reversed(missing):
+        folder.mkdir(mode=0o700, exist_ok=True)
 
 
 async def open_connection(
@@ -168,15 +262,19 @@ async def open_connection(
 
     ``lost`` completes with the reason when the connection goes away later.
     """
-    missing = [p for p in settings.known_hosts_paths() if not p.exists()]
+    paths = usable_known_hosts(settings)
+    missing = [p for p in paths if not p.exists()]
     if missing and not settings.accept_new_host_keys:
         raise HostKeyError(
             f"known_hosts file {missing[0]} does not exist; create it or set "
             "accept_new_host_keys = true"
         )
     for path in missing:
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        path.touch(mode=0o600)
+        try:
+            make_private_dirs(path.parent)
+            path.touch(mode=0o600)
+        except OSError as exc:
+            raise HostKeyError(f"cannot create known_hosts file {path}: {exc.strerror}") from None
     policy = _KnownHostsPolicy(settings)
     options: dict[str, Any] = {
         "known_hosts": policy.match,
@@ -228,15 +326,21 @@ class SshEnvironment(RemoteEnvironment[SshSettings]):
         return readiness, _lost_reason(lost)
 
     async def _probe(self, connection: asyncssh.SSHClientConnection) -> Readiness:
-        result = await connection.run(
-            probe_command(self.cwd), check=False, timeout=self.settings.connect_timeout
-        )
-        stdout = result.stdout if isinstance(result.stdout, str) else ""
+        try:
+            result = await run_bounded(
+                connection,
+                probe_command(self.cwd),
+                limit=MAX_PROBE_OUTPUT,
+                timeout=self.settings.connect_timeout,
+                what="probe output",
+            )
+        except TooLargeError as exc:
+            raise ProbeError(f"{self.settings.host}: {exc}") from None
         if result.exit_status != 0:
-            stderr = result.stderr if isinstance(result.stderr, str) else ""
-            detail = stderr.strip().splitlines()[-1] if stderr.strip() else "cd failed"
+            stderr = result.stderr.strip()
+            detail = stderr.splitlines()[-1] if stderr else "cd failed"
             raise ProbeError(f"cwd {self.cwd} is not usable on {self.settings.host}: {detail}")
-        return parse_probe(stdout, self.cwd)
+        return parse_probe(result.stdout, self.cwd)
 
     async def _teardown(self) -> None:
         connection, self._connection = self._connection, None
