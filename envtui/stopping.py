@@ -10,7 +10,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
-from collections.abc import Iterator
+from collections.abc import Coroutine, Iterator
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 
 async def wait_for_stop(stop: asyncio.Event, timeout: float) -> bool:
@@ -43,3 +46,46 @@ def stop_on_signals(stop: asyncio.Event) -> Iterator[None]:
     finally:
         for signum in installed:
             loop.remove_signal_handler(signum)
+
+
+CLEANUP_GRACE = 5.0
+"""Seconds the tasks still running after a command's main coroutine get to finish."""
+
+
+def run_bounded(main: Coroutine[Any, Any, T], *, grace: float = CLEANUP_GRACE) -> T:
+    """``asyncio.run(main)``, except that the clean-up afterwards is bounded.
+
+    ``asyncio.run`` cancels every task left and then waits for all of them without a
+    limit: a task whose clean-up is stuck (a write that blocks, a peer that never closes)
+    would keep the process alive for ever, with the signal handlers already gone. Here
+    the leftover tasks get ``grace`` seconds; tasks still running after that are dropped
+    with the loop.
+    """
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    try:
+        return loop.run_until_complete(main)
+    finally:
+        try:
+            _cancel_leftovers(loop, grace)
+            for shutdown in (loop.shutdown_asyncgens, loop.shutdown_default_executor):
+                with contextlib.suppress(TimeoutError, RuntimeError):  # closed below anyway
+                    loop.run_until_complete(asyncio.wait_for(shutdown(), grace))
+        finally:
+            asyncio.set_event_loop(None)
+            loop.close()
+
+
+def _cancel_leftovers(loop: asyncio.AbstractEventLoop, grace: float) -> None:
+    leftovers = [task for task in asyncio.all_tasks(loop) if not task.done()]
+    for task in leftovers:
+        task.cancel()
+    if not leftovers:
+        return
+    done, pending = loop.run_until_complete(asyncio.wait(leftovers, timeout=grace))
+    for task in done:
+        if not task.cancelled():
+            task.exception()  # retrieved: a failure while cancelling is not worth a traceback
+    for task in pending:
+        # dropped on purpose: without this asyncio reports each one when it is collected
+        task._log_destroy_pending = False  # type: ignore[attr-defined]

@@ -6,18 +6,23 @@ Exit codes: 0 without findings, 1 with findings, 2 on bad input.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from envtui.commands.common import (
     add_codex_environments_argument,
     add_config_argument,
+    end_leftover_processes,
     engine_for,
+    error_line,
     fail,
+    seconds,
+    write_output,
 )
+from envtui.limits import read_text_bounded
 from envtui.profiles import Profile
-from envtui.safe_text import dumps_json_line, for_terminal
+from envtui.safe_text import dumps_json_line
+from envtui.stopping import run_bounded, stop_on_signals
 
 if TYPE_CHECKING:
     from envtui.steps.check import CheckReport
@@ -54,7 +59,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--steps", type=int, default=3, metavar="N", help="engine steps to take (default 3)"
     )
     parser.add_argument(
-        "--interval", type=float, default=1.0, metavar="S", help="seconds between engine steps"
+        "--interval", type=seconds, default=1.0, metavar="S", help="seconds between engine steps"
     )
     parser.add_argument(
         "--json", action="store_true", help='print {"steps", "findings", ...} as JSON'
@@ -98,8 +103,10 @@ def _check_rollout(args: argparse.Namespace) -> CheckReport | int:
     extra_notes: list[str] = [note] if note else []
     if args.events:
         try:
-            text = Path(args.events).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
+            text = read_text_bounded(args.events)
+        except OSError as exc:
+            return fail(COMMAND, f"{args.events}: cannot read: {exc.strerror or exc}")
+        except ValueError as exc:  # not UTF-8, or too large
             return fail(COMMAND, f"{args.events}: cannot read: {exc}")
         decoded = list(decode_lines(text.splitlines()))
         events = [e for e in decoded if isinstance(e, Event)]
@@ -126,8 +133,8 @@ def _check_engine(args: argparse.Namespace) -> CheckReport | int:
 
     from envtui.sources.live import check_engine_steps
 
-    if args.steps < 1 or args.interval < 0:
-        return fail(COMMAND, "--steps must be at least 1 and --interval not negative")
+    if args.steps < 1:
+        return fail(COMMAND, "--steps must be at least 1")
     built = engine_for(COMMAND, args)
     if isinstance(built, int):
         return built
@@ -136,25 +143,41 @@ def _check_engine(args: argparse.Namespace) -> CheckReport | int:
     if isinstance(tools, int):
         return tools
     profile = Profile(args.profile) if args.profile else config.codex_profile
-    return asyncio.run(
-        check_engine_steps(
-            engine, steps=args.steps, interval=args.interval, profile=profile, tools=tools
-        )
-    )
+
+    async def steps() -> CheckReport | None:
+        stop = asyncio.Event()
+        with stop_on_signals(stop):
+            report = await check_engine_steps(
+                engine,
+                steps=args.steps,
+                interval=args.interval,
+                profile=profile,
+                tools=tools,
+                stop=stop,
+            )
+        return None if stop.is_set() else report
+
+    try:
+        report = run_bounded(steps())
+    finally:
+        end_leftover_processes()
+    if report is None:
+        error_line(f"envtui {COMMAND}: interrupted before the last step")
+        return 1
+    return report
 
 
 def _print(report: CheckReport, *, as_json: bool) -> None:
     if as_json:
-        sys.stdout.write(dumps_json_line(report.as_json()) + "\n")
+        write_output(dumps_json_line(report.as_json()) + "\n")
         return
     lines = []
     for f in report.findings:
         step = f"step {f.step}" if f.step is not None else "thread"
         lines.append(f"{step}: {f.code}: {f.tool or '-'}: {f.environment_id or '-'}: {f.message}")
-    text = "".join(line + "\n" for line in lines)
-    sys.stdout.write(for_terminal(text) if sys.stdout.isatty() else text)
+    write_output("".join(line + "\n" for line in lines))
     steps = len(report.steps)
     summary = f"{len(report.findings)} finding(s) in {steps} step(s)"
     for note in report.notes:
-        print(for_terminal(f"note: {note}"), file=sys.stderr)
-    print(summary, file=sys.stderr)
+        error_line(f"note: {note}")
+    error_line(summary)

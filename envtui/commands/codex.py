@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from envtui.codex_binary import find_codex
-from envtui.commands.common import fail
+from envtui.commands.common import fail, seconds
 
 if TYPE_CHECKING:  # the client (and asyncssh) loads only when the command runs
     from envtui.environments.app_server import CodexOptions
@@ -32,7 +32,7 @@ def add_codex_arguments(parser: argparse.ArgumentParser, *, flag_takes_path: boo
     )
     parser.add_argument(
         "--poll-interval",
-        type=float,
+        type=seconds,
         default=1.0,
         metavar="S",
         help="environment/status every S seconds",
@@ -62,7 +62,10 @@ def codex_options(command: str, args: argparse.Namespace, codex: str | None) -> 
         if found is None:
             return fail(command, "codex not found: pass --codex PATH or set ENVTUI_CODEX")
         program = str(found)
-    home = Path(args.codex_home).expanduser() if args.codex_home else None
+    try:
+        home = Path(args.codex_home).expanduser() if args.codex_home else None
+    except RuntimeError:  # ``~name`` of a user this machine does not have
+        return fail(command, f"--codex-home {args.codex_home}: no such user")
     if home is not None and not args.ssh and not home.is_dir():
         return fail(command, f"--codex-home {home}: no such directory")
     return CodexOptions(
