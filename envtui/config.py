@@ -37,6 +37,7 @@ from envtui.context.paths import path_text
 from envtui.events import LOCAL_ID
 from envtui.limits import TooLargeError, load_toml, read_text_bounded
 from envtui.profiles import DEFAULT_PROFILE, Profile
+from envtui.safe_text import one_line
 from envtui.validation import Seconds, first_error, key_path
 
 ENVIRONMENT_KINDS = ("local", "ssh", "exec-server")
@@ -77,6 +78,15 @@ def _valid_url(value: str) -> str:
         raise ValueError(problem)
     return value
 
+
+def _visible(value: str) -> str:
+    if one_line(value) != value:
+        raise ValueError("must not contain control or invisible characters")
+    return value
+
+
+VisibleText = Annotated[str, AfterValidator(_visible)]
+"""Text shown as it is (key names in the footer, a theme name): nothing to escape in it."""
 
 Cwd = Annotated[str, StringConstraints(min_length=1, pattern=r"\S"), AfterValidator(_valid_cwd)]
 
@@ -187,8 +197,8 @@ class Config(_Strict):
     timezone: str | None = None
     profile: Literal["codex-0.171", "codex-0.150"] = DEFAULT_PROFILE.value
     include_environment_context: bool = True
-    theme: str | None = None  # the dashboard's theme; default envtui-dark
-    keymap: dict[str, str] = {}  # binding id -> keys, e.g. { pause = "space" }
+    theme: VisibleText | None = None  # the dashboard's theme; default envtui-dark
+    keymap: dict[VisibleText, VisibleText] = {}  # binding id -> keys, e.g. { pause = "space" }
     event_log_lines: Annotated[int, Field(ge=10, le=1_000_000)] = 10_000
     step_history: Annotated[int, Field(ge=1, le=100_000)] = 1_000
     step_interval: Seconds = 2.0  # seconds between the engine's own steps

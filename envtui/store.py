@@ -28,7 +28,7 @@ from envtui.events import (
     WarningMessage,
     message_to_json,
 )
-from envtui.safe_text import for_terminal
+from envtui.safe_text import one_line
 
 DEFAULT_LOG_LINES = 10_000
 DEFAULT_STEPS = 1_000
@@ -143,7 +143,7 @@ def log_line(event: Event) -> str:
     else:
         detail = ""
     kind = msg.type
-    return for_terminal(f'{when} id "{event.id}" {kind} {detail}'.rstrip()).replace("\n", " ")
+    return one_line(f'{when} id "{event.id}" {kind} {detail}'.rstrip())
 
 
 class Store:

@@ -17,6 +17,7 @@ from pathlib import Path
 from envtui.commands.common import (
     add_codex_environments_argument,
     add_config_argument,
+    end_leftover_processes,
     environments_from,
     fail,
     load,
@@ -132,8 +133,11 @@ def run(args: argparse.Namespace) -> int:
     if isinstance(source, int):
         return source
     if args.record:
-        from envtui.sources.recording import recorded
+        from envtui.sources.recording import check_record_path, recorded
 
+        problem = check_record_path(Path(args.record))
+        if problem is not None:
+            return fail(command, f"--record {problem}")
         source = recorded(source, Path(args.record))
     from envtui.tui.app import DashboardOptions, EnvTuiApp
 
@@ -145,5 +149,8 @@ def run(args: argparse.Namespace) -> int:
         max_steps=config.step_history,
         export_dir=Path(args.export_dir) if args.export_dir else None,
     )
-    EnvTuiApp(source, options).run()
+    try:
+        EnvTuiApp(source, options).run()
+    finally:
+        end_leftover_processes()
     return 0

@@ -35,7 +35,14 @@ MAX_WAITING = 64 * MIB
 class LineWriter:
     """Whole lines to one file descriptor, written by a thread of their own."""
 
-    def __init__(self, fd: int, name: str, on_failure: Callable[[str], Any] | None = None) -> None:
+    def __init__(
+        self,
+        fd: int,
+        name: str,
+        on_failure: Callable[[str], Any] | None = None,
+        *,
+        max_waiting: int = MAX_WAITING,
+    ) -> None:
         self.name = name
         """How the output is named in messages: a path, or ``standard output``."""
         self.failure: str | None = None
@@ -44,6 +51,7 @@ class LineWriter:
         self.written = 0
         """Lines written so far."""
         self._fd = fd
+        self._max_waiting = max_waiting
         self._lines: deque[bytes] = deque()
         self._waiting = 0
         self._closing = False
@@ -68,10 +76,9 @@ class LineWriter:
         with self._ready:
             if self.failure is not None or self._closing:
                 return
-            if self._waiting + len(data) > MAX_WAITING:
-                self._fail(
-                    f"{self.name}: the output is blocked ({size_text(MAX_WAITING)} unwritten)"
-                )
+            if self._waiting + len(data) > self._max_waiting:
+                unwritten = size_text(self._max_waiting)
+                self._fail(f"{self.name}: the output is blocked ({unwritten} unwritten)")
                 return
             self._lines.append(data)
             self._waiting += len(data)

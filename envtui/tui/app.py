@@ -13,10 +13,11 @@ from typing import Any
 
 from textual.app import App
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from envtui.events import Event, Source, WarningMessage
-from envtui.safe_text import for_terminal
+from envtui.safe_text import for_terminal, one_line
 from envtui.store import Store
 from envtui.tui.main_screen import MainScreen
 from envtui.tui.options import DashboardOptions
@@ -90,6 +91,28 @@ class EnvTuiApp(App[None]):
     def get_default_screen(self) -> Screen[Any]:
         return MainScreen(self.store, self.options)
 
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Every toast passes here: its text is made inert first (:mod:`envtui.safe_text`).
+
+        envtui's own notices also pass ``markup=False``; Textual's keep their markup, which
+        the escaping leaves alone.
+        """
+        super().notify(
+            for_terminal(message),
+            title=one_line(title),
+            severity=severity,
+            timeout=timeout,
+            markup=markup,
+        )
+
     def on_mount(self) -> None:
         if self.theme_problems:
             listed = "\n".join(p.reason for p in self.theme_problems)
@@ -130,7 +153,7 @@ class EnvTuiApp(App[None]):
         """
         msg = event.msg
         if isinstance(msg, WarningMessage) and msg.severity == "error":
-            self.notify(for_terminal(msg.message), severity="error", timeout=30, markup=False)
+            self.notify(msg.message, severity="error", timeout=30, markup=False)
 
     async def on_unmount(self) -> None:
         self._stop.set()

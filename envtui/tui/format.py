@@ -6,9 +6,10 @@ and in any theme; ``ascii=True`` gives glyphs every terminal has.
 
 from __future__ import annotations
 
+import unicodedata
 from datetime import datetime
 
-from envtui.safe_text import for_terminal
+from envtui.safe_text import one_line
 from envtui.store import EnvironmentRow
 
 GLYPHS = {"ready": "●", "starting": "◐", "unavailable": "✕"}
@@ -46,8 +47,12 @@ def ago(then: datetime | None, now: datetime) -> str:
 
 
 def clean(value: str | None) -> str:
-    """Untrusted text for one table cell: control characters shown, one line."""
-    return for_terminal(value or "").replace("\n", " ")
+    """Untrusted text for one table cell: invisible characters shown, one line.
+
+    Composed (NFC) first, so a letter and its combining accent take one cell, as the
+    terminal draws them, and the columns stay aligned.
+    """
+    return one_line(unicodedata.normalize("NFC", value or ""))
 
 
 def row_values(row: EnvironmentRow, now: datetime, *, ascii: bool = False) -> dict[str, str]:

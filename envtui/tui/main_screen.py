@@ -22,7 +22,7 @@ from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, OptionList, Static, TabbedContent, TabPane
 
-from envtui.safe_text import for_terminal
+from envtui.safe_text import one_line
 from envtui.store import StepRow, Store, step_export
 from envtui.tui.details import (
     environment_details,
@@ -230,7 +230,7 @@ class MainScreen(Screen[None]):
         self.query_one(FindingsList).show(self.store.finding_groups(), len(findings))
         banner = self.query_one("#banner", Static)
         if findings:
-            codes = ", ".join(dict.fromkeys(f.code for f in findings))
+            codes = ", ".join(dict.fromkeys(one_line(f.code) for f in findings))
             banner.update(
                 Text(
                     f"{WARNING} {len(findings)} finding(s): {codes}"
@@ -241,13 +241,14 @@ class MainScreen(Screen[None]):
 
     def _draw_header(self) -> None:
         step = self.current_step()
-        parts = [f"envtui · {self.options.source_name}"]
+        parts = [f"envtui · {one_line(self.options.source_name)}"]
         if self.store.thread:
-            parts.append(f"thread {for_terminal(self.store.thread)}")
+            parts.append(f"thread {one_line(self.store.thread)}")
         if step is not None:
             parts.append(f"step {step.number}")
             if step.current_date or step.timezone:
-                parts.append(f"{step.current_date or '-'} {step.timezone or ''}".strip())
+                when = f"{step.current_date or '-'} {step.timezone or ''}".strip()
+                parts.append(one_line(when))
         parts.append(self.options.clock().astimezone().strftime("%H:%M:%S"))
         findings = self._finding_count
         if findings:

@@ -13,12 +13,13 @@ from datetime import datetime
 from rich.syntax import Syntax
 from rich.text import Text
 from textual.containers import VerticalScroll
+from textual.markup import escape
 from textual.reactive import var
 from textual.widgets import DataTable, Log, OptionList, Static
 from textual.widgets.option_list import Option
 
 from envtui.events import FindingReported
-from envtui.safe_text import for_terminal
+from envtui.safe_text import for_terminal, one_line
 from envtui.store import EnvironmentRow, StepRow
 from envtui.tui.format import COLUMNS, clean, matches, row_values
 
@@ -97,8 +98,10 @@ class EnvironmentTable(DataTable[Text]):
         self._apply_sort({clean(row.id): row.order for row in rows})
         if selected is not None and selected in wanted:
             self.move_cursor(row=self.get_row_index(selected), scroll=False)
-        self.border_title = (
-            f"environments  filter: {self.filter}" if self.filter else "environments"
+        self.border_title = (  # titles are markup: the typed filter is escaped for it
+            f"environments  filter: {escape(one_line(self.filter))}"
+            if self.filter
+            else "environments"
         )
         sort = self.sort_key + (" (reversed)" if self.sort_reverse else "")
         self.border_subtitle = f"sort: {sort}"
@@ -184,7 +187,7 @@ class ToolsPanel(Static):
                 "required": "environment_id",
                 "unknown": "environment_id: cannot tell",
             }.get(parameter, "")
-            lines.append(f"{for_terminal(name):<22} {marker}\n")
+            lines.append(f"{one_line(name):<22} {marker}\n")
         self.update(lines)
 
 
@@ -199,7 +202,8 @@ class FindingsList(OptionList):
         for index, (finding, count) in enumerate(groups):
             where = f"step {finding.step}" if finding.step is not None else "thread"
             times = f"  x{count}" if count > 1 else ""
-            label = f"{where}  {finding.code}  {for_terminal(finding.environment_id or '-')}{times}"
+            who = one_line(finding.environment_id or "-")
+            label = f"{where}  {one_line(finding.code)}  {who}{times}"
             options.append(Option(Text(label, no_wrap=True), id=str(index)))
         self.add_options(options)
         if groups:
