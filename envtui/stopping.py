@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
-from collections.abc import Coroutine, Iterator
+from collections.abc import Awaitable, Coroutine, Iterator
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -19,9 +19,24 @@ T = TypeVar("T")
 async def wait_for_stop(stop: asyncio.Event, timeout: float) -> bool:
     """Wait until ``stop`` is set or ``timeout`` seconds pass; True when it was set."""
     if not stop.is_set():
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(stop.wait(), timeout=timeout)
+        await within(timeout, stop.wait())
     return stop.is_set()
+
+
+async def within(seconds: float, awaitable: Awaitable[Any]) -> bool:
+    """Await ``awaitable`` for at most ``seconds``; False when the time ran out (it is then
+    cancelled, unless shielded).
+
+    Unlike ``asyncio.wait_for`` in Python 3.11, a cancellation of the caller that arrives
+    just as the awaitable completes is never swallowed: a task being shut down always
+    learns that it was cancelled.
+    """
+    try:
+        async with asyncio.timeout(seconds):
+            await awaitable
+    except TimeoutError:
+        return False
+    return True
 
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
@@ -46,6 +61,23 @@ def stop_on_signals(stop: asyncio.Event) -> Iterator[None]:
     finally:
         for signum in installed:
             loop.remove_signal_handler(signum)
+
+
+async def cancel_and_wait(*tasks: asyncio.Future[Any]) -> None:
+    """Cancel ``tasks`` and wait until each is done; their results and errors are dropped.
+
+    ``with suppress(CancelledError): await task`` would also swallow a cancellation of the
+    *caller* that arrives meanwhile, and the caller would go on as if never cancelled (a
+    retry loop back to sleep, a shutdown that never ends). Here the caller's own
+    cancellation still reaches it.
+    """
+    for task in tasks:
+        task.cancel()
+    if tasks:
+        await asyncio.wait(tasks)
+    for task in tasks:
+        if not task.cancelled():
+            task.exception()  # retrieved, so asyncio does not report it
 
 
 CLEANUP_GRACE = 5.0

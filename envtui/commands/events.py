@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 from typing import TYPE_CHECKING
 
 from envtui.commands.common import (
@@ -23,7 +22,7 @@ from envtui.commands.common import (
 )
 from envtui.events import Event, encode_event
 from envtui.sources.line_writer import LineWriter
-from envtui.stopping import CLEANUP_GRACE, run_bounded, stop_on_signals, wait_for_stop
+from envtui.stopping import CLEANUP_GRACE, run_bounded, stop_on_signals, wait_for_stop, within
 
 CLOSE_TIMEOUT = 2.0
 """Seconds the events still queued get to reach the output at the end."""
@@ -77,8 +76,7 @@ async def stream_events(engine: Engine, duration: float | None, writer: LineWrit
             else:
                 await wait_for_stop(stop, duration)
     finally:  # outside the handlers: a second signal while closing ends the process at once
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(engine.aclose(), CLEANUP_GRACE)
+        await within(CLEANUP_GRACE, engine.aclose())
 
 
 def run(args: argparse.Namespace) -> int:
@@ -151,6 +149,8 @@ def _run_codex(args: argparse.Namespace) -> int:
         return _finish(writer, 1)
     finally:
         end_leftover_processes()
+    if died:
+        error_line(f"envtui {COMMAND}: {source.death}")
     return _finish(writer, 1 if died else 0)
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 from typing import TYPE_CHECKING, Any
 
 from envtui.commands.common import (
@@ -22,7 +21,7 @@ from envtui.commands.common import (
 )
 from envtui.safe_text import dumps_json_line
 from envtui.steps.selection import LIVE_STATE, SelectionSnapshot, SnapshotEntry
-from envtui.stopping import CLEANUP_GRACE, run_bounded, stop_on_signals
+from envtui.stopping import CLEANUP_GRACE, run_bounded, stop_on_signals, within
 
 if TYPE_CHECKING:  # the runtime (and asyncssh) loads only when the command runs
     from envtui.sources.engine import Engine
@@ -81,8 +80,7 @@ async def take_snapshot(engine: Engine, timeout: float) -> SelectionSnapshot | N
                 return None
             return taken.result()
     finally:
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(engine.aclose(), CLEANUP_GRACE)
+        await within(CLEANUP_GRACE, engine.aclose())
 
 
 def run(args: argparse.Namespace) -> int:

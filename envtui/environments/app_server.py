@@ -101,6 +101,8 @@ class _Environment:
     shell: tuple[str | None, str | None] | None = None
 
 
+MAX_EARLY_NOTIFICATIONS = 1000
+"""Notifications kept while the thread is starting (more are dropped: a flood)."""
 MAX_REPORTED_PROBLEMS = 10
 """Malformed messages reported one by one; after that, every hundredth, with the count."""
 
@@ -139,6 +141,8 @@ class AppServerClient:
         self.channel: MessageChannel | None = None
         self._rpc: JsonRpcClient | None = None
         self.problems = 0
+        self._early: list[dict[str, Any]] | None = []
+        """Notifications heard before the thread was known; taken once it is."""
 
     # --- starting ----------------------------------------------------------------------------
 
@@ -158,6 +162,9 @@ class AppServerClient:
             raise CodexError(f"codex app-server did not start a thread: {exc}") from exc
         self.thread_id = thread["id"]
         self._take_environments(thread.get("environments"))
+        early, self._early = self._early or [], None
+        for message in early:  # a connection heard while the thread was starting
+            self._on_notification(message)
         return rpc
 
     def _take_environments(self, entries: object) -> None:
@@ -168,7 +175,8 @@ class AppServerClient:
                 self.problem(f"{PEER}: a thread environment without an id: {_preview(entry)}")
                 continue
             cwd = entry.get("cwd")
-            self._environments[env_id] = _Environment(cwd if isinstance(cwd, str) else None)
+            environment = self._environments.setdefault(env_id, _Environment())
+            environment.cwd = cwd if isinstance(cwd, str) else None
         self.board.set_order(self._environments)
 
     async def _open(self) -> MessageChannel:
@@ -257,6 +265,10 @@ class AppServerClient:
     # --- hearing -----------------------------------------------------------------------------
 
     def _on_notification(self, message: dict[str, Any]) -> None:
+        if self._early is not None:  # the thread is not known yet: its id, its order
+            if len(self._early) < MAX_EARLY_NOTIFICATIONS:
+                self._early.append(message)
+            return
         method = message.get("method")
         raw_params = message.get("params")
         params: dict[str, Any] = raw_params if isinstance(raw_params, dict) else {}

@@ -26,6 +26,7 @@ from envtui.environments.processes import ProcessTree, group_alive
 from envtui.environments.remote import PermanentError, RetryableError
 from envtui.environments.ssh import SshSettings, close_connection, open_connection
 from envtui.limits import MAX_LINE, size_text
+from envtui.stopping import cancel_and_wait, within
 
 MAX_MESSAGE = MAX_LINE
 """The longest line or frame accepted from an exec-server or app-server."""
@@ -38,6 +39,18 @@ TERM_GRACE = 2.0
 
 def _stderr_text(line: bytes) -> str:
     return line[:_STDERR_LINE_LENGTH].decode("utf-8", errors="replace").rstrip()
+
+
+def _group_exists(pgid: int) -> bool:
+    """Whether a process of the group still runs: a cheap ``killpg(0)`` first, psutil only
+    when the group has members (which may be zombies, exited but not yet reaped)."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return group_alive(pgid)
 
 
 def _signal_name(number: int) -> str:
@@ -107,8 +120,8 @@ class ProcessChannel:
 
     async def _all_gone(self) -> None:
         await asyncio.shield(self._exited)
-        while group_alive(self.process.pid) or self.tree.alive():
-            await asyncio.sleep(0.02)
+        while _group_exists(self.process.pid) or self.tree.alive():
+            await asyncio.sleep(0.05)
 
     async def _drain_stderr(self) -> None:
         """Keep the last lines of stderr, each cut to a bounded length, however much comes."""
@@ -158,10 +171,8 @@ class ProcessChannel:
         return line.decode("utf-8", errors="replace") if line else None
 
     async def close_reason(self) -> str:
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(asyncio.shield(self._exited), timeout=2)
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(asyncio.shield(self._stderr_task), timeout=0.5)
+        await within(2, asyncio.shield(self._exited))
+        await within(0.5, asyncio.shield(self._stderr_task))
         code = self.process.returncode
         if code is not None and code < 0:
             return f"{self.peer} was killed by {_signal_name(-code)}"
@@ -182,16 +193,19 @@ class ProcessChannel:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.process.pid, sig)
             self.tree.end(sig)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._all_gone(), timeout=grace)
+            if await within(grace, self._all_gone()):
                 break
         self.tree.forget()
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(asyncio.shield(self._exited), timeout=5)
-        self._exited.cancel()
-        self._stderr_task.cancel()
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await self._stderr_task
+        await within(5, asyncio.shield(self._exited))
+        # The pipes may still hold output nobody will read (a flood): close the transport now,
+        # or asyncio closes it when it is collected, after the loop is gone, and says so.
+        # Only once its exit was seen: before that, closing would reap it behind the back of
+        # asyncio's child watcher.
+        transport = getattr(self.process, "_transport", None)
+        if transport is not None and self.process.returncode is not None:
+            with contextlib.suppress(Exception):
+                transport.close()
+        await cancel_and_wait(self._exited, self._stderr_task)
 
 
 def remote_command(program: str, args: Sequence[str], env: Mapping[str, str] | None) -> str:
@@ -263,8 +277,8 @@ class SshProcessChannel:
     async def close_reason(self) -> str:
         if self._lost.done():
             return f"connection lost: {self._lost.result()}"
-        with contextlib.suppress(TimeoutError, asyncssh.Error):
-            await asyncio.wait_for(self.process.wait_closed(), timeout=2)
+        with contextlib.suppress(asyncssh.Error):
+            await within(2, self.process.wait_closed())
         if self._lost.done():
             return f"connection lost: {self._lost.result()}"
         status = self.process.exit_status
@@ -326,4 +340,4 @@ class WebSocketChannel:
 
     async def close(self) -> None:
         with contextlib.suppress(Exception):
-            await asyncio.wait_for(self.socket.close(), timeout=5)
+            await within(5, self.socket.close())

@@ -132,12 +132,14 @@ class ExecServerEnvironment(RemoteEnvironment[ExecServerSettings]):
         return readiness_from_info(self.info, self.cwd), rpc.closed
 
     async def _teardown(self) -> None:
-        rpc, self._rpc = self._rpc, None
-        channel, self._channel = self._channel, None
-        if rpc is not None:
-            await rpc.aclose()  # closes the channel too
-        elif channel is not None:
-            await channel.close()
+        """Close the client and the channel; kept until closed, so a close that is cancelled
+        half-way is done again by :meth:`aclose` (closing twice is harmless)."""
+        if self._rpc is not None:
+            await self._rpc.aclose()  # closes the channel too
+        elif self._channel is not None:
+            await self._channel.close()
+        self._rpc = None
+        self._channel = None
 
     def _describe(self, exc: BaseException) -> str:
         if isinstance(exc, RetryableError | PermanentError):

@@ -11,12 +11,12 @@ size: messages (by the channel), nesting (:mod:`envtui.limits`) and unsent answe
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 from collections.abc import Callable
 from typing import Any, Protocol
 
 from envtui.limits import JsonInputError, load_json
+from envtui.stopping import cancel_and_wait
 
 
 class MessageChannel(Protocol):
@@ -222,10 +222,6 @@ class JsonRpcClient:
 
     async def aclose(self) -> None:
         tasks, self._tasks = self._tasks, []
-        for task in tasks:
-            task.cancel()
-        for task in tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        await cancel_and_wait(*tasks)
         self._close("closed by envtui")
         await self._channel.close()

@@ -28,6 +28,7 @@ import asyncssh
 from envtui.environments.remote import PermanentError, RemoteEnvironment, RetryableError
 from envtui.limits import MAX_PROBE_OUTPUT, TooLargeError
 from envtui.steps.selection import Readiness
+from envtui.stopping import within
 
 DEFAULT_KNOWN_HOSTS = "~/.ssh/known_hosts"
 
@@ -308,7 +309,7 @@ async def close_connection(connection: asyncssh.SSHClientConnection | None) -> N
     if connection is not None:
         connection.abort()
         with contextlib.suppress(Exception):
-            await asyncio.wait_for(connection.wait_closed(), timeout=5)
+            await within(5, connection.wait_closed())
 
 
 class SshEnvironment(RemoteEnvironment[SshSettings]):

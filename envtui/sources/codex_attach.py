@@ -30,7 +30,7 @@ from envtui.events import EventSink, WarningMessage, thread_event
 from envtui.limits import KIB, MIB, TooLargeError
 from envtui.sources.rollout_follow import follow_rollout, follow_steps
 from envtui.steps.rollout import Rollout, read_rollout_lines
-from envtui.stopping import wait_for_stop
+from envtui.stopping import cancel_and_wait, wait_for_stop
 
 __all__ = ["CodexError", "CodexOptions", "CodexSource"]
 
@@ -56,6 +56,8 @@ class CodexSource:
         self._clock = clock
         self.client = AppServerClient(options, sink, clock=clock)
         self.died = False  # the app-server exited while envtui was attached
+        self.death: str | None = None
+        """Why it exited, in the words of the notice (None while it runs)."""
 
     @property
     def thread_id(self) -> str | None:
@@ -81,11 +83,7 @@ class CodexSource:
             tasks.append(loop.create_task(self._follow(stop)))
             await self._until_stop_or_death(rpc, stop)
         finally:
-            for task in tasks:
-                task.cancel()
-            for task in tasks:
-                with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await task
+            await cancel_and_wait(*tasks)
             await self.client.aclose()
 
     async def _until_stop_or_death(self, rpc: JsonRpcClient, stop: asyncio.Event) -> None:
@@ -96,8 +94,8 @@ class CodexSource:
         closed.cancel()
         if rpc.closed.done() and not stop.is_set():
             self.died = True
-            reason = rpc.closed.result()
-            self._emit(WarningMessage(message=f"{APP_SERVER_EXITED}: {reason}", severity="error"))
+            self.death = f"{APP_SERVER_EXITED}: {rpc.closed.result()}"
+            self._emit(WarningMessage(message=self.death, severity="error"))
             self.client.mark_all_unavailable(APP_SERVER_EXITED)
 
     # --- the thread's rollout -----------------------------------------------------------------

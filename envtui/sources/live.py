@@ -10,7 +10,6 @@ the step that offered the tool.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 from collections.abc import Awaitable, Callable, Sequence
 
@@ -24,7 +23,7 @@ from envtui.steps.events import finding_event, step_events
 from envtui.steps.model import ToolCall
 from envtui.steps.rules import check_step, selected_never_resolved
 from envtui.steps.tools import ToolSpec
-from envtui.stopping import CLEANUP_GRACE, wait_for_stop
+from envtui.stopping import CLEANUP_GRACE, wait_for_stop, within
 
 CallPlanner = Callable[[StepContext], Sequence[ToolCall]]
 TurnHook = Callable[[int], Awaitable[None]]
@@ -137,8 +136,7 @@ async def check_engine_steps(
                 capture.capture(turn.refreshed(), connection=dict(engine.connection), tools=tools)
             )
     finally:
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(engine.aclose(), CLEANUP_GRACE)
+        await within(CLEANUP_GRACE, engine.aclose())
     reports = [
         StepReport(s.number, 1, None, s.diff_text, list(s.findings), [n.text for n in s.notes])
         for s in captured
