@@ -290,3 +290,45 @@ def test_a_key_that_cannot_be_written_refuses_the_connection(tmp_path: Path) -> 
     assert policy.rejection == (
         f"cannot add the new host key of h to {path}: Not a directory; not connecting"
     )
+
+
+@pytest.mark.parametrize("json_output", [True, False])
+def test_snapshot_of_an_exec_server_with_lone_surrogates(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes], json_output: bool
+) -> None:
+    import json
+
+    from envtui.cli import main
+
+    config = tmp_path / "c.toml"
+    config.write_text(
+        f'[[environments]]\nid = "x"\nkind = "exec-server"\ncwd = "/tmp"\n'
+        f'program = "{sys.executable}"\nargs = ["{FAKE_EXEC_SERVER}", "surrogates"]\n'
+    )
+    code = main(["snapshot", "--config", str(config), *(["--json"] if json_output else [])])
+    captured = capsysbinary.readouterr()
+    assert (code, captured.err) == (0, b"")
+    if json_output:
+        (row,) = json.loads(captured.out)["environments"]
+        assert (row["status"], row["shell_path"]) == ("ready", "/bin/sh\udfff")
+    else:
+        assert b" sh\xed\xa0\x80 " in captured.out  # the exact code unit, as in a pipe
+
+
+async def test_an_exec_server_url_that_cannot_be_parsed_is_not_retried() -> None:
+    environment = ExecServerEnvironment("x", "/w", ExecServerSettings(url="ws://[::1"))
+    manager, _ = managed(environment)
+    (entry,) = (await manager.snapshot_blocking(timeout=20)).entries
+    assert entry.error is not None
+    assert entry.error.startswith("invalid exec-server url 'ws://[::1'")
+    assert environment.status.value.next_retry_at is None
+    await manager.aclose()
+
+
+async def test_a_local_cwd_of_an_unknown_user_is_a_reason_not_an_internal_error() -> None:
+    from envtui.environments.local import LocalEnvironment
+
+    manager, _ = managed(LocalEnvironment("local", "~nosuchuser-envtui/x"))
+    (entry,) = (await manager.snapshot_blocking(timeout=5)).entries
+    assert entry.error == "cwd names an unknown user: ~nosuchuser-envtui/x"
+    await manager.aclose()

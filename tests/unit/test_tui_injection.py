@@ -200,3 +200,14 @@ async def test_each_former_leak_shows_the_escaped_text(what: str) -> None:
         drawn = app.export_screenshot()
     assert active_characters(drawn) == []
     assert VISIBLE in drawn
+
+
+def test_table_cells_are_composed_and_joiners_shown() -> None:
+    from envtui.store import EnvironmentRow
+    from envtui.tui.format import row_values
+
+    row = EnvironmentRow(id="cafe\u0301", order=0, cwd="/a\u200db", shell="z\u2060sh")
+    values = row_values(row, clock())
+    assert values["id"] == "caf\u00e9"  # one cell, as the terminal draws it
+    assert values["cwd"] == "/a\\u200db"
+    assert values["shell"] == "z\\u2060sh"
