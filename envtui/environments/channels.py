@@ -25,16 +25,49 @@ from envtui.environments.jsonrpc import ChannelClosedError
 from envtui.environments.processes import ProcessTree, group_alive
 from envtui.environments.remote import PermanentError, RetryableError
 from envtui.environments.ssh import SshSettings, close_connection, open_connection
-from envtui.limits import MAX_LINE, size_text
+from envtui.limits import MAX_LINE, TooLargeError, size_text
 from envtui.stopping import cancel_and_wait, within
 
 MAX_MESSAGE = MAX_LINE
 """The longest line or frame accepted from an exec-server or app-server."""
 
+CHUNK = 64 * 1024
+"""Bytes read from a child's output at a time."""
 _STDERR_LINES = 20
 _STDERR_LINE_LENGTH = 2000
 TERM_GRACE = 2.0
 """Seconds a process has to exit after SIGTERM before it gets SIGKILL."""
+
+
+class LineBuffer:
+    """Whole lines out of chunks of output; a line longer than ``limit`` is refused."""
+
+    def __init__(self, limit: int) -> None:
+        self._limit = limit
+        self._partial = bytearray()
+        self._complete: deque[bytes] = deque()
+
+    def feed(self, chunk: bytes) -> None:
+        """Take ``chunk``; :class:`~envtui.limits.TooLargeError` once a line is too long."""
+        start = 0
+        while (end := chunk.find(b"\n", start)) != -1:
+            self._partial += chunk[start : end + 1]
+            self._complete.append(bytes(self._partial))
+            self._partial.clear()
+            start = end + 1
+        self._partial += chunk[start:]
+        if len(self._partial) > self._limit:
+            raise TooLargeError("a line", self._limit)
+
+    def pop(self) -> bytes | None:
+        """The oldest complete line (with its newline), or None."""
+        return self._complete.popleft() if self._complete else None
+
+    def rest(self) -> bytes:
+        """What came after the last newline (at the end of output: the last line)."""
+        rest = bytes(self._partial)
+        self._partial.clear()
+        return rest
 
 
 def _stderr_text(line: bytes) -> str:
@@ -71,6 +104,7 @@ class ProcessChannel:
         """What the program is, in messages: ``exec-server`` or ``codex app-server``."""
         self.tree = ProcessTree(process.pid)
         self._stderr: deque[str] = deque(maxlen=_STDERR_LINES)
+        self._lines = LineBuffer(MAX_MESSAGE)
         loop = asyncio.get_running_loop()
         self._stderr_task = loop.create_task(self._drain_stderr())
         self._exited = loop.create_task(self._watch_exit())
@@ -97,7 +131,7 @@ class ProcessChannel:
                 env={**os.environ, **(env or {})},
                 cwd=cwd,
                 start_new_session=True,  # its own process group, so closing ends all of it
-                limit=MAX_MESSAGE,
+                limit=CHUNK,  # the pipe's buffer; lines are cut by LineBuffer
             )
         except FileNotFoundError:
             raise PermanentError(f"{peer} program not found: {program}") from None
@@ -149,26 +183,36 @@ class ProcessChannel:
         """The next line; None at end of output or once the process has exited.
 
         A child the exec-server started may still hold the pipe open after the exec-server
-        itself died, so the end of the process counts as the end of the channel too.
+        itself died, so the end of the process counts as the end of the channel too. Output
+        is read in chunks of :data:`CHUNK` bytes and cut into lines here, so a peer that
+        floods makes envtui hold one chunk and one unfinished line, never a deep buffer.
         """
+        while (line := self._lines.pop()) is None:
+            chunk = await self._next_chunk()
+            if not chunk:  # the end: what is left is the last line, without its newline
+                rest = self._lines.rest()
+                return rest.decode("utf-8", errors="replace") if rest else None
+            try:
+                self._lines.feed(chunk)
+            except TooLargeError:
+                raise ChannelClosedError(
+                    f"{self.peer} sent a line over {size_text(MAX_MESSAGE)}"
+                ) from None
+        return line.decode("utf-8", errors="replace")
+
+    async def _next_chunk(self) -> bytes:
+        """What the process wrote next; empty at end of output or once it has exited."""
         stdout = self.process.stdout
         assert stdout is not None
-        read = asyncio.ensure_future(stdout.readline())
+        read = asyncio.ensure_future(stdout.read(CHUNK))
         try:
             await asyncio.wait({read, self._exited}, return_when=asyncio.FIRST_COMPLETED)
             if not read.done():  # exited: take what it wrote before, if anything
                 await asyncio.wait({read}, timeout=0.2)
-            if not read.done():
-                return None
-            line = read.result()
-        except (ValueError, asyncio.LimitOverrunError):
-            raise ChannelClosedError(
-                f"{self.peer} sent a line over {size_text(MAX_MESSAGE)}"
-            ) from None
+            return read.result() if read.done() else b""
         finally:
             if not read.done():
                 read.cancel()
-        return line.decode("utf-8", errors="replace") if line else None
 
     async def close_reason(self) -> str:
         await within(2, asyncio.shield(self._exited))

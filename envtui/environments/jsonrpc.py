@@ -138,6 +138,8 @@ class JsonRpcClient:
         except asyncio.CancelledError:
             self._close("closed by envtui")
             raise
+        except ChannelClosedError as exc:  # the channel said why (a line too long)
+            self._close(str(exc))
         except Exception as exc:  # a broken channel: the reason is all we can give
             self._close(f"{self.peer} channel failed: {exc}")
 

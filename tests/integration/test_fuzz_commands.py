@@ -8,29 +8,23 @@ the shell sees. ``ENVTUI_FUZZ_PROCESSES`` sets the number of cases per command.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.support.mutations import mutated_json, mutated_toml
+from tests.support.locations import EXAMPLE_STATE
+from tests.support.mutations import fuzz_settings, mutated_json, mutated_toml
 from tests.support.rollouts import RolloutWriter
 from tests.support.scripted import scripted_events
 
 from envtui.context import EnvironmentsState, EnvironmentState
 from envtui.events import encode_event
 
-CASES = int(os.environ.get("ENVTUI_FUZZ_PROCESSES", "25"))
-PROCESSES = settings(
-    max_examples=CASES,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
-ROOT = Path(__file__).resolve().parents[2]
-STATE = json.loads((ROOT / "examples" / "turn-state.json").read_text())
+PROCESSES = fuzz_settings("ENVTUI_FUZZ_PROCESSES", 25)
+STATE = json.loads(EXAMPLE_STATE.read_text())
 CONFIG = (
     '[[environments]]\nid = "local"\nkind = "local"\ncwd = "/tmp"\n[network]\nallowed = ["a"]\n'
 )

@@ -22,7 +22,7 @@ import pytest
 from tests.support.locations import FAKE_APP_SERVER, FAKE_EXEC_SERVER
 from tests.support.managers import managed
 from tests.support.processes import alive
-from tests.support.ssh_servers import InProcessServer
+from tests.support.ssh_servers import InProcessServer, in_process_server
 from tests.support.waiting import wait_until
 
 from envtui.environments.exec_server import ExecServerEnvironment, ExecServerSettings
@@ -243,8 +243,7 @@ async def test_an_endless_probe_output_is_cut_at_1_mib(tmp_path: Path) -> None:
 
 
 async def test_known_hosts_that_cannot_be_used_is_a_permanent_clear_error(tmp_path: Path) -> None:
-    server = await InProcessServer().start()
-    try:
+    async with in_process_server() as server:
         known_hosts = tmp_path / "known_hosts"
         settings = server.settings(known_hosts)
         known_hosts.write_bytes(b"\xff\xfe not utf-8\n")
@@ -256,13 +255,10 @@ async def test_known_hosts_that_cannot_be_used_is_a_permanent_clear_error(tmp_pa
         assert environment.status.value.next_retry_at is None  # not retried
         assert server.commands == []
         await manager.aclose()
-    finally:
-        await server.close()
 
 
 async def test_accepting_a_new_key_creates_private_folders(tmp_path: Path) -> None:
-    server = await InProcessServer().start()
-    try:
+    async with in_process_server() as server:
         known_hosts = tmp_path / "a" / "b" / "known_hosts"
         settings = server.settings(
             tmp_path / "unused", known_hosts=(str(known_hosts),), accept_new_host_keys=True
@@ -270,8 +266,6 @@ async def test_accepting_a_new_key_creates_private_folders(tmp_path: Path) -> No
         manager, _ = managed(SshEnvironment("h", "/", settings, client_keys=[server.client_key]))
         assert (await manager.snapshot_blocking(timeout=20)).entries[0].state == "ready"
         await manager.aclose()
-    finally:
-        await server.close()
     for folder in (tmp_path / "a", tmp_path / "a" / "b"):
         assert stat.S_IMODE(folder.stat().st_mode) == 0o700, folder
     assert stat.S_IMODE(known_hosts.stat().st_mode) == 0o600
@@ -331,4 +325,16 @@ async def test_a_local_cwd_of_an_unknown_user_is_a_reason_not_an_internal_error(
     manager, _ = managed(LocalEnvironment("local", "~nosuchuser-envtui/x"))
     (entry,) = (await manager.snapshot_blocking(timeout=5)).entries
     assert entry.error == "cwd names an unknown user: ~nosuchuser-envtui/x"
+    await manager.aclose()
+
+
+async def test_an_endless_line_closes_the_channel_at_16_mib_with_the_reason() -> None:
+    settings = ExecServerSettings(
+        program="cat", args=("/dev/zero",), initialize_timeout=20, backoff_initial=5, backoff_max=5
+    )
+    rss = psutil.Process().memory_info().rss
+    manager, _ = managed(ExecServerEnvironment("zero", "/w", settings))
+    (entry,) = (await manager.snapshot_blocking(timeout=30)).entries
+    assert entry.error == "exec-server sent a line over 16 MiB"
+    assert psutil.Process().memory_info().rss - rss < 100 * MIB
     await manager.aclose()

@@ -7,6 +7,8 @@ from pathlib import Path
 SUPPORT = Path(__file__).parent
 ROOT = SUPPORT.parent.parent
 VECTORS_FILE = ROOT / "tests" / "vectors" / "context-vectors.json"
+EXAMPLE_STATE = ROOT / "examples" / "turn-state.json"
+EXAMPLE_SNAPSHOT = ROOT / "examples" / "previous-snapshot.json"
 
 FAKE_EXEC_SERVER = SUPPORT / "fake_exec_server.py"
 """``python FAKE_EXEC_SERVER MODE``: the exec-server handshake, and ways to misbehave."""

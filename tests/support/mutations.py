@@ -10,9 +10,21 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 from typing import Any
 
+from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
+
+
+def fuzz_settings(variable: str, default: int) -> settings:
+    """Hypothesis settings for a fuzz test: ``default`` cases, or ``$variable`` of them."""
+    return settings(
+        max_examples=int(os.environ.get(variable, str(default))),
+        deadline=None,
+        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    )
+
 
 HOSTILE_TEXT = [
     "\x1b]2;TITLE\x07",

@@ -109,15 +109,18 @@ def test_stricter_escaping_alone_is_a_note(
     ]
 
 
+DEVBOX_LOST = (
+    '{"id":"","msg":{"type":"environment_connected","environment_id":"devbox"},"at":"2026-11-30T03:16:02+00:00"}\n'
+    '{"id":"","msg":{"type":"environment_disconnected","environment_id":"devbox"},"at":"2026-11-30T03:16:05+00:00"}\n'
+)
+"""devbox connects, then its connection is lost, before step 2 of ``_healthy()``."""
+
+
 def test_stale_available_needs_the_events_and_then_is_found(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     events = tmp_path / "events.jsonl"
-    events.write_text(
-        '{"id":"","msg":{"type":"environment_connected","environment_id":"devbox"},"at":"2026-11-30T03:16:02+00:00"}\n'
-        '{"id":"","msg":{"type":"environment_disconnected","environment_id":"devbox"},"at":"2026-11-30T03:16:05+00:00"}\n'
-        "not json\n"
-    )
+    events.write_text(DEVBOX_LOST + "not json\n")
     code, _, err = run_check(_healthy().save(tmp_path), capture=capsys)
     assert code == 0
     assert "note: stale-available needs connection events (--events FILE)" in err
@@ -281,9 +284,8 @@ def test_event_times_without_a_utc_offset_are_taken_as_utc(
 ) -> None:
     events = tmp_path / "events.jsonl"
     events.write_text(
-        '{"id":"","msg":{"type":"environment_connected","environment_id":"devbox"},"at":"2026-11-30T03:16:02"}\n'
-        '{"id":"","msg":{"type":"environment_disconnected","environment_id":"devbox"},"at":"2026-11-30T03:16:05"}\n'
-        '{"id":"","msg":{"type":"warning","message":"m"},"at":"0001-01-01T00:00:00+14:00"}\n'
+        DEVBOX_LOST.replace("+00:00", "")  # the same times, without their UTC offset
+        + '{"id":"","msg":{"type":"warning","message":"m"},"at":"0001-01-01T00:00:00+14:00"}\n'
     )
     code, out, err = run_check(_healthy().save(tmp_path), "--events", str(events), capture=capsys)
     assert code == 1

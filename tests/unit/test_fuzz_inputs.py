@@ -10,15 +10,15 @@ number of cases (the default keeps ``pytest tests/unit`` fast; the heavier run i
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.support.mutations import mutated_json, mutated_toml
+from tests.support.locations import EXAMPLE_SNAPSHOT, EXAMPLE_STATE
+from tests.support.mutations import fuzz_settings, mutated_json, mutated_toml
 from tests.support.rollouts import RolloutWriter
 from tests.support.scripted import scripted_events
 
@@ -26,18 +26,12 @@ from envtui.cli import main
 from envtui.context import EnvironmentsState, EnvironmentState
 from envtui.events import DecodeError, decode_lines, encode_event
 from envtui.store import Store
-from envtui.theme_files import load_themes
+from envtui.theme_files import builtin_theme_dir, load_themes
 from envtui.tui.format import row_values
 
-EXAMPLES = int(os.environ.get("ENVTUI_FUZZ_EXAMPLES", "40"))
-FUZZ = settings(
-    max_examples=EXAMPLES,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
-ROOT = Path(__file__).resolve().parents[2]
-STATE = json.loads((ROOT / "examples" / "turn-state.json").read_text())
-SNAPSHOT = json.loads((ROOT / "examples" / "previous-snapshot.json").read_text())
+FUZZ = fuzz_settings("ENVTUI_FUZZ_EXAMPLES", 40)
+STATE = json.loads(EXAMPLE_STATE.read_text())
+SNAPSHOT = json.loads(EXAMPLE_SNAPSHOT.read_text())
 
 
 def write(path: Path, text: str) -> str:
@@ -130,26 +124,16 @@ def store_time() -> Any:
     return clock()
 
 
-CONFIG = """\
-timezone = "Etc/UTC"
-step_interval = 1
-theme = "envtui-dark"
-keymap = { pause = "space" }
-[network]
-allowed = ["a.example"]
-denied = ["b.example"]
-
-[[environments]]
-id = "local"
-kind = "local"
-cwd = "/tmp"
-workspace_roots = ["/tmp"]
-
-[[environments]]
-id = "other"
-kind = "local"
-cwd = "file:///tmp"
-"""
+CONFIG = "\n".join(
+    [
+        'timezone = "Etc/UTC"',
+        "step_interval = 1",
+        'keymap = { pause = "space" }',
+        '[network]\nallowed = ["a.example"]',
+        '[[environments]]\nid = "local"\nkind = "local"\ncwd = "/tmp"',
+        '[[environments]]\nid = "other"\nkind = "local"\ncwd = "file:///tmp"',
+    ]
+)
 
 
 @FUZZ
@@ -163,17 +147,7 @@ def test_a_mutated_config_is_exit_0_or_one_line_and_2(
     assert_clean(code, err, {0, 2}, "config.toml")
 
 
-THEME = """\
-name = "mine"
-dark = true
-primary = "#112233"
-secondary = "#445566"
-[variables]
-status-ready = "#00ff00"
-status-starting = "#ffff00"
-status-unavailable = "#ff0000"
-status-primary = "#0000ff"
-"""
+THEME = (builtin_theme_dir() / "envtui-okabe-ito.toml").read_text()
 
 
 @FUZZ

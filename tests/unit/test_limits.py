@@ -102,3 +102,18 @@ def test_an_overlong_line_is_skipped_and_the_next_ones_are_read() -> None:
     assert str(LineTooLong(16 * MIB)) == "line over 16 MiB; skipped"
     exact = io.StringIO("x" * 10 + "\n" + "y" * 11)
     assert list(bounded_lines(exact, 10)) == ["x" * 10 + "\n", LineTooLong(10)]
+
+
+def test_lines_are_cut_from_chunks_and_an_overlong_one_is_refused() -> None:
+    from envtui.environments.channels import LineBuffer
+
+    buffer = LineBuffer(10)
+    buffer.feed(b'{"a":1}\n{"b"')
+    assert buffer.pop() == b'{"a":1}\n'
+    assert buffer.pop() is None
+    buffer.feed(b":2}\n\n")
+    assert [buffer.pop(), buffer.pop(), buffer.pop()] == [b'{"b":2}\n', b"\n", None]
+    buffer.feed(b"tail")
+    assert buffer.rest() == b"tail"
+    with pytest.raises(TooLargeError, match="a line over 10 bytes"):
+        buffer.feed(b"x" * 11)
