@@ -7,8 +7,10 @@ from __future__ import annotations
 import asyncio
 import unicodedata
 from pathlib import Path
+from typing import Any
 
 import pytest
+from textual.app import App
 
 from tests.support.scripted import at, clock
 from tests.support.waiting import pilot_wait_until
@@ -128,6 +130,14 @@ async def test_every_view_screen_and_notice_is_inert(
     options = DashboardOptions(source_name="rollout " + X, clock=clock, theme="t" + X)
     app = EnvTuiApp(hostile_source(events), options)  # type: ignore[arg-type]
     seen: list[str] = []
+    toasts: list[str] = []  # what reaches Textual's notify, however long each toast lasts
+    textual_notify = App.notify
+
+    def recording(self: App[None], message: str, **options: Any) -> None:
+        toasts.append(message + options.get("title", ""))
+        textual_notify(self, message, **options)
+
+    monkeypatch.setattr(App, "notify", recording)
 
     def check(where: str) -> None:
         drawn = app.export_screenshot()
@@ -137,9 +147,14 @@ async def test_every_view_screen_and_notice_is_inert(
     async with app.run_test(size=(160, 50)) as pilot:
 
         def all_in() -> bool:
-            return app.store.counters["total"] >= len(events) and len(app._notifications) >= 4
+            return app.store.counters["total"] >= len(events) and len(toasts) >= 4
 
         await pilot_wait_until(pilot, all_in, what="every event and notice")
+        assert all(active_characters(toast) == [] for toast in toasts)
+        messages = "\n".join(toasts)
+        assert "the source stopped: the source broke: \\x1b]2;TITLE" in messages
+        assert "THEME-TITLE" in messages  # the theme notice was shown, inert
+        assert f"unknown theme 't{VISIBLE}" in messages
         await pilot.pause(0.2)
         check("main screen with header, banner, table, log, context, tools, findings, toasts")
         assert VISIBLE in seen[-1]
@@ -169,9 +184,6 @@ async def test_every_view_screen_and_notice_is_inert(
         await pilot.resize_terminal(100, 40)  # the tabbed layout
         await pilot.pause(0.3)
         check("narrow layout")
-    messages = "\n".join(n.message for n in app._notifications)
-    assert "the source stopped: the source broke: \\x1b]2;TITLE" in messages
-    assert "THEME-TITLE" in messages  # the theme notice was shown, inert
 
 
 @pytest.mark.parametrize("what", ["header", "banner", "toast"])
