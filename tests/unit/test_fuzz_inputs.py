@@ -29,7 +29,7 @@ from envtui.store import Store
 from envtui.theme_files import builtin_theme_dir, load_themes
 from envtui.tui.format import row_values
 
-FUZZ = fuzz_settings("ENVTUI_FUZZ_EXAMPLES", 40)
+FUZZ = fuzz_settings("ENVTUI_FUZZ_EXAMPLES", 25)
 STATE = json.loads(EXAMPLE_STATE.read_text())
 SNAPSHOT = json.loads(EXAMPLE_SNAPSHOT.read_text())
 

@@ -62,7 +62,7 @@ def test_json_keeps_every_value_and_writes_no_invisible_character_raw() -> None:
     line.encode("utf-8")  # lone surrogates are escaped, so the line is always valid UTF-8
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.text())
 def test_any_text_is_inert_and_keeps_its_value_in_json(text: str) -> None:
     assert "\x1b" not in for_terminal(text)
