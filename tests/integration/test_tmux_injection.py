@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.locations import FAKE_EXEC_SERVER
+from tests.support.locations import FAKE_APP_SERVER, FAKE_EXEC_SERVER
 from tests.support.rollouts import RolloutWriter
 from tests.support.waiting import poll_until
 
@@ -84,6 +84,13 @@ def theme_home(tmp_path: Path) -> Path:
     return tmp_path / "xdg"
 
 
+def fake_codex(tmp_path: Path, mode: str) -> str:
+    wrapper = tmp_path / "codex"
+    wrapper.write_text(f'#!/bin/sh\nexec {sys.executable} {FAKE_APP_SERVER} {mode} "$@"\n')
+    wrapper.chmod(0o755)
+    return str(wrapper)
+
+
 Case = Callable[[Path], list[str]]
 CASES: dict[str, tuple[Case, str]] = {
     "finding code": (
@@ -103,6 +110,10 @@ CASES: dict[str, tuple[Case, str]] = {
     "rollout world state": (rollout_argv, "step 1"),
     "rollout file name": (lambda t: rollout_argv(t, name="name-\x1b]2;EVIL-TITLE\x07.jsonl"), "step 1"),
     "exec-server info": (lambda t: ["watch", "--config", str(exec_server_config(t))], "● ready"),
+    "app-server exit": (
+        lambda t: ["codex", "--codex", fake_codex(t, "die-with-escapes"), "--cwd", str(t)],
+        "app-server exited",
+    ),
     "theme notice": (lambda t: replay_file(t, step_with(environments={})), "theme files"),
     "events on a terminal": (
         lambda t: ["events", "--config", str(exec_server_config(t)), "--duration", "3"],
