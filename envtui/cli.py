@@ -63,7 +63,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         error_line(f"envtui {args.command}: error: {exc}")
         return 1
     except Exception as exc:  # the last resort: a bug must still not print a traceback
-        _discard_stdout()
         error_line(f"envtui {args.command}: internal error: {type(exc).__name__}: {exc}")
         return 1
     return code

@@ -16,7 +16,7 @@ from envtui.commands.common import (
     engine_for,
     error_line,
     fail,
-    seconds,
+    non_negative,
     write_output,
 )
 from envtui.limits import read_text_bounded
@@ -59,7 +59,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--steps", type=int, default=3, metavar="N", help="engine steps to take (default 3)"
     )
     parser.add_argument(
-        "--interval", type=seconds, default=1.0, metavar="S", help="seconds between engine steps"
+        "--interval", type=non_negative, default=1.0, metavar="S", help="seconds between engine steps"
     )
     parser.add_argument(
         "--json", action="store_true", help='print {"steps", "findings", ...} as JSON'

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from envtui.codex_binary import find_codex
-from envtui.commands.common import fail, seconds
+from envtui.commands.common import fail, non_negative
 
 if TYPE_CHECKING:  # the client (and asyncssh) loads only when the command runs
     from envtui.environments.app_server import CodexOptions
@@ -32,7 +32,7 @@ def add_codex_arguments(parser: argparse.ArgumentParser, *, flag_takes_path: boo
     )
     parser.add_argument(
         "--poll-interval",
-        type=seconds,
+        type=non_negative,
         default=1.0,
         metavar="S",
         help="environment/status every S seconds",

@@ -114,8 +114,8 @@ def engine_for(
     return config, Engine(config, sink or (lambda event: None), environments=environments)
 
 
-def seconds(text: str) -> float:
-    """An argparse type: a finite number of seconds, not negative."""
+def non_negative(text: str) -> float:
+    """An argparse type: a finite number, not negative (seconds, a speed)."""
     try:
         value = float(text)
     except ValueError:

@@ -21,7 +21,7 @@ from envtui.commands.common import (
     environments_from,
     fail,
     load,
-    seconds,
+    non_negative,
 )
 from envtui.config import Config
 from envtui.events import EventSink, Source
@@ -52,7 +52,7 @@ def add_parsers(subparsers: argparse._SubParsersAction[argparse.ArgumentParser])
     replay = subparsers.add_parser("replay", help="the dashboard on a recorded JSONL event stream")
     replay.add_argument("file", metavar="FILE")
     replay.add_argument(
-        "--speed", type=seconds, default=1.0, help="replay speed (0: as fast as possible)"
+        "--speed", type=non_negative, default=1.0, help="replay speed (0: as fast as possible)"
     )
     _common(replay)
     replay.set_defaults(handler=run, mode="replay")

@@ -18,7 +18,7 @@ from envtui.commands.common import (
     engine_for,
     error_line,
     fail,
-    seconds,
+    non_negative,
 )
 from envtui.events import Event, encode_event
 from envtui.sources.line_writer import LineWriter
@@ -44,7 +44,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     add_codex_environments_argument(parser)
     parser.add_argument(
         "--duration",
-        type=seconds,
+        type=non_negative,
         metavar="S",
         help="stop after S seconds (default: run until Ctrl+C)",
     )

@@ -16,7 +16,7 @@ from envtui.commands.common import (
     end_leftover_processes,
     engine_for,
     error_line,
-    seconds,
+    non_negative,
     write_output,
 )
 from envtui.safe_text import dumps_json_line
@@ -41,7 +41,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     add_codex_environments_argument(parser)
     parser.add_argument(
         "--timeout",
-        type=seconds,
+        type=non_negative,
         default=DEFAULT_TIMEOUT,
         metavar="S",
         help=f"seconds to wait for environments still starting (default {DEFAULT_TIMEOUT:g})",

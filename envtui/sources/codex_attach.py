@@ -133,26 +133,10 @@ class CodexSource:
         self, connection: asyncssh.SSHClientConnection, stop: asyncio.Event
     ) -> None:
         """The rollout on the app-server's host, read over the same SSH connection."""
-        thread = self.thread_id or ""
-        if not _THREAD_ID.fullmatch(thread):
+        path = await self._remote_rollout_path(connection, stop)
+        if path is None:
             return
         host = self.options.ssh.host if self.options.ssh else ""
-        home = (
-            shlex.quote(str(self.options.codex_home))
-            if self.options.codex_home
-            else '"$HOME"/.codex'
-        )
-        find = f"ls -1 -- {home}/sessions/*/*/*/rollout-*-{thread}.jsonl 2>/dev/null | tail -n 1"
-        path = ""
-        while not path and not stop.is_set():
-            with contextlib.suppress(asyncssh.Error, OSError, TimeoutError, TooLargeError):
-                found = await run_bounded(
-                    connection, find, limit=64 * KIB, timeout=REMOTE_TIMEOUT, what="file list"
-                )
-                path = found.stdout.strip()
-            if not path and await wait_for_stop(stop, self.options.poll_interval):
-                return
-
         too_large: list[str] = []  # said once, not at every poll
 
         async def load() -> Rollout | None:
@@ -181,3 +165,27 @@ class CodexSource:
             follow=True,
             connection_events=lambda: list(self.client.connection_events),
         )
+
+    async def _remote_rollout_path(
+        self, connection: asyncssh.SSHClientConnection, stop: asyncio.Event
+    ) -> str | None:
+        """The thread's rollout file on the host, once it exists; None when stopped first."""
+        thread = self.thread_id or ""
+        if not _THREAD_ID.fullmatch(thread):
+            return None
+        home = (
+            shlex.quote(str(self.options.codex_home))
+            if self.options.codex_home
+            else '"$HOME"/.codex'
+        )
+        find = f"ls -1 -- {home}/sessions/*/*/*/rollout-*-{thread}.jsonl 2>/dev/null | tail -n 1"
+        while not stop.is_set():
+            with contextlib.suppress(asyncssh.Error, OSError, TimeoutError, TooLargeError):
+                found = await run_bounded(
+                    connection, find, limit=64 * KIB, timeout=REMOTE_TIMEOUT, what="file list"
+                )
+                if found.stdout.strip():
+                    return found.stdout.strip()
+            if await wait_for_stop(stop, self.options.poll_interval):
+                return None
+        return None
