@@ -59,7 +59,11 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--steps", type=int, default=3, metavar="N", help="engine steps to take (default 3)"
     )
     parser.add_argument(
-        "--interval", type=non_negative, default=1.0, metavar="S", help="seconds between engine steps"
+        "--interval",
+        type=non_negative,
+        default=1.0,
+        metavar="S",
+        help="seconds between engine steps",
     )
     parser.add_argument(
         "--json", action="store_true", help='print {"steps", "findings", ...} as JSON'
