@@ -51,7 +51,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         code: int = args.handler(args)
-        sys.stdout.flush()
+        if sys.stdout is not None:  # None when the process was started with it closed
+            sys.stdout.flush()
     except BrokenPipeError:
         # The reader went away (``envtui render … | head``): not an error worth a traceback.
         _discard_stdout()
@@ -70,7 +71,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _discard_stdout() -> None:
     """Point standard output at /dev/null, so the flush at exit cannot fail again."""
-    with contextlib.suppress(OSError, ValueError):
+    with contextlib.suppress(OSError, ValueError, AttributeError):
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
 

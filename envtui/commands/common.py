@@ -58,7 +58,7 @@ def fail(command: str, message: str) -> int:
 def error_line(text: str) -> None:
     """One line on standard error, escaped; a standard error that cannot be written is ignored
     (there is nowhere left to say so)."""
-    with contextlib.suppress(OSError):
+    with contextlib.suppress(OSError, AttributeError):  # AttributeError: stderr closed (None)
         print(one_line(text), file=sys.stderr, flush=True)
 
 
@@ -74,6 +74,8 @@ def write_output(text: str) -> None:
     :class:`OutputError` naming standard output; a reader that went away stays a
     BrokenPipeError, which the command line handles.
     """
+    if sys.stdout is None:  # started with standard output closed
+        raise OutputError("standard output: cannot write: it is closed")
     if sys.stdout.isatty():
         text = for_terminal(text)
     try:

@@ -99,11 +99,16 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _open(path: str | None) -> LineWriter | int:
-    """The output (``--out`` or standard output), or the exit code after an error."""
+    """The output (``--out`` or standard output), or the exit code after an error (2 for a
+    path that cannot be written, 1 for a standard output that is closed, like every other
+    command)."""
     try:
         return LineWriter.open(path) if path else LineWriter.stdout()
     except OSError as exc:
-        return fail(COMMAND, f"{path}: cannot write: {exc.strerror or exc}")
+        if path:  # a path that cannot be written: bad input
+            return fail(COMMAND, f"{path}: cannot write: {exc.strerror or exc}")
+        error_line(f"envtui {COMMAND}: error: standard output: cannot write: {exc.strerror}")
+        return 1
 
 
 def _finish(writer: LineWriter, code: int = 0) -> int:
