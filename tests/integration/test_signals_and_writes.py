@@ -268,7 +268,11 @@ def test_events_codex_ends_on_sigterm_while_the_app_server_floods(tmp_path: Path
 def test_a_closed_standard_output_is_one_line_and_exit_1(tmp_path: Path, command: str) -> None:
     state = tmp_path / "s.json"
     state.write_text('{"environments": [{"id": "a", "cwd": "/"}]}')
-    argv = {"render": ["render", str(state)], "snapshot": ["snapshot"], "events": ["events", "--duration", "0.1"]}[command]
+    argv = {
+        "render": ["render", str(state)],
+        "snapshot": ["snapshot"],
+        "events": ["events", "--duration", "0.1"],
+    }[command]
     result = subprocess.run(
         [*ENVTUI, *argv], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
         timeout=30, cwd=tmp_path, preexec_fn=lambda: os.close(1),
