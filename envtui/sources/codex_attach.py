@@ -70,7 +70,9 @@ class CodexSource:
         """Attach until ``stop``; raises :class:`CodexError` when the app-server cannot start."""
         tasks: list[asyncio.Task[None]] = []
         try:
-            rpc = await self.client.start()
+            rpc = await self._start(stop)
+            if rpc is None:
+                return  # stopped while the app-server was still starting
             self._emit(
                 WarningMessage(
                     message=f"attached to codex thread {self.thread_id}", severity="info"
@@ -85,6 +87,19 @@ class CodexSource:
         finally:
             await cancel_and_wait(*tasks)
             await self.client.aclose()
+
+    async def _start(self, stop: asyncio.Event) -> JsonRpcClient | None:
+        """The started client, or None when ``stop`` came first (the handshake may take a
+        minute; a signal must not wait for it)."""
+        starting = asyncio.ensure_future(self.client.start())
+        stopped = asyncio.ensure_future(stop.wait())
+        try:
+            await asyncio.wait({starting, stopped}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            await cancel_and_wait(stopped)
+            if not starting.done():
+                await cancel_and_wait(starting)
+        return None if starting.cancelled() else starting.result()
 
     async def _until_stop_or_death(self, rpc: JsonRpcClient, stop: asyncio.Event) -> None:
         stopped: asyncio.Future[Any] = asyncio.ensure_future(stop.wait())

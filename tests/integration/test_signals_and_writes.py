@@ -280,3 +280,15 @@ def test_a_closed_standard_output_is_one_line_and_exit_1(tmp_path: Path, command
     assert result.returncode == 1
     assert result.stderr.startswith(f"envtui {command}: error: standard output: cannot write: ")
     assert result.stderr.count("\n") == 1
+
+
+def test_events_codex_ends_on_sigterm_while_the_app_server_never_answers(tmp_path: Path) -> None:
+    silent = tmp_path / "codex"
+    silent.write_text("#!/bin/sh\nexec sleep 600\n")  # reads nothing, answers nothing
+    silent.chmod(0o755)
+    with started(["events", "--codex", str(silent), "--cwd", str(tmp_path)], tmp_path) as process:
+        poll_until(lambda: bool(descendants(process.pid)), timeout=20, what="the app-server")
+        children = descendants(process.pid)
+        signal_and_wait(process, signal.SIGTERM)
+    assert process.returncode == 0
+    poll_until(lambda: not any(alive(c.pid) for c in children), timeout=5, what="no leftovers")
