@@ -8,7 +8,8 @@ same command against a well-behaved peer, and prints both peak RSS values and th
 * an exec-server that floods requests and never reads the answers, against a normal one.
 
 Then, for every case that used to hang, the seconds from SIGTERM to the process's exit:
-a request flood, a codex app-server flooding notifications, an output pipe nobody reads,
+a request flood, a codex app-server flooding notifications or never answering the
+handshake, an output pipe nobody reads,
 an environment that never answers ``initialize`` (snapshot, check), a 50 MB parse in
 ``render``; and the seconds a full disk (a 64 KiB tmpfs, when this user may mount one)
 takes to end ``events`` on its own. Run: ``python benchmarks/bench_hostile.py``.
@@ -190,6 +191,9 @@ def hang_cases(directory: Path, blocked: int) -> list[tuple[str, list[str], floa
     codex = directory / "codex"
     codex.write_text(f'#!/bin/sh\nexec {sys.executable} {app} "$@"\n')
     codex.chmod(0o755)
+    silent_codex = directory / "silent-codex"
+    silent_codex.write_text("#!/bin/sh\nexec sleep 600\n")
+    silent_codex.chmod(0o755)
     big = directory / "big.json"
     entries = ",".join(f'{{"id": "e{n}", "cwd": "/{"x" * 400}"}}' for n in range(100_000))
     big.write_text(f'{{"environments": [{entries}]}}')
@@ -200,6 +204,8 @@ def hang_cases(directory: Path, blocked: int) -> list[tuple[str, list[str], floa
         ("exec-server request flood (events)", ["events", "--config", flood], 5, quiet),
         ("app-server notification flood (events --codex)",
          ["events", "--codex", str(codex), "--cwd", str(directory)], 5, quiet),
+        ("app-server that never answers (events --codex)",
+         ["events", "--codex", str(silent_codex), "--cwd", str(directory)], 2, quiet),
         ("output pipe nobody reads (events)", ["events", "--config", flood], 5, blocked),
         ("initialize never answered (snapshot)",
          ["snapshot", "--config", silent, "--timeout", "600"], 2, quiet),
