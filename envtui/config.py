@@ -254,6 +254,9 @@ def load_config(cli_path: str | None = None, environ: Mapping[str, str] | None =
     source = locate_config(cli_path, environ)
     if source.path is None:
         return Config()
+    if source.reason == "default location" and not source.path.is_file():
+        # found, not named: a FIFO or a device there must not block every command
+        raise ConfigError(str(source.path), "not a regular file")
     return read_config(source.path)
 
 

@@ -98,17 +98,27 @@ def _codex(args: argparse.Namespace, config: Config) -> Source | int:
     return source
 
 
+def _file_problem(path: Path) -> str | None:
+    """Why ``path`` cannot be replayed or followed: missing, or not a regular file (a FIFO
+    or a device would be read for ever)."""
+    if not path.exists():
+        return "no such file"
+    return None if path.is_file() else "not a regular file"
+
+
 def _replay(args: argparse.Namespace, config: Config) -> Source | int:
-    if not Path(args.file).is_file():
-        return fail(args.mode, f"{args.file}: no such file")
+    problem = _file_problem(Path(args.file))
+    if problem is not None:
+        return fail(args.mode, f"{args.file}: {problem}")
     from envtui.sources.replay import replay
 
     return functools.partial(replay, Path(args.file), speed=args.speed)
 
 
 def _rollout(args: argparse.Namespace, config: Config) -> Source | int:
-    if not Path(args.file).is_file():
-        return fail(args.mode, f"{args.file}: no such file")
+    problem = _file_problem(Path(args.file))
+    if problem is not None:
+        return fail(args.mode, f"{args.file}: {problem}")
     from envtui.sources.rollout_follow import follow_rollout
 
     return functools.partial(follow_rollout, Path(args.file), follow=args.follow)

@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import os
 import shlex
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,7 +27,8 @@ from typing import Any, ClassVar
 import asyncssh
 
 from envtui.environments.remote import PermanentError, RemoteEnvironment, RetryableError
-from envtui.limits import MAX_PROBE_OUTPUT, TooLargeError
+from envtui.environments.remote_commands import run_bounded
+from envtui.limits import MAX_INPUT_FILE, MAX_PROBE_OUTPUT, TooLargeError, size_text
 from envtui.steps.selection import Readiness
 from envtui.stopping import within
 
@@ -163,57 +165,6 @@ def probe_command(cwd: str) -> str:
     return "sh -c " + shlex.quote(script)
 
 
-@dataclass(frozen=True)
-class Output:
-    """What a command on a host printed, and how it ended."""
-
-    exit_status: int | None
-    stdout: str
-    stderr: str
-
-
-async def run_bounded(
-    connection: asyncssh.SSHClientConnection,
-    command: str,
-    *,
-    limit: int,
-    timeout: float,
-    what: str,
-) -> Output:
-    """Run ``command`` on the host; at most ``limit`` bytes of each output, ``timeout`` seconds.
-
-    ``connection.run`` would keep whatever the host sends until it stops: a host whose
-    output never ends would fill memory. Here more than ``limit`` bytes is a
-    :class:`~envtui.limits.TooLargeError` ("probe output over 1 MiB"), and the command is
-    closed. Output that is not UTF-8 is decoded with replacement characters.
-    """
-    async with asyncio.timeout(timeout):
-        process = await connection.create_process(command, encoding=None)
-        try:
-            process.stdin.write_eof()
-            stdout, stderr = await asyncio.gather(
-                _read_at_most(process.stdout, limit, what),
-                _read_at_most(process.stderr, limit, what),
-            )
-            await process.wait_closed()
-        finally:
-            process.close()
-    return Output(
-        process.exit_status,
-        stdout.decode("utf-8", errors="replace"),
-        stderr.decode("utf-8", errors="replace"),
-    )
-
-
-async def _read_at_most(stream: asyncssh.SSHReader[bytes], limit: int, what: str) -> bytes:
-    data = bytearray()
-    while chunk := await stream.read(65536):
-        data += chunk
-        if len(data) > limit:
-            raise TooLargeError(what, limit)
-    return bytes(data)
-
-
 def parse_probe(stdout: str, cwd: str) -> Readiness:
     lines = stdout.splitlines()
     shell_path = lines[0].strip() if lines else ""
@@ -234,6 +185,9 @@ def usable_known_hosts(settings: SshSettings) -> list[Path]:
     for path in paths:
         if not path.exists():
             continue
+        problem = _not_a_small_file(path)
+        if problem is not None:
+            raise HostKeyError(f"known_hosts file {path} cannot be used: {problem}")
         try:
             asyncssh.read_known_hosts(str(path))
         except OSError as exc:
@@ -241,6 +195,29 @@ def usable_known_hosts(settings: SshSettings) -> list[Path]:
         except Exception as exc:  # not UTF-8, or lines asyncssh cannot parse
             raise HostKeyError(f"known_hosts file {path} cannot be used: {exc}") from None
     return paths
+
+
+def _not_a_small_file(path: Path) -> str | None:
+    """Why ``path`` is not a regular file of at most 64 MiB (asyncssh reads it whole)."""
+    try:
+        info = path.stat()
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    if not stat.S_ISREG(info.st_mode):
+        return "not a regular file"
+    return f"over {size_text(MAX_INPUT_FILE)}" if info.st_size > MAX_INPUT_FILE else None
+
+
+def usable_identity_files(settings: SshSettings) -> list[str] | None:
+    """The identity files given, each a regular file of bounded size; PermanentError if not."""
+    if settings.identity_files is None:
+        return None
+    paths = [Path(p).expanduser() for p in settings.identity_files]
+    for path in paths:
+        problem = _not_a_small_file(path) if path.exists() else None
+        if problem is not None:
+            raise PermanentError(f"identity file {path} cannot be used: {problem}")
+    return [str(path) for path in paths]
 
 
 def make_private_dirs(directory: Path) -> None:
@@ -291,7 +268,7 @@ async def open_connection(
     if client_keys is not None:
         options["client_keys"] = list(client_keys)
     elif settings.identity_files is not None:
-        options["client_keys"] = [str(Path(p).expanduser()) for p in settings.identity_files]
+        options["client_keys"] = usable_identity_files(settings)
     if not settings.read_ssh_config:
         options["config"] = None
     if not settings.use_agent:

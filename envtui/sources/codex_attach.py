@@ -25,7 +25,7 @@ from envtui.context.local_time import system_clock
 from envtui.environments.app_server import AppServerClient, CodexError, CodexOptions
 from envtui.environments.channels import SshProcessChannel
 from envtui.environments.jsonrpc import JsonRpcClient
-from envtui.environments.ssh import run_bounded
+from envtui.environments.remote_commands import run_bounded
 from envtui.events import EventSink, WarningMessage, thread_event
 from envtui.limits import KIB, MIB, TooLargeError
 from envtui.sources.rollout_follow import follow_rollout, follow_steps

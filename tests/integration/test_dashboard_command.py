@@ -167,3 +167,16 @@ def test_a_record_that_fails_is_a_notice_and_the_replay_goes_on(
     [store] = stores
     assert sorted(store.environments) == ["build", "legacy", "local"]
     assert any("recording stopped: /dev/full: cannot write" in line for line in store.log)
+
+
+@pytest.mark.usefixtures("no_screen")
+@pytest.mark.parametrize("command", ["replay", "rollout"])
+def test_a_fifo_is_refused_before_the_screen_and_never_read(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import os
+
+    fifo = tmp_path / "stream.jsonl"
+    os.mkfifo(fifo)  # reading it would wait for a writer for ever
+    assert main([command, str(fifo)]) == 2
+    assert capsys.readouterr().err == f"envtui {command}: error: {fifo}: not a regular file\n"

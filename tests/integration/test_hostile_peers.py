@@ -7,6 +7,7 @@ is logged and skipped; memory stays bounded; every process it started ends with 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import stat
 import sys
@@ -338,3 +339,19 @@ async def test_an_endless_line_closes_the_channel_at_16_mib_with_the_reason() ->
     assert entry.error == "exec-server sent a line over 16 MiB"
     assert psutil.Process().memory_info().rss - rss < 100 * MIB
     await manager.aclose()
+
+
+@pytest.mark.parametrize("which", ["known_hosts file", "identity file"])
+async def test_a_device_as_a_key_file_is_refused_not_read(tmp_path: Path, which: str) -> None:
+    async with in_process_server() as server:
+        settings = server.settings(tmp_path / "known_hosts")
+        if which == "known_hosts file":
+            settings = dataclasses.replace(settings, known_hosts=("/dev/zero",))
+        else:
+            settings = dataclasses.replace(settings, identity_files=("/dev/zero",))
+        environment = SshEnvironment("h", "/", settings)
+        manager, _ = managed(environment)
+        (entry,) = (await manager.snapshot_blocking(timeout=20)).entries
+        assert entry.error == f"{which} /dev/zero cannot be used: not a regular file"
+        assert environment.status.value.next_retry_at is None  # not retried
+        await manager.aclose()

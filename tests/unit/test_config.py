@@ -274,3 +274,13 @@ def test_exec_server_url_takes_a_connect_timeout() -> None:
     ).environments
     assert isinstance(env, ExecServerEnvironmentConfig)
     assert env.connect_timeout == 3
+
+
+def test_a_default_config_that_is_not_a_regular_file_is_an_error(tmp_path: Path) -> None:
+    import os
+
+    folder = tmp_path / "envtui"
+    folder.mkdir()
+    os.mkfifo(folder / "config.toml")  # found, not named: must not block every command
+    with pytest.raises(ConfigError, match=r"config\.toml: not a regular file"):
+        load_config(environ={"XDG_CONFIG_HOME": str(tmp_path)})
