@@ -239,6 +239,8 @@ def connection_states(
     This is the one fold of connection events: the live engine keeps the same dictionary
     up to date with :func:`connection_change`, the dashboard's store per row.
     """
+    if until is not None and until.utcoffset() is None:
+        until = until.replace(tzinfo=UTC)  # as every event time is: comparable, never a crash
     state: dict[str, ConnectionState] = {}
     for event in events:
         if until is not None and event.at is not None and event.at > until:

@@ -135,3 +135,11 @@ def test_nothing_after_an_environment_of_unknown_status_is_primary() -> None:
         ("local", "starting", False),
         ("remote", "ready", True),
     ]
+
+
+def test_connection_states_take_a_time_without_an_offset_as_utc() -> None:
+    event = thread_event(
+        EnvironmentConnected(environment_id="a"), at=datetime(2026, 1, 1, 12, tzinfo=UTC)
+    )
+    assert connection_states([event], until=datetime(2026, 1, 1, 13)) == {"a": "connected"}
+    assert connection_states([event], until=datetime(2026, 1, 1, 11)) == {}
