@@ -11,6 +11,7 @@ page.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import logging
 import os
@@ -19,6 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from envtui import __version__, debug_log
+from envtui.commands.output import OutputError, error_line
 
 COMMAND_MODULES: dict[str, str] = {
     "render": "envtui.commands.render",
@@ -109,6 +111,12 @@ def with_default_command(argv: Sequence[str]) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; its exit code: 0 done, 1 a failure while running, 2 bad input.
+
+    Whatever goes wrong ends in one line on standard error, never a traceback: a reader
+    that went away is quiet, an output that cannot be written (a full disk) says so, and a
+    failure nobody foresaw is reported as an internal error with its type.
+    """
     arguments = with_default_command(sys.argv[1:] if argv is None else argv)
     parser = build_parser(command_of(arguments))
     args = parser.parse_args(arguments)
@@ -118,24 +126,36 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         handler = _start_debug_log(args)
     except OSError as exc:
-        from envtui.safe_text import for_terminal
-
-        message = f"envtui: error: {exc.filename}: cannot write the debug log: {exc.strerror}"
-        print(for_terminal(message), file=sys.stderr)
+        error_line(f"envtui: error: {exc.filename}: cannot write the debug log: {exc.strerror}")
         return 2
     try:
         code: int = args.handler(args)
+        if sys.stdout is not None:  # None when the process was started with it closed
+            sys.stdout.flush()
     except BrokenPipeError:
         # The reader went away (``envtui render … | head``): not an error worth a traceback.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        _discard_stdout()
         return 1
     except KeyboardInterrupt:
         return 130
+    except OutputError as exc:
+        _discard_stdout()
+        error_line(f"envtui {args.command}: error: {exc}")
+        return 1
+    except Exception as exc:  # the last resort: a bug must still not print a traceback
+        error_line(f"envtui {args.command}: internal error: {type(exc).__name__}: {exc}")
+        return 1
     finally:
         if handler is not None:
             debug_log.stop(handler)
     return code
+
+
+def _discard_stdout() -> None:
+    """Point standard output at /dev/null, so the flush at exit cannot fail again."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
 
 
 def _start_debug_log(args: argparse.Namespace) -> logging.Handler | None:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -25,8 +24,10 @@ from envtui.config import (
     ExecServerEnvironmentConfig,
     LocalEnvironmentConfig,
     find_line,
+    websocket_url_problem,
 )
 from envtui.events import LOCAL_ID
+from envtui.limits import TooLargeError, load_toml, read_text_bounded
 from envtui.validation import Seconds, first_error, key_path
 
 _ID = re.compile(r"[A-Za-z0-9_-]+")
@@ -74,8 +75,9 @@ def _environment_problem(
     if (env.url is None) == (env.program is None):
         return at, "set exactly one of url and program"
     if env.url is not None:
-        if not env.url.startswith(("ws://", "wss://")):
-            return [*at, "url"], "must start with ws:// or wss://"
+        problem = websocket_url_problem(env.url)
+        if problem is not None:
+            return [*at, "url"], problem
         for key in ("args", "env", "cwd"):
             if getattr(env, key) is not None:
                 return [*at, key], "requires program"
@@ -120,8 +122,8 @@ def selection_order(parsed: CodexEnvironmentsFile) -> list[str]:
 
 def parse_codex_environments(text: str, name: str = "environments.toml") -> CodexEnvironmentsFile:
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
+        data = load_toml(text)
+    except ValueError as exc:
         raise ConfigError(name, f"invalid TOML: {exc}") from None
     try:
         parsed = CodexEnvironmentsFile.model_validate(data)
@@ -139,10 +141,12 @@ def parse_codex_environments(text: str, name: str = "environments.toml") -> Code
 
 def read_codex_environments(path: Path) -> CodexEnvironmentsFile:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text_bounded(path)
     except FileNotFoundError:
         raise ConfigError(str(path), "file does not exist") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
+        raise ConfigError(str(path), f"cannot read: {exc.strerror or exc}") from None
+    except (UnicodeDecodeError, TooLargeError) as exc:
         raise ConfigError(str(path), f"cannot read: {exc}") from None
     return parse_codex_environments(text, str(path))
 
@@ -165,20 +169,30 @@ def codex_environment_configs(
         if env_id == LOCAL_ID:
             environments.append(LocalEnvironmentConfig(id=LOCAL_ID, kind="local", cwd=cwd))
             continue
-        env = by_id[env_id]
-        program_cwd = None
-        if env.cwd is not None:
-            program_cwd = env.cwd if os.path.isabs(env.cwd) else os.path.join(codex_home, env.cwd)
-        values: dict[str, Any] = {"id": env.id, "kind": "exec-server", "cwd": cwd}
-        if env.url is not None:
-            values["url"] = env.url
-            if env.connect_timeout_sec is not None:
-                values["connect_timeout"] = env.connect_timeout_sec
-        else:
-            values.update(program=env.program, args=env.args or [], env=env.env or {})
-            if program_cwd is not None:
-                values["program_cwd"] = program_cwd
-        if env.initialize_timeout_sec is not None:
-            values["initialize_timeout"] = env.initialize_timeout_sec
-        environments.append(ExecServerEnvironmentConfig.model_validate(values))
+        values = _exec_server_values(by_id[env_id], cwd, codex_home)
+        try:
+            environments.append(ExecServerEnvironmentConfig.model_validate(values))
+        except ValidationError as exc:  # a rule of envtui's config that Codex's file lacks
+            error = first_error(exc)
+            raise ConfigError(
+                str(path), f"environment {env_id!r}: {error.key}: {error.message}"
+            ) from None
     return environments
+
+
+def _exec_server_values(env: CodexEnvironment, cwd: str, codex_home: str) -> dict[str, Any]:
+    """One of Codex's exec-server entries as the values of envtui's own config entry."""
+    values: dict[str, Any] = {"id": env.id, "kind": "exec-server", "cwd": cwd}
+    if env.url is not None:
+        values["url"] = env.url
+        if env.connect_timeout_sec is not None:
+            values["connect_timeout"] = env.connect_timeout_sec
+    else:
+        values.update(program=env.program, args=env.args or [], env=env.env or {})
+        if env.cwd is not None:
+            values["program_cwd"] = (
+                env.cwd if os.path.isabs(env.cwd) else os.path.join(codex_home, env.cwd)
+            )
+    if env.initialize_timeout_sec is not None:
+        values["initialize_timeout"] = env.initialize_timeout_sec
+    return values

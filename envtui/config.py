@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo
 
 from pydantic import (
@@ -33,9 +33,12 @@ from pydantic import (
     model_validator,
 )
 
+from envtui.context.paths import path_text
 from envtui.events import LOCAL_ID
+from envtui.limits import TooLargeError, load_toml, read_text_bounded
 from envtui.locations import CONFIG_VARIABLE, default_config_file
 from envtui.profiles import DEFAULT_PROFILE, Profile
+from envtui.safe_text import one_line
 from envtui.validation import Seconds, first_error, key_path
 
 ENVIRONMENT_KINDS = ("local", "ssh", "exec-server")
@@ -51,6 +54,42 @@ def _valid_id(value: str) -> str:
 
 EnvironmentId = Annotated[str, AfterValidator(_valid_id)]
 NonBlank = Annotated[str, StringConstraints(min_length=1, pattern=r"\S")]
+
+
+def _valid_cwd(value: str) -> str:
+    path_text(value)  # a file:// URI must parse; its ValueError names the problem
+    return value
+
+
+def websocket_url_problem(url: str) -> str | None:
+    """Why ``url`` is not a ``ws://`` or ``wss://`` address envtui can connect to, or None."""
+    if not re.fullmatch(r"wss?://\S+", url):
+        return "must be ws:// or wss:// followed by a host, without spaces"
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises for a port out of range
+    except ValueError as exc:
+        return f"not a valid url: {exc}"
+    return None if parts.hostname else "has no host"
+
+
+def _valid_url(value: str) -> str:
+    problem = websocket_url_problem(value)
+    if problem is not None:
+        raise ValueError(problem)
+    return value
+
+
+def _visible(value: str) -> str:
+    if one_line(value) != value:
+        raise ValueError("must not contain control or invisible characters")
+    return value
+
+
+VisibleText = Annotated[str, AfterValidator(_visible)]
+"""Text shown as it is (key names in the footer, a theme name): nothing to escape in it."""
+
+Cwd = Annotated[str, StringConstraints(min_length=1, pattern=r"\S"), AfterValidator(_valid_cwd)]
 
 
 class ConfigError(Exception):
@@ -71,7 +110,7 @@ class _Strict(BaseModel):
 
 class _EnvironmentBase(_Strict):
     id: EnvironmentId
-    cwd: NonBlank
+    cwd: Cwd
     workspace_roots: list[str] = []
 
 
@@ -128,7 +167,7 @@ class ExecServerEnvironmentConfig(_RemoteEnvironmentBase):
     program: NonBlank | None = None
     args: list[str] = []
     env: dict[str, str] = {}
-    url: Annotated[str, StringConstraints(pattern=r"^wss?://\S+$")] | None = None
+    url: Annotated[str, AfterValidator(_valid_url)] | None = None
     host: NonBlank | None = None
     program_cwd: NonBlank | None = None  # where the program runs (locally); default: here
     initialize_timeout: Seconds = 10.0
@@ -159,8 +198,8 @@ class Config(_Strict):
     timezone: str | None = None
     profile: Literal["codex-0.171", "codex-0.150"] = DEFAULT_PROFILE.value
     include_environment_context: bool = True
-    theme: str | None = None  # the dashboard's theme; default envtui-dark
-    keymap: dict[str, str] = {}  # binding id -> keys, e.g. { pause = "space" }
+    theme: VisibleText | None = None  # the dashboard's theme; default envtui-dark
+    keymap: dict[VisibleText, VisibleText] = {}  # binding id -> keys, e.g. { pause = "space" }
     event_log_lines: Annotated[int, Field(ge=10, le=1_000_000)] = 10_000
     step_history: Annotated[int, Field(ge=1, le=100_000)] = 1_000
     environment_events: Annotated[int, Field(ge=1, le=10_000)] = 50  # each one's own history
@@ -217,19 +256,24 @@ def load_config(cli_path: str | None = None) -> Config:
     source = locate_config(cli_path)
     if source.path is None:
         return Config()
+    if source.reason == "the default location" and not source.path.is_file():
+        # found, not named: a FIFO or a device there must not block every command
+        raise ConfigError(str(source.path), "not a regular file")
     return read_config(source.path)
 
 
 def read_config(path: Path) -> Config:
     name = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text_bounded(path)
     except FileNotFoundError:
         raise ConfigError(name, "config file does not exist") from None
     except OSError as exc:
         raise ConfigError(name, f"cannot read: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:
         raise ConfigError(name, f"not UTF-8 (invalid byte at offset {exc.start})") from None
+    except TooLargeError as exc:
+        raise ConfigError(name, str(exc)) from None
     return parse_config(text, name)
 
 
@@ -238,8 +282,8 @@ _TOML_POSITION = re.compile(r"\(at line (\d+), column (\d+)\)")
 
 def parse_config(text: str, name: str = "<config>") -> Config:
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
+        data = load_toml(text)
+    except ValueError as exc:
         match = _TOML_POSITION.search(str(exc))
         message = _TOML_POSITION.sub("", str(exc)).strip()
         raise ConfigError(

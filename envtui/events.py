@@ -13,14 +13,15 @@ envtui does not know is kept whole as :class:`UnknownMessage`, and written back 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
+from envtui.limits import JsonInputError, LineTooLong, load_json
+from envtui.safe_text import dumps_json_line
 from envtui.validation import first_error
 
 if TYPE_CHECKING:
@@ -39,6 +40,26 @@ Severity = Literal["info", "warning", "error"]
 SourceState = Literal["up", "down", "restarting", "ended"]
 """A source's own state: producing events, stopped with a reason, being restarted, or done
 (a replay or a rollout read to its end)."""
+
+
+def aware_time(value: datetime) -> datetime:
+    """``value`` with a UTC offset: a time written without one is taken as UTC.
+
+    Every time envtui compares or subtracts must be aware, or a single naive one from a file
+    would make the comparison raise. A time that cannot be placed in UTC at all (year 1 at
+    +14:00) is refused with a ValueError.
+    """
+    if value.utcoffset() is None:
+        value = value.replace(tzinfo=UTC)
+    try:
+        value.astimezone(UTC)
+    except OverflowError:
+        raise ValueError(f"time out of range: {value.isoformat()}") from None
+    return value
+
+
+AwareTime = Annotated[datetime, AfterValidator(aware_time)]
+"""A time that is always aware (see :func:`aware_time`), whoever built the message."""
 
 
 class _Message(BaseModel):
@@ -79,7 +100,7 @@ class EnvironmentStatus(_Message):
     shell_path: str | None = None
     cwd: str | None = None
     error: str | None = None
-    next_retry_at: datetime | None = None
+    next_retry_at: AwareTime | None = None
     recorded_step: int | None = None
 
 
@@ -121,7 +142,7 @@ class SourceStatus(_Message):
     reason: str | None = None
     thread: str | None = None
     restarts: int = 0
-    next_retry_at: datetime | None = None
+    next_retry_at: AwareTime | None = None
 
 
 class StepTool(BaseModel):
@@ -204,7 +225,7 @@ class Event(BaseModel):
     model_config = ConfigDict(frozen=True)
     id: str
     msg: AnyMessage
-    at: datetime | None = None
+    at: AwareTime | None = None
 
 
 def thread_event(msg: _Message | UnknownMessage, *, at: datetime | None = None) -> Event:
@@ -239,6 +260,8 @@ def connection_states(
     This is the one fold of connection events: the live engine keeps the same dictionary
     up to date with :func:`connection_change`, the dashboard's store per row.
     """
+    if until is not None and until.utcoffset() is None:
+        until = until.replace(tzinfo=UTC)  # as every event time is: comparable, never a crash
     state: dict[str, ConnectionState] = {}
     for event in events:
         if until is not None and event.at is not None and event.at > until:
@@ -274,11 +297,16 @@ def message_to_json(msg: _Message | UnknownMessage) -> dict[str, Any]:
 
 
 def encode_event(event: Event) -> str:
-    """One compact JSON line (no newline): ``{"id":…,"msg":{…}}`` then ``"at"`` if set."""
+    """One compact JSON line (no newline): ``{"id":…,"msg":{…}}`` then ``"at"`` if set.
+
+    Characters a terminal would act on (C1 controls, bidi overrides, zero-width ones) and
+    lone surrogates are written as ``\\u`` escapes: the value is the same, and the line is
+    safe to print and always valid UTF-8.
+    """
     data: dict[str, Any] = {"id": event.id, "msg": message_to_json(event.msg)}
     if event.at is not None:
         data["at"] = event.at.isoformat()
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return dumps_json_line(data)
 
 
 def decode_message(raw: object) -> _Message | UnknownMessage:
@@ -303,9 +331,10 @@ def decode_message(raw: object) -> _Message | UnknownMessage:
 def decode_event(line: str) -> Event:
     """Parse one JSONL line; raises ValueError with a message that names the field."""
     try:
-        data = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"invalid JSON at column {exc.colno}: {exc.msg}") from None
+        data = load_json(line)
+    except JsonInputError as exc:
+        where = f" at column {exc.column}" if exc.column is not None else ""
+        raise ValueError(f"invalid JSON{where}: {exc.reason}") from None
     if not isinstance(data, dict):
         raise ValueError("expected a JSON object")
     event_id = data.get("id")
@@ -315,21 +344,38 @@ def decode_event(line: str) -> Event:
     at = data.get("at")
     if at is not None and not isinstance(at, str):
         raise ValueError("at: expected an ISO time string")
+    return Event(id=event_id, msg=msg, at=_decode_time(at) if at is not None else None)
+
+
+def _decode_time(text: str) -> datetime:
     try:
-        when = datetime.fromisoformat(at) if at is not None else None
+        when = datetime.fromisoformat(text)
     except ValueError:
-        raise ValueError(f"at: not an ISO time: {at!r}") from None
-    return Event(id=event_id, msg=msg, at=when)
+        raise ValueError(f"at: not an ISO time: {shorten(text)!r}") from None
+    try:
+        return aware_time(when)
+    except ValueError as exc:
+        raise ValueError(f"at: {exc}") from None
 
 
-def decode_lines(lines: Iterable[str]) -> Iterator[Event | DecodeError]:
-    """Events from JSONL lines; blank lines are skipped, bad ones yield :class:`DecodeError`."""
+def shorten(text: str, limit: int = 80) -> str:
+    """``text`` cut to ``limit`` characters (with ``…``), for quoting input in a message."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def decode_lines(lines: Iterable[str | LineTooLong]) -> Iterator[Event | DecodeError]:
+    """Events from JSONL lines; blank lines are skipped, bad ones yield :class:`DecodeError`.
+
+    A :class:`~envtui.limits.LineTooLong` (from :func:`~envtui.limits.bounded_lines`) is a
+    bad line too.
+    """
     for number, line in enumerate(lines, start=1):
+        if isinstance(line, LineTooLong):
+            yield DecodeError(line=number, message=str(line))
+            continue
         if not line.strip():
             continue
         try:
             yield decode_event(line)
         except ValueError as exc:
             yield DecodeError(line=number, message=str(exc))
-        except RecursionError:
-            yield DecodeError(line=number, message="nested too deeply")

@@ -35,7 +35,7 @@ from envtui.events import (
     WarningMessage,
     message_to_json,
 )
-from envtui.safe_text import for_terminal
+from envtui.safe_text import one_line
 
 DEFAULT_LOG_LINES = 10_000
 DEFAULT_STEPS = 1_000
@@ -191,7 +191,7 @@ def log_line(event: Event, zone: tzinfo | None = None) -> str:
     else:
         detail = ""
     kind = msg.type
-    return for_terminal(f'{when} id "{event.id}" {kind} {detail}'.rstrip()).replace("\n", " ")
+    return one_line(f'{when} id "{event.id}" {kind} {detail}'.rstrip())
 
 
 class Store:

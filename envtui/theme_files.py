@@ -8,13 +8,14 @@ so a broken file becomes a notice, and the core never pays for Textual.
 
 from __future__ import annotations
 
-import tomllib
+import stat
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
+from envtui.limits import load_toml, read_text_bounded
 from envtui.locations import theme_dir
 from envtui.validation import first_error
 
@@ -69,13 +70,21 @@ def user_theme_dir() -> Path:
     return theme_dir()
 
 
+def _read_toml(path: Path) -> dict[str, Any]:
+    """The TOML data of a regular file, bounded; ValueError says what is wrong with it."""
+    try:
+        if not stat.S_ISREG(path.stat().st_mode):  # a FIFO would block the dashboard's start
+            raise ValueError("not a regular file")
+        return load_toml(read_text_bounded(path))
+    except OSError as exc:
+        raise ValueError(f"cannot read: {exc.strerror or exc}") from None
+
+
 def load_theme_file(path: Path) -> ThemeFile:
     """Parse and validate one theme file; raise ValueError naming the file and the key."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ValueError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        data = _read_toml(path)
+    except ValueError as exc:  # the kind of file, TOML, UTF-8, size or nesting
         raise ValueError(f"{path}: {exc}") from None
     try:
         theme = ThemeFile.model_validate(data)

@@ -15,8 +15,12 @@ from typing import Annotated, Any
 
 from pydantic import Field, ValidationError
 
-Seconds = Annotated[float, Field(gt=0)]
-"""A duration in seconds that must be positive (timeouts, intervals)."""
+MAX_SECONDS = 86_400.0
+"""The longest timeout, interval or backoff a file may ask for: one day. Every wait in envtui
+has a bound, and a timestamp computed from it must stay in range."""
+
+Seconds = Annotated[float, Field(gt=0, le=MAX_SECONDS, allow_inf_nan=False)]
+"""A duration in seconds: positive, finite, at most :data:`MAX_SECONDS`."""
 
 
 def key_path(loc: Iterable[Any]) -> str:

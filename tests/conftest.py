@@ -34,3 +34,10 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
     kwargs = {name: pyfuncitem.funcargs[name] for name in pyfuncitem._fixtureinfo.argnames}
     asyncio.run(pyfuncitem.obj(**kwargs))
     return True
+
+
+def pytest_make_parametrize_id(config: pytest.Config, val: object, argname: str) -> str | None:
+    """Long inputs (a document nested 100,000 deep) get a short test id, not the whole text."""
+    if isinstance(val, str) and len(val) > 80:
+        return f"{val[:40]}...({len(val)} characters)"
+    return None

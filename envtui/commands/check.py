@@ -12,11 +12,14 @@ from typing import TYPE_CHECKING
 from envtui.commands.common import (
     add_codex_environments_argument,
     add_config_argument,
+    end_leftover_processes,
     engine_for,
-    fail,
     number,
 )
+from envtui.commands.output import error_line, fail
+from envtui.limits import read_text_bounded
 from envtui.profiles import Profile
+from envtui.stopping import run_bounded, stop_on_signals
 
 if TYPE_CHECKING:
     from envtui.events import Event
@@ -105,8 +108,10 @@ def _events(path: str) -> tuple[list[Event], list[str]] | int:
     from envtui.events import DecodeError, Event, decode_lines
 
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        text = read_text_bounded(path)
+    except OSError as exc:
+        return fail(COMMAND, f"{path}: cannot read: {exc.strerror or exc}")
+    except ValueError as exc:  # not UTF-8, or too large
         return fail(COMMAND, f"{path}: cannot read: {exc}")
     decoded = list(decode_lines(text.splitlines()))
     events = [e for e in decoded if isinstance(e, Event)]
@@ -197,8 +202,25 @@ def _check_engine(args: argparse.Namespace) -> CheckReport | int:
     if isinstance(tools, int):
         return tools
     profile = Profile(args.profile) if args.profile else config.codex_profile
-    return asyncio.run(
-        check_engine_steps(
-            engine, steps=args.steps, interval=args.interval, profile=profile, tools=tools
-        )
-    )
+
+    async def steps() -> CheckReport | None:
+        stop = asyncio.Event()
+        with stop_on_signals(stop):
+            report = await check_engine_steps(
+                engine,
+                steps=args.steps,
+                interval=args.interval,
+                profile=profile,
+                tools=tools,
+                stop=stop,
+            )
+        return None if stop.is_set() else report
+
+    try:
+        report = run_bounded(steps())
+    finally:
+        end_leftover_processes()
+    if report is None:
+        error_line(f"envtui {COMMAND}: interrupted before the last step")
+        return 1
+    return report

@@ -13,6 +13,7 @@ import sys
 import tempfile
 from typing import IO, Any
 
+from envtui.commands.output import error_line
 from envtui.safe_text import dumps_json_line, for_terminal
 from envtui.steps.check import CheckReport, StepReport
 from envtui.steps.model import Finding
@@ -80,8 +81,8 @@ class ReportWriter:
             self.out.write("]," + dumps_json_line(tail)[1:] + "\n")
             return
         for note in notes:
-            print(for_terminal(f"note: {note}"), file=sys.stderr)
-        print(f"{self.findings} finding(s) in {self.steps} step(s)", file=sys.stderr)
+            error_line(f"note: {note}")
+        error_line(f"{self.findings} finding(s) in {self.steps} step(s)")
 
     def report(self, report: CheckReport) -> None:
         """A report made whole (the engine's steps): written the same way."""

@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from envtui.codex_binary import locate_codex
-from envtui.commands.common import fail, number
+from envtui.commands.common import number
+from envtui.commands.output import fail
 
 if TYPE_CHECKING:  # the client (and asyncssh) loads only when the command runs
     from envtui.environments.app_server import CodexOptions
@@ -60,7 +61,10 @@ def codex_options(command: str, args: argparse.Namespace, codex: str | None) -> 
         if found.path is None:
             return fail(command, found.problem or "codex not found")
         program = str(found.path)
-    home = Path(args.codex_home).expanduser() if args.codex_home else None
+    try:
+        home = Path(args.codex_home).expanduser() if args.codex_home else None
+    except RuntimeError:  # ``~name`` of a user this machine does not have
+        return fail(command, f"--codex-home {args.codex_home}: no such user")
     if home is not None and not args.ssh and not home.is_dir():
         return fail(command, f"--codex-home {home}: no such directory")
     return CodexOptions(

@@ -1,16 +1,18 @@
-"""What the headless commands share: loading the config and reporting errors in one line."""
+"""What the headless commands share: their arguments, and loading the config.
+
+Output and one-line errors are :mod:`envtui.commands.output`, which stays light.
+"""
 
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from envtui.commands.output import fail
 from envtui.config import AnyEnvironmentConfig, Config, ConfigError, load_config
 from envtui.events import EventSink
-from envtui.safe_text import for_terminal
 
 if TYPE_CHECKING:
     from envtui.sources.engine import Engine
@@ -46,11 +48,6 @@ def environments_from(
         return list(codex_environment_configs(Path(args.codex_environments)))
     except ConfigError as exc:
         return fail(command, str(exc))
-
-
-def fail(command: str, message: str) -> int:
-    print(for_terminal(f"envtui {command}: error: {message}"), file=sys.stderr)
-    return 2
 
 
 def load(command: str, args: argparse.Namespace) -> Config | int:
@@ -104,3 +101,10 @@ def number(
 
     parse.__name__ = kind.__name__  # argparse names the type in some messages
     return parse
+
+
+def end_leftover_processes() -> None:
+    """End every process the command started that is still running (the last clean-up step)."""
+    from envtui.environments.processes import end_all_started
+
+    end_all_started()

@@ -17,12 +17,13 @@ from pathlib import Path
 from envtui.commands.common import (
     add_codex_environments_argument,
     add_config_argument,
+    end_leftover_processes,
     environments_from,
-    fail,
     load,
     number,
 )
 from envtui.commands.metrics_options import add_metrics_arguments, metrics_for
+from envtui.commands.output import fail
 from envtui.config import Config
 from envtui.events import EventSink, Source
 from envtui.locations import export_dir
@@ -143,17 +144,27 @@ def _codex(args: argparse.Namespace, config: Config) -> Source | int:
     return source
 
 
+def _file_problem(path: Path) -> str | None:
+    """Why ``path`` cannot be replayed or followed: missing, or not a regular file (a FIFO
+    or a device would be read for ever)."""
+    if not path.exists():
+        return "no such file"
+    return None if path.is_file() else "not a regular file"
+
+
 def _replay(args: argparse.Namespace, config: Config) -> Source | int:
-    if not Path(args.file).is_file():
-        return fail(args.mode, f"{args.file}: no such file")
+    problem = _file_problem(Path(args.file))
+    if problem is not None:
+        return fail(args.mode, f"{args.file}: {problem}")
     from envtui.sources.replay import replay
 
     return functools.partial(replay, Path(args.file), speed=args.speed)
 
 
 def _rollout(args: argparse.Namespace, config: Config) -> Source | int:
-    if not Path(args.file).is_file():
-        return fail(args.mode, f"{args.file}: no such file")
+    problem = _file_problem(Path(args.file))
+    if problem is not None:
+        return fail(args.mode, f"{args.file}: {problem}")
     from envtui.sources.rollout_follow import follow_rollout
 
     return functools.partial(follow_rollout, Path(args.file), follow=args.follow)
@@ -172,13 +183,11 @@ SOURCE_BUILDERS: dict[str, SourceBuilder] = {
 def record_problem(path: Path, *, append: bool, force: bool) -> str | None:
     """Why ``--record path`` cannot be used as given, checked before the screen opens.
 
-    A recording is evidence: an existing file is never replaced by accident.
+    A recording is evidence: an existing file is never replaced by accident. (A device such
+    as ``/dev/null`` is no file to lose; where the folder is missing or the path cannot be
+    written, :func:`~envtui.sources.recording.check_record_path` says so next.)
     """
-    if path.is_dir():
-        return f"--record {path}: is a directory"
-    if not path.parent.is_dir():
-        return f"--record {path}: the folder {path.parent} does not exist"
-    if path.exists() and not (append or force):
+    if path.is_file() and not (append or force):
         return f"--record {path}: the file exists; --append adds to it, --force replaces it"
     return None
 
@@ -206,8 +215,11 @@ def run(args: argparse.Namespace) -> int:
         problem = record_problem(Path(args.record), append=args.append, force=args.force)
         if problem is not None:
             return fail(command, problem)
-        from envtui.sources.recording import recorded
+        from envtui.sources.recording import check_record_path, recorded
 
+        unwritable = check_record_path(Path(args.record))
+        if unwritable is not None:
+            return fail(command, f"--record {unwritable}")
         source = recorded(source, Path(args.record), append=args.append)
     served = metrics_for(command, args) if command in ("watch", "codex") else None
     if isinstance(served, int):
@@ -239,5 +251,8 @@ def _run_app(args: argparse.Namespace, config: Config, source: Source) -> int:
         zone=UTC if args.utc else None,
         export_dir=Path(args.export_dir) if args.export_dir else export_dir(),
     )
-    EnvTuiApp(source, options).run()
+    try:
+        EnvTuiApp(source, options).run()
+    finally:
+        end_leftover_processes()
     return 0

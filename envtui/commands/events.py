@@ -1,27 +1,31 @@
 """``envtui events``: run the configured environments and write their events as JSONL.
 
-It runs until ``--duration`` ends or Ctrl+C (SIGINT) or SIGTERM; either way the shutdown is
-clean: every connection and child process is closed before it exits.
+It runs until ``--duration`` ends, Ctrl+C (SIGINT), SIGTERM or SIGHUP; either way the
+shutdown is clean and bounded: every connection and child process is closed before it
+exits. A failed write (a full disk) ends it too, with exit 1 and the reason.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
-import sys
-from typing import IO, TYPE_CHECKING
+from typing import TYPE_CHECKING
 
 from envtui.commands.common import (
     add_codex_environments_argument,
     add_config_argument,
+    end_leftover_processes,
     engine_for,
-    fail,
     number,
 )
 from envtui.commands.metrics_options import add_metrics_arguments, metrics_for
+from envtui.commands.output import error_line, fail
 from envtui.events import Event, EventSink, encode_event
-from envtui.stopping import stop_on_signals, wait_for_stop
+from envtui.sources.line_writer import LineWriter
+from envtui.stopping import CLEANUP_GRACE, run_bounded, stop_on_signals, wait_for_stop, within
+
+CLOSE_TIMEOUT = 2.0
+"""Seconds the events still queued get to reach the output at the end."""
 
 if TYPE_CHECKING:  # the runtime (and asyncssh) loads only when the command runs
     from envtui.sources.engine import Engine
@@ -61,28 +65,20 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.set_defaults(handler=run)
 
 
-class _LineWriter:
-    """Writes each event as it comes, so a reader following the stream sees it at once."""
-
-    def __init__(self, stream: IO[bytes]) -> None:
-        self._stream = stream
-
-    def __call__(self, event: Event) -> None:
-        self._stream.write((encode_event(event) + "\n").encode("utf-8"))
-        self._stream.flush()
-
-
-async def stream_events(engine: Engine, duration: float | None) -> None:
+async def stream_events(engine: Engine, duration: float | None, writer: LineWriter) -> None:
+    """Run until ``duration`` ends, a signal, or the output fails; then close, bounded."""
     stop = asyncio.Event()
-    with stop_on_signals(stop):
-        engine.start()
-        try:
+    loop = asyncio.get_running_loop()
+    writer.on_failure = lambda _reason: loop.call_soon_threadsafe(stop.set)
+    try:
+        with stop_on_signals(stop):
+            engine.start()
             if duration is None:
                 await stop.wait()
             else:
                 await wait_for_stop(stop, duration)
-        finally:
-            await engine.aclose()
+    finally:  # outside the handlers: a second signal while closing ends the process at once
+        await within(CLEANUP_GRACE, engine.aclose())
 
 
 def run(args: argparse.Namespace) -> int:
@@ -107,30 +103,55 @@ def run(args: argparse.Namespace) -> int:
 def _run_engine(
     args: argparse.Namespace, engine: Engine, forward: _Forward, state: MetricsState | None
 ) -> int:
-    try:
-        out: IO[bytes] = open(args.out, "wb") if args.out else sys.stdout.buffer  # noqa: SIM115
-    except OSError as exc:
-        return fail(COMMAND, f"{args.out}: cannot write: {exc.strerror or exc}")
-    writer: EventSink = _LineWriter(out)
-    forward.target = writer if state is None else _tee(writer, state.event)
+    writer = _open(args.out)
+    if isinstance(writer, int):
+        return writer
+    forward.target = _writing(writer, state)
     if state is not None:
         state.source_up("engine", True)
     try:
-        asyncio.run(stream_events(engine, args.duration))
+        run_bounded(stream_events(engine, args.duration, writer))
     finally:
+        end_leftover_processes()
         if state is not None:
             state.source_up("engine", False)
-        if out is not sys.stdout.buffer:
-            out.close()
-    return 0
+    return _finish(writer)
 
 
-def _tee(first: EventSink, second: EventSink) -> EventSink:
-    def both(event: Event) -> None:
-        first(event)
-        second(event)
+def _writing(writer: LineWriter, state: MetricsState | None) -> EventSink:
+    """Each event as a line of the output, and into the metrics when they are served."""
 
-    return both
+    def write(event: Event) -> None:
+        writer.write(encode_event(event))
+        if state is not None:
+            state.event(event)
+
+    return write
+
+
+def _open(path: str | None) -> LineWriter | int:
+    """The output (``--out`` or standard output), or the exit code after an error (2 for a
+    path that cannot be written, 1 for a standard output that is closed, like every other
+    command)."""
+    try:
+        return LineWriter.open(path) if path else LineWriter.stdout()
+    except OSError as exc:
+        if path:  # a path that cannot be written: bad input
+            return fail(COMMAND, f"{path}: cannot write: {exc.strerror or exc}")
+        error_line(f"envtui {COMMAND}: error: standard output: cannot write: {exc.strerror}")
+        return 1
+
+
+def _finish(writer: LineWriter, code: int = 0) -> int:
+    """Close the output: ``code``, or 1 with the reason when the events could not be written."""
+    complete = writer.close(CLOSE_TIMEOUT)
+    if writer.failure is not None:
+        error_line(f"envtui {COMMAND}: error: {writer.failure}")
+        return 1
+    if not complete:
+        error_line(f"envtui {COMMAND}: error: {writer.name}: the output is blocked; stopped")
+        return 1
+    return code
 
 
 class _Forward:
@@ -153,37 +174,42 @@ def _run_codex(args: argparse.Namespace, state: MetricsState | None) -> int:
     options = codex_options(COMMAND, args, args.codex or None)
     if isinstance(options, int):
         return options
-    try:
-        out: IO[bytes] = open(args.out, "wb") if args.out else sys.stdout.buffer  # noqa: SIM115
-    except OSError as exc:
-        return fail(COMMAND, f"{args.out}: cannot write: {exc.strerror or exc}")
-    writer: EventSink = _LineWriter(out)
-    source = CodexSource(options, writer if state is None else _tee(writer, state.event))
+    writer = _open(args.out)
+    if isinstance(writer, int):
+        return writer
+    source = CodexSource(options, _writing(writer, state))
     if state is not None:
         state.source_up("codex", True)
     try:
-        died = asyncio.run(_attach(source, args.duration))
+        died = run_bounded(_attach(source, args.duration, writer))
     except CodexError as exc:
-        print(f"envtui {COMMAND}: {exc}", file=sys.stderr)
-        return 1
+        error_line(f"envtui {COMMAND}: {exc}")
+        return _finish(writer, 1)
     finally:
+        end_leftover_processes()
         if state is not None:
             state.source_up("codex", False)
-        if out is not sys.stdout.buffer:
-            out.close()
-    return 1 if died else 0
+    if died:
+        error_line(f"envtui {COMMAND}: {source.death}")
+    return _finish(writer, 1 if died else 0)
 
 
-async def _attach(source: object, duration: float | None) -> bool:
-    """Run until the duration ends or a signal; True when the app-server died on its own."""
+async def _attach(source: object, duration: float | None, writer: LineWriter) -> bool:
+    """Run until the duration ends, a signal, or the output fails; True when the app-server
+    died on its own."""
     from envtui.sources.codex_attach import CodexSource
 
     assert isinstance(source, CodexSource)
     stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    writer.on_failure = lambda _reason: loop.call_soon_threadsafe(stop.set)
     with stop_on_signals(stop):
         task = asyncio.ensure_future(source.run(stop))
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(asyncio.shield(task), timeout=duration)
+        await asyncio.wait({task}, timeout=duration)
         stop.set()
-        await task
+    # outside the handlers: the source closes the app-server, bounded; a second signal now
+    # ends the process at once
+    done, _ = await asyncio.wait({task}, timeout=CLEANUP_GRACE)
+    if task in done:
+        task.result()  # a CodexError when the app-server could not start
     return source.died

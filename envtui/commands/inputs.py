@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
-import json
 import sys
-from pathlib import Path
 from typing import Any
+
+from envtui.limits import (
+    MAX_INPUT_FILE,
+    JsonInputError,
+    TooLargeError,
+    load_json,
+    read_bounded,
+    read_file_bounded,
+)
 
 STDIN = "-"
 
@@ -24,28 +31,27 @@ def display_name(path: str) -> str:
     return "<stdin>" if path == STDIN else path
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
 def read_json(path: str) -> Any:
-    """Parse the JSON file at ``path`` (``-`` for standard input) or raise :class:`InputError`."""
+    """Parse the JSON file at ``path`` (``-`` for standard input) or raise :class:`InputError`.
+
+    At most :data:`~envtui.limits.MAX_INPUT_FILE` bytes are read, so ``/dev/zero`` or an
+    endless pipe is an error, not a process that eats all memory.
+    """
     source = display_name(path)
     try:
-        data = sys.stdin.buffer.read() if path == STDIN else Path(path).read_bytes()
+        if path == STDIN:
+            data = read_bounded(sys.stdin.buffer, MAX_INPUT_FILE, "the input is")
+        else:
+            data = read_file_bounded(path)
     except OSError as exc:
         raise InputError(source, f"cannot read: {exc.strerror or exc}") from None
+    except TooLargeError as exc:
+        raise InputError(source, str(exc)) from None
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputError(source, f"not UTF-8 (invalid byte at offset {exc.start})") from None
     try:
-        return json.loads(text, parse_constant=_reject_constant)
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            source, f"line {exc.lineno}, column {exc.colno}: invalid JSON: {exc.msg}"
-        ) from None
-    except ValueError as exc:  # NaN and Infinity, which Python's json would accept
-        raise InputError(source, f"invalid JSON: {exc}") from None
-    except RecursionError:
-        raise InputError(source, "invalid JSON: nested too deeply") from None
+        return load_json(text)
+    except JsonInputError as exc:
+        raise InputError(source, exc.describe()) from None

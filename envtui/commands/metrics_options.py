@@ -12,7 +12,7 @@ import argparse
 import re
 from typing import TYPE_CHECKING
 
-from envtui.commands.common import fail
+from envtui.commands.output import fail
 
 if TYPE_CHECKING:
     from envtui.sources.metrics_server import MetricsServer

@@ -8,11 +8,11 @@ it prints the block, the section snapshot and the world-state merge patch on one
 from __future__ import annotations
 
 import argparse
-import sys
 from dataclasses import dataclass
 from typing import Any, Final
 
 from envtui.commands.inputs import InputError, display_name, read_json
+from envtui.commands.output import fail, write_output
 from envtui.context import SECTION_ID
 from envtui.context.diff import render_diff
 from envtui.context.documents import (
@@ -25,7 +25,7 @@ from envtui.context.model import EnvironmentsState
 from envtui.context.patch import JSON, remove_null_object_fields, world_merge_patch
 from envtui.context.render import render_full
 from envtui.context.snapshot import restore_snapshot, snapshot
-from envtui.safe_text import dumps_json_line, for_terminal
+from envtui.safe_text import dumps_json_line
 
 COMMAND: Final = "render"
 
@@ -139,17 +139,10 @@ def run(args: argparse.Namespace) -> int:
 
 def _write(result: RenderResult, *, as_json: bool) -> None:
     if as_json:
-        output = dumps_json_line(result.as_json()) + "\n"
-    elif result.text is None:
-        return
-    else:
-        output = result.text + "\n"
-        if sys.stdout.isatty():
-            output = for_terminal(output)
-    sys.stdout.buffer.write(output.encode("utf-8", errors="surrogatepass"))
-    sys.stdout.buffer.flush()
+        write_output(dumps_json_line(result.as_json()) + "\n")
+    elif result.text is not None:
+        write_output(result.text + "\n")
 
 
 def _fail(source: str, message: str) -> int:
-    print(for_terminal(f"envtui {COMMAND}: error: {source}: {message}"), file=sys.stderr)
-    return 2
+    return fail(COMMAND, f"{source}: {message}")

@@ -17,7 +17,7 @@ import sys
 from collections.abc import Sequence
 
 from envtui.commands import dashboard
-from envtui.commands.common import fail
+from envtui.commands.output import fail
 from envtui.safe_text import for_terminal
 
 WILDCARD_HOSTS = frozenset({"0.0.0.0", "::", ""})

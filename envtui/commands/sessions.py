@@ -16,8 +16,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from envtui.commands.common import add_config_argument, fail, load, number
+from envtui.commands.common import add_config_argument, load, number
 from envtui.commands.metrics_options import add_metrics_arguments, duration, metrics_for
+from envtui.commands.output import fail
 from envtui.locations import export_dir
 from envtui.stopping import stop_on_signals
 

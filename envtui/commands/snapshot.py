@@ -8,17 +8,19 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import sys
 from typing import TYPE_CHECKING, Any
 
 from envtui.commands.common import (
     add_codex_environments_argument,
     add_config_argument,
+    end_leftover_processes,
     engine_for,
     number,
 )
-from envtui.safe_text import dumps_json_line, for_terminal
+from envtui.commands.output import error_line, write_output
+from envtui.safe_text import dumps_json_line
 from envtui.steps.selection import LIVE_STATE, SelectionSnapshot, SnapshotEntry
+from envtui.stopping import CLEANUP_GRACE, run_bounded, stop_on_signals, within
 
 if TYPE_CHECKING:  # the runtime (and asyncssh) loads only when the command runs
     from envtui.sources.engine import Engine
@@ -61,12 +63,23 @@ def entry_json(entry: SnapshotEntry, primary: str | None) -> dict[str, Any]:
     }
 
 
-async def take_snapshot(engine: Engine, timeout: float) -> SelectionSnapshot:
-    engine.start()
+async def take_snapshot(engine: Engine, timeout: float) -> SelectionSnapshot | None:
+    """The snapshot once every environment resolved (or ``timeout`` passed); None when a
+    signal (Ctrl+C, SIGTERM, SIGHUP) came first. Either way everything is closed, bounded."""
+    stop = asyncio.Event()
     try:
-        return await engine.snapshot(timeout)
+        with stop_on_signals(stop):
+            engine.start()
+            taken = asyncio.ensure_future(engine.snapshot(timeout))
+            stopped = asyncio.ensure_future(stop.wait())
+            await asyncio.wait({taken, stopped}, return_when=asyncio.FIRST_COMPLETED)
+            stopped.cancel()
+            if not taken.done():
+                taken.cancel()
+                return None
+            return taken.result()
     finally:
-        await engine.aclose()
+        await within(CLEANUP_GRACE, engine.aclose())
 
 
 def run(args: argparse.Namespace) -> int:
@@ -76,17 +89,22 @@ def run(args: argparse.Namespace) -> int:
     if isinstance(built, int):
         return built
     _, engine = built
-    snapshot = asyncio.run(take_snapshot(engine, args.timeout))
+    try:
+        snapshot = run_bounded(take_snapshot(engine, args.timeout))
+    finally:
+        end_leftover_processes()
+    if snapshot is None:
+        error_line(f"envtui {COMMAND}: interrupted before the environments resolved")
+        return 1
     primary_entry = snapshot.primary()
     primary = primary_entry.environment_id if primary_entry else None
     rows = [entry_json(entry, primary) for entry in snapshot.entries]
     section = engine.section(snapshot)
     context = render_full(section) if section is not None else None
     if args.json:
-        sys.stdout.write(dumps_json_line({"environments": rows, "context": context}) + "\n")
+        write_output(dumps_json_line({"environments": rows, "context": context}) + "\n")
         return 0
-    text = format_table(rows) + ("\n\n" + context if context is not None else "") + "\n"
-    sys.stdout.write(for_terminal(text) if sys.stdout.isatty() else text)
+    write_output(format_table(rows) + ("\n\n" + context if context is not None else "") + "\n")
     return 0
 
 

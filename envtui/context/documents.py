@@ -15,7 +15,7 @@ say which field of which file is wrong in one line.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -163,14 +163,16 @@ def parse_state_document(document: object) -> EnvironmentsState:
 
 def _convert(doc: _StateDoc) -> EnvironmentsState:
     environments = {
-        env.id: EnvironmentState(
-            cwd=path_text(env.cwd),
+        env.id: _model(
+            f"environments[{index}]",
+            EnvironmentState,
+            cwd=_path(f"environments[{index}].cwd", env.cwd),
             status=env.status,
             shell=env.shell,
             is_primary=env.primary,
             error=env.error,
         )
-        for env in doc.environments
+        for index, env in enumerate(doc.environments)
     }
     network = None
     if doc.network is not None:
@@ -190,6 +192,9 @@ def _convert(doc: _StateDoc) -> EnvironmentsState:
     )
 
 
+_ENTRIES = "filesystem.permission_profile.file_system.entries"
+
+
 def _convert_filesystem(doc: _FileSystemDoc) -> FileSystemContext:
     profile_doc = doc.permission_profile
     profile: DisabledProfile | ExternalProfile | ManagedProfile
@@ -200,22 +205,51 @@ def _convert_filesystem(doc: _FileSystemDoc) -> FileSystemContext:
     else:
         restricted = profile_doc.file_system
         entries = tuple(
-            FileSystemEntry(
+            _model(
+                f"{_ENTRIES}[{index}]",
+                FileSystemEntry,
                 access=entry.access,
-                path=None if entry.path is None else path_text(entry.path),
+                path=None if entry.path is None else _path(f"{_ENTRIES}[{index}].path", entry.path),
                 glob=entry.glob,
                 special=entry.special,
                 missing_path_behavior=entry.missing_path_behavior,
             )
-            for entry in restricted.entries
+            for index, entry in enumerate(restricted.entries)
         )
         profile = ManagedProfile(
             file_system=RestrictedFileSystem(
                 glob_scan_max_depth=restricted.glob_scan_max_depth, entries=entries
             )
         )
-    roots = tuple(path_text(root) for root in doc.workspace_roots)
+    roots = tuple(
+        _path(f"filesystem.workspace_roots[{index}]", root)
+        for index, root in enumerate(doc.workspace_roots)
+    )
     return FileSystemContext(workspace_roots=roots, permission_profile=profile)
+
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+
+def _model(where: str, cls: type[ModelT], **values: Any) -> ModelT:
+    """``cls(**values)``; a combination the model refuses is a :class:`DocumentError` there.
+
+    The document's own checks come first; this keeps a rule of the model that a document
+    check does not repeat (an ``error`` on an environment that did not fail, an entry with
+    two targets) an error of the input, never a crash.
+    """
+    try:
+        return cls(**values)
+    except ValidationError as exc:
+        raise DocumentError(where, first_error(exc).message) from None
+
+
+def _path(where: str, value: str) -> str:
+    """Native path text for ``value``; a ``file://`` URI that cannot be parsed is an error."""
+    try:
+        return path_text(value)
+    except ValueError as exc:
+        raise DocumentError(where, str(exc)) from None
 
 
 _UNION_TAGS = frozenset({"managed", "disabled", "external", "restricted", "unrestricted"})

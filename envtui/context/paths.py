@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import base64
 import re
-from urllib.parse import unquote_to_bytes, urlsplit
+from urllib.parse import SplitResult, unquote_to_bytes, urlsplit
 
 BAD_PATH_PREFIX = "file:///%00/bad/path/"
 """Codex's prefix for paths that are not valid UTF-8 or contain NUL (base64url payload)."""
@@ -33,6 +33,14 @@ def path_text(value: str) -> str:
     return value
 
 
+def _split(uri: str) -> SplitResult:
+    """``urlsplit``, with its refusal (an unclosed ``[`` in the host) as one ValueError."""
+    try:
+        return urlsplit(uri)
+    except ValueError as exc:
+        raise ValueError(f"not a valid file URI: {exc}") from None
+
+
 def _is_drive(segment: str) -> bool:
     """``C:``: one ASCII letter and a colon."""
     return len(segment) == 2 and segment[0].isascii() and segment[0].isalpha() and segment[1] == ":"
@@ -50,7 +58,7 @@ def normalize_file_uri(uri: str) -> str:
     """
     if uri.startswith(BAD_PATH_PREFIX):
         return uri
-    parts = urlsplit(uri)
+    parts = _split(uri)
     host = parts.netloc.lower()
     if host == "localhost":
         host = ""
@@ -84,7 +92,7 @@ def native(uri: str) -> str:
     raw = _opaque_fallback_bytes(uri)
     if raw is not None:
         return _render_opaque(raw) or uri
-    parts = urlsplit(uri)
+    parts = _split(uri)
     host = parts.netloc.lower()
     if host == "localhost":
         host = ""

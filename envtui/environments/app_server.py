@@ -13,12 +13,16 @@ resumes a thread, and turns what it hears into envtui's events:
   pending ones) gives the shell; the thread's environment list gives selection order and cwd.
 
 Live statuses go through the same :class:`~envtui.steps.board.StatusBoard` as envtui's own
-environment manager. Unknown notifications are kept whole as events, never fatal.
+environment manager; an environment whose status has not been answered yet is unknown, so
+nothing after it in selection order is called primary before it is. Unknown notifications
+are kept whole as events, never fatal; a malformed notification, result or status answer is
+logged (a warning event) with what was wrong, and skipped.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,11 +30,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import psutil
-
 from envtui import __version__
 from envtui.context.local_time import system_clock
-from envtui.environments import processes
 from envtui.environments.channels import ProcessChannel, SshProcessChannel
 from envtui.environments.jsonrpc import ChannelClosedError, JsonRpcClient, MessageChannel, RpcError
 from envtui.environments.ssh import SshSettings
@@ -43,6 +44,7 @@ from envtui.events import (
     EventSink,
     LiveState,
     UnknownMessage,
+    WarningMessage,
     thread_event,
 )
 from envtui.steps.board import StatusBoard
@@ -84,19 +86,43 @@ class CodexOptions:
 
 
 def emitted_at(notification: dict[str, Any]) -> datetime | None:
-    """A notification's ``emittedAtMs`` as an aware time, if it has one."""
+    """A notification's ``emittedAtMs`` as an aware time; None without one or out of range."""
     ms = notification.get("emittedAtMs")
-    return datetime.fromtimestamp(ms / 1000, UTC) if isinstance(ms, int | float) else None
+    if not isinstance(ms, int | float) or isinstance(ms, bool):
+        return None
+    try:
+        return datetime.fromtimestamp(ms / 1000, UTC)
+    except (OverflowError, OSError, ValueError):  # 1e300, NaN: no time at all
+        return None
 
 
 @dataclass
 class _Environment:
-    """What the app-server has said about one environment so far."""
+    """What the app-server has said about one environment so far (``state`` None: nothing)."""
 
     cwd: str | None = None
-    state: LiveState = "starting"
+    state: LiveState | None = None
     error: str | None = None
     shell: tuple[str | None, str | None] | None = None
+
+
+MAX_EARLY_NOTIFICATIONS = 1000
+"""Notifications kept while the thread is starting (more are dropped: a flood)."""
+MAX_REPORTED_PROBLEMS = 10
+"""Malformed messages reported one by one; after that, every hundredth, with the count."""
+
+
+def thread_of(result: object) -> dict[str, Any]:
+    """The ``thread`` of a ``thread/start`` or ``thread/resume`` result; ValueError if absent."""
+    thread = result.get("thread") if isinstance(result, dict) else None
+    if not isinstance(thread, dict) or not isinstance(thread.get("id"), str):
+        raise ValueError(f"expected a thread with an id, got {_preview(result)}")
+    return thread
+
+
+def _preview(value: object) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= 120 else text[:119] + "…"
 
 
 class AppServerClient:
@@ -118,8 +144,10 @@ class AppServerClient:
         self.connection_events: deque[Event] = deque(maxlen=CONNECTION_EVENTS)
         self.app_server_pid: int | None = None
         self.channel: MessageChannel | None = None
-        self._seen: set[psutil.Process] = set()
         self._rpc: JsonRpcClient | None = None
+        self.problems = 0
+        self._early: list[dict[str, Any]] | None = []
+        """Notifications heard before the thread was known; taken once it is."""
 
     # --- starting ----------------------------------------------------------------------------
 
@@ -129,20 +157,32 @@ class AppServerClient:
             self.channel = await self._open()
         except Exception as exc:
             raise CodexError(f"cannot start {self.options.codex} app-server: {exc}") from exc
-        rpc = self._rpc = JsonRpcClient(self.channel, self._on_notification, peer=ROLE)
+        rpc = self._rpc = JsonRpcClient(
+            self.channel, self._on_notification, peer=ROLE, on_problem=self.problem
+        )
         rpc.start()
         try:
-            thread = await self._handshake(rpc)
-        except (RpcError, ChannelClosedError, TimeoutError, KeyError, TypeError) as exc:
+            thread = thread_of(await self._handshake(rpc))
+        except (RpcError, ChannelClosedError, TimeoutError, ValueError) as exc:
             raise CodexError(f"codex app-server did not start a thread: {exc}") from exc
-        self.thread_id = thread.get("id")
-        for entry in thread.get("environments") or []:
-            env_id = entry.get("environmentId")
-            if isinstance(env_id, str):
-                cwd = entry.get("cwd")
-                self._environments[env_id] = _Environment(cwd if isinstance(cwd, str) else None)
-        self.board.set_order(self._environments)
+        self.thread_id = thread["id"]
+        self._take_environments(thread.get("environments"))
+        early, self._early = self._early or [], None
+        for message in early:  # a connection heard while the thread was starting
+            self._on_notification(message)
         return rpc
+
+    def _take_environments(self, entries: object) -> None:
+        """The thread's environments, in selection order; entries of the wrong shape are noted."""
+        for entry in entries if isinstance(entries, list) else []:
+            env_id = entry.get("environmentId") if isinstance(entry, dict) else None
+            if not isinstance(env_id, str):
+                self.problem(f"{ROLE}: a thread environment without an id: {_preview(entry)}")
+                continue
+            cwd = entry.get("cwd")
+            environment = self._environments.setdefault(env_id, _Environment())
+            environment.cwd = cwd if isinstance(cwd, str) else None
+        self.board.set_order(self._environments)
 
     async def _open(self) -> MessageChannel:
         args = ["app-server"] + [
@@ -157,7 +197,8 @@ class AppServerClient:
             self.options.ssh, self.options.codex, args, env, role=ROLE
         )
 
-    async def _handshake(self, rpc: JsonRpcClient) -> dict[str, Any]:
+    async def _handshake(self, rpc: JsonRpcClient) -> object:
+        """Initialize, then start or resume the thread; the thread request's raw result."""
         client = {"name": "envtui", "title": None, "version": __version__}
         await rpc.request(
             "initialize",
@@ -166,14 +207,11 @@ class AppServerClient:
         )
         await rpc.notify("initialized")
         if self.options.thread:
-            result = await rpc.request(
+            return await rpc.request(
                 "thread/resume", {"threadId": self.options.thread}, timeout=REQUEST_TIMEOUT
             )
-        else:
-            params = {"cwd": self.options.cwd} if self.options.cwd else {}
-            result = await rpc.request("thread/start", params, timeout=REQUEST_TIMEOUT)
-        thread: dict[str, Any] = result["thread"]
-        return thread
+        params = {"cwd": self.options.cwd} if self.options.cwd else {}
+        return await rpc.request("thread/start", params, timeout=REQUEST_TIMEOUT)
 
     async def send_prompt(self, rpc: JsonRpcClient, text: str) -> None:
         """Start one user turn on the thread."""
@@ -185,9 +223,9 @@ class AppServerClient:
 
     # --- statuses -----------------------------------------------------------------------------
 
-    def _state(self, environment_id: str) -> LiveState:
+    def _state(self, environment_id: str) -> LiveState | None:
         environment = self._environments.get(environment_id)
-        return environment.state if environment is not None else "starting"
+        return environment.state if environment is not None else None
 
     def _describe(self, environment_id: str) -> EnvironmentStatus:
         environment = self._environments.get(environment_id) or _Environment()
@@ -196,7 +234,7 @@ class AppServerClient:
         return EnvironmentStatus(
             environment_id=environment_id,
             kind="local" if environment_id == LOCAL_ID else "exec-server",
-            status=environment.state,
+            status=environment.state or "starting",
             shell=name,
             shell_path=path,
             cwd=environment.cwd,
@@ -219,9 +257,25 @@ class AppServerClient:
         for environment_id in list(self.board.order):
             self.update(environment_id, "unavailable", reason)
 
+    def problem(self, text: str) -> None:
+        """A message from the app-server that could not be used: logged, then skipped.
+
+        The first few are reported one by one; a flood of them only now and then, counted.
+        """
+        self.problems += 1
+        count = self.problems
+        if count <= MAX_REPORTED_PROBLEMS or count % 100 == 0:
+            suffix = f" ({count} so far)" if count > MAX_REPORTED_PROBLEMS else ""
+            warning = WarningMessage(message=f"{text}; skipped{suffix}")
+            self._sink(thread_event(warning, at=self._clock()))
+
     # --- hearing -----------------------------------------------------------------------------
 
     def _on_notification(self, message: dict[str, Any]) -> None:
+        if self._early is not None:  # the thread is not known yet: its id, its order
+            if len(self._early) < MAX_EARLY_NOTIFICATIONS:
+                self._early.append(message)
+            return
         method = message.get("method")
         raw_params = message.get("params")
         params: dict[str, Any] = raw_params if isinstance(raw_params, dict) else {}
@@ -230,45 +284,65 @@ class AppServerClient:
         if method in (CONNECTED, DISCONNECTED) and isinstance(env_id, str):
             if params.get("threadId") not in (None, self.thread_id):
                 return  # another thread's environment
-            connected = method == CONNECTED
-            core = (
-                EnvironmentConnected(environment_id=env_id)
-                if connected
-                else EnvironmentDisconnected(environment_id=env_id)
-            )
-            event = thread_event(core, at=at or self._clock())
-            self.connection_events.append(event)
-            self._sink(event)
-            if connected:
-                self.update(env_id, "ready", None, at)
-            else:
-                self.update(env_id, "unavailable", "disconnected", at)
+            self._connection(env_id, connected=method == CONNECTED, at=at or self._clock())
             return
         raw = {"type": "codex_notification", "method": method, "params": params}
         self._sink(
             thread_event(UnknownMessage(type="codex_notification", raw=raw), at=at or self._clock())
         )
 
+    def _connection(self, env_id: str, *, connected: bool, at: datetime) -> None:
+        core = (
+            EnvironmentConnected(environment_id=env_id)
+            if connected
+            else EnvironmentDisconnected(environment_id=env_id)
+        )
+        event = thread_event(core, at=at)
+        self.connection_events.append(event)
+        self._sink(event)
+        if connected:
+            self.update(env_id, "ready", None, at)
+        else:
+            self.update(env_id, "unavailable", "disconnected", at)
+
     async def poll(self, rpc: JsonRpcClient, stop: asyncio.Event) -> None:
-        """Ask every environment's status each poll interval until ``stop`` or the channel ends."""
+        """Ask every environment's status each poll interval until ``stop`` or the channel ends.
+
+        A malformed answer is logged and skipped; nothing but the end of the channel or
+        ``stop`` ends the loop.
+        """
         while not stop.is_set():
             for env_id in list(self.board.order):
                 try:
-                    result = await rpc.request(
-                        "environment/status", {"environmentId": env_id}, timeout=REQUEST_TIMEOUT
-                    )
-                except (RpcError, TimeoutError) as exc:
-                    result = {"status": "unknown", "error": str(exc)}
+                    await self._poll_one(rpc, env_id)
                 except ChannelClosedError:
                     return
-                state = STATUS.get(str(result.get("status")), "unavailable")
-                error = result.get("error") if state == "unavailable" else None
-                if state == "ready" and self._environments[env_id].shell is None:
-                    await self._learn_shell(rpc, env_id)
-                self.update(env_id, state, error)
-            self.remember_descendants()
+                except Exception as exc:  # whatever the answer was, the loop goes on
+                    self.problem(f"{ROLE}: environment/status for {env_id!r} failed: {exc!r}")
             if await wait_for_stop(stop, self.options.poll_interval):
                 return
+
+    async def _poll_one(self, rpc: JsonRpcClient, env_id: str) -> None:
+        try:
+            result = await rpc.request(
+                "environment/status", {"environmentId": env_id}, timeout=REQUEST_TIMEOUT
+            )
+        except (RpcError, TimeoutError) as exc:
+            result = {"status": "unknown", "error": str(exc)}
+        if not isinstance(result, dict):
+            self.problem(
+                f"{ROLE}: environment/status for {env_id!r} answered {_preview(result)}, "
+                "not an object"
+            )
+            return
+        state = STATUS.get(str(result.get("status")), "unavailable")
+        error = result.get("error") if state == "unavailable" else None
+        if error is not None and not isinstance(error, str):
+            error = _preview(error)  # shown as the JSON it was, not dropped
+        environment = self._environments.get(env_id)
+        if state == "ready" and (environment is None or environment.shell is None):
+            await self._learn_shell(rpc, env_id)
+        self.update(env_id, state, error)
 
     async def _learn_shell(self, rpc: JsonRpcClient, env_id: str) -> None:
         try:
@@ -276,23 +350,21 @@ class AppServerClient:
         except (RpcError, TimeoutError, ChannelClosedError):
             return
         shell = info.get("shell") if isinstance(info, dict) else None
-        if isinstance(shell, dict):
-            self._environments[env_id].shell = (shell.get("name"), shell.get("path"))
+        if not isinstance(shell, dict):
+            self.problem(f"{ROLE}: environment/info for {env_id!r} has no shell object")
+            return
+        name, path = shell.get("name"), shell.get("path")
+        environment = self._environments.setdefault(env_id, _Environment())
+        environment.shell = (
+            name if isinstance(name, str) else None,
+            path if isinstance(path, str) else None,
+        )
 
     # --- ending --------------------------------------------------------------------------------
 
-    def remember_descendants(self) -> None:
-        """Note the app-server's processes now, before a parent's exit hides who started them."""
-        if self.app_server_pid is not None:
-            # those that ended are let go, so a long attach holds only the living
-            alive = {process for process in self._seen if process.is_running()}
-            self._seen = alive | processes.descendants(self.app_server_pid)
-
     async def aclose(self) -> None:
-        """End the app-server's process group, then every process it started elsewhere."""
-        self.remember_descendants()
+        """End the app-server and every process it started (see ``ProcessChannel.close``)."""
         if self._rpc is not None:
-            await self._rpc.aclose()  # ends the app-server's process group
+            await self._rpc.aclose()  # closes the channel, and with it the process tree
         elif self.channel is not None:
             await self.channel.close()
-        processes.end(self._seen)  # and exec-servers in process groups of their own

@@ -16,7 +16,6 @@ it up, publish what happens with :meth:`_set_status` and :meth:`_set_connected`.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,6 +25,7 @@ from typing import ClassVar
 from envtui.environments.observable import Observable, Subscription
 from envtui.events import ConnectionState, LiveState
 from envtui.steps.selection import Readiness, ResolutionError
+from envtui.stopping import cancel_and_wait
 
 NoteSink = Callable[[str], None]
 
@@ -98,9 +98,7 @@ class Environment(ABC):
         self._closed = True
         task, self._task = self._task, None
         if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            await cancel_and_wait(task)
         await self._close_resources()
         self._set_connected(False)
 

@@ -22,14 +22,68 @@ from websockets.asyncio.client import connect as websocket_connect
 from websockets.exceptions import ConnectionClosed, InvalidURI
 
 from envtui.environments.jsonrpc import ChannelClosedError
-from envtui.environments.processes import group_alive
+from envtui.environments.processes import ProcessTree, group_alive
 from envtui.environments.remote import PermanentError, RetryableError
 from envtui.environments.ssh import SshSettings, close_connection, open_connection
+from envtui.limits import MAX_LINE, TooLargeError, size_text
+from envtui.stopping import cancel_and_wait, within
 
-MAX_MESSAGE = 16 * 1024 * 1024
-"""The longest line or frame accepted from an exec-server."""
+MAX_MESSAGE = MAX_LINE
+"""The longest line or frame accepted from an exec-server or app-server."""
 
+CHUNK = 64 * 1024
+"""Bytes read from a child's output at a time."""
 _STDERR_LINES = 20
+_STDERR_LINE_LENGTH = 2000
+TERM_GRACE = 2.0
+"""Seconds a process has to exit after SIGTERM before it gets SIGKILL."""
+
+
+class LineBuffer:
+    """Whole lines out of chunks of output; a line longer than ``limit`` is refused."""
+
+    def __init__(self, limit: int) -> None:
+        self._limit = limit
+        self._partial = bytearray()
+        self._complete: deque[bytes] = deque()
+
+    def feed(self, chunk: bytes) -> None:
+        """Take ``chunk``; :class:`~envtui.limits.TooLargeError` once a line is too long."""
+        start = 0
+        while (end := chunk.find(b"\n", start)) != -1:
+            self._partial += chunk[start : end + 1]
+            self._complete.append(bytes(self._partial))
+            self._partial.clear()
+            start = end + 1
+        self._partial += chunk[start:]
+        if len(self._partial) > self._limit:
+            raise TooLargeError("a line", self._limit)
+
+    def pop(self) -> bytes | None:
+        """The oldest complete line (with its newline), or None."""
+        return self._complete.popleft() if self._complete else None
+
+    def rest(self) -> bytes:
+        """What came after the last newline (at the end of output: the last line)."""
+        rest = bytes(self._partial)
+        self._partial.clear()
+        return rest
+
+
+def _stderr_text(line: bytes) -> str:
+    return line[:_STDERR_LINE_LENGTH].decode("utf-8", errors="replace").rstrip()
+
+
+def _group_exists(pgid: int) -> bool:
+    """Whether a process of the group still runs: a cheap ``killpg(0)`` first, psutil only
+    when the group has members (which may be zombies, exited but not yet reaped)."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return group_alive(pgid)
 
 
 def _signal_name(number: int) -> str:
@@ -44,11 +98,13 @@ class ProcessChannel:
     def __init__(
         self, process: asyncio.subprocess.Process, program: str, role: str = "exec-server"
     ) -> None:
-        """``role`` names the program in reasons: ``exec-server`` or ``codex app-server``."""
         self.process = process
         self.program = program
         self.role = role
+        """What the program is, in messages: ``exec-server`` or ``codex app-server``."""
+        self.tree = ProcessTree(process.pid)
         self._stderr: deque[str] = deque(maxlen=_STDERR_LINES)
+        self._lines = LineBuffer(MAX_MESSAGE)
         loop = asyncio.get_running_loop()
         self._stderr_task = loop.create_task(self._drain_stderr())
         self._exited = loop.create_task(self._watch_exit())
@@ -75,7 +131,7 @@ class ProcessChannel:
                 env={**os.environ, **(env or {})},
                 cwd=cwd,
                 start_new_session=True,  # its own process group, so closing ends all of it
-                limit=MAX_MESSAGE,
+                limit=CHUNK,  # the pipe's buffer; lines are cut by LineBuffer
             )
         except FileNotFoundError:
             raise PermanentError(f"{role} program not found: {program}") from None
@@ -96,16 +152,23 @@ class ProcessChannel:
         while self.process.returncode is None:
             await asyncio.sleep(0.05)
 
-    async def _group_gone(self) -> None:
+    async def _all_gone(self) -> None:
         await asyncio.shield(self._exited)
-        while group_alive(self.process.pid):
-            await asyncio.sleep(0.02)
+        while _group_exists(self.process.pid) or self.tree.alive():
+            await asyncio.sleep(0.05)
 
     async def _drain_stderr(self) -> None:
+        """Keep the last lines of stderr, each cut to a bounded length, however much comes."""
         assert self.process.stderr is not None
+        partial = b""
         with contextlib.suppress(Exception):
-            while line := await self.process.stderr.readline():
-                self._stderr.append(line.decode("utf-8", errors="replace").rstrip())
+            while chunk := await self.process.stderr.read(65536):
+                *lines, partial = (partial + chunk).split(b"\n")
+                partial = partial[-_STDERR_LINE_LENGTH:]
+                for line in lines[-_STDERR_LINES:]:
+                    self._stderr.append(_stderr_text(line))
+            if partial:
+                self._stderr.append(_stderr_text(partial))
 
     async def send(self, text: str) -> None:
         stdin = self.process.stdin
@@ -120,30 +183,40 @@ class ProcessChannel:
         """The next line; None at end of output or once the process has exited.
 
         A child the exec-server started may still hold the pipe open after the exec-server
-        itself died, so the end of the process counts as the end of the channel too.
+        itself died, so the end of the process counts as the end of the channel too. Output
+        is read in chunks of :data:`CHUNK` bytes and cut into lines here, so a program that
+        floods makes envtui hold one chunk and one unfinished line, never a deep buffer.
         """
+        while (line := self._lines.pop()) is None:
+            chunk = await self._next_chunk()
+            if not chunk:  # the end: what is left is the last line, without its newline
+                rest = self._lines.rest()
+                return rest.decode("utf-8", errors="replace") if rest else None
+            try:
+                self._lines.feed(chunk)
+            except TooLargeError:
+                raise ChannelClosedError(
+                    f"{self.role} sent a line over {size_text(MAX_MESSAGE)}"
+                ) from None
+        return line.decode("utf-8", errors="replace")
+
+    async def _next_chunk(self) -> bytes:
+        """What the process wrote next; empty at end of output or once it has exited."""
         stdout = self.process.stdout
         assert stdout is not None
-        read = asyncio.ensure_future(stdout.readline())
+        read = asyncio.ensure_future(stdout.read(CHUNK))
         try:
             await asyncio.wait({read, self._exited}, return_when=asyncio.FIRST_COMPLETED)
             if not read.done():  # exited: take what it wrote before, if anything
                 await asyncio.wait({read}, timeout=0.2)
-            if not read.done():
-                return None
-            line = read.result()
-        except (ValueError, asyncio.LimitOverrunError):
-            raise ChannelClosedError(f"{self.role} sent a line over {MAX_MESSAGE} bytes") from None
+            return read.result() if read.done() else b""
         finally:
             if not read.done():
                 read.cancel()
-        return line.decode("utf-8", errors="replace") if line else None
 
     async def close_reason(self) -> str:
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(asyncio.shield(self._exited), timeout=2)
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(asyncio.shield(self._stderr_task), timeout=0.5)
+        await within(2, asyncio.shield(self._exited))
+        await within(0.5, asyncio.shield(self._stderr_task))
         code = self.process.returncode
         if code is not None and code < 0:
             return f"{self.role} was killed by {_signal_name(-code)}"
@@ -157,21 +230,26 @@ class ProcessChannel:
         return f"{reason}: {last}" if last else reason
 
     async def close(self) -> None:
-        """End the whole process group: the exec-server and anything it started."""
-        for sig, grace in ((signal.SIGTERM, 3.0), (signal.SIGKILL, 5.0)):
-            try:
+        """End the exec-server and everything it started: its process group, and every
+        descendant seen since it started (also those that moved to a session of their own)."""
+        self.tree.remember()
+        for sig, grace in ((signal.SIGTERM, TERM_GRACE), (signal.SIGKILL, 5.0)):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.process.pid, sig)
-            except (ProcessLookupError, PermissionError):
-                break  # the group is gone
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._group_gone(), timeout=grace)
+            self.tree.end(sig)
+            if await within(grace, self._all_gone()):
                 break
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(asyncio.shield(self._exited), timeout=5)
-        self._exited.cancel()
-        self._stderr_task.cancel()
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await self._stderr_task
+        self.tree.forget()
+        await within(5, asyncio.shield(self._exited))
+        # The pipes may still hold output nobody will read (a flood): close the transport now,
+        # or asyncio closes it when it is collected, after the loop is gone, and says so.
+        # Only once its exit was seen: before that, closing would reap it behind the back of
+        # asyncio's child watcher.
+        transport = getattr(self.process, "_transport", None)
+        if transport is not None and self.process.returncode is not None:
+            with contextlib.suppress(Exception):
+                transport.close()
+        await cancel_and_wait(self._exited, self._stderr_task)
 
 
 def remote_command(program: str, args: Sequence[str], env: Mapping[str, str] | None) -> str:
@@ -246,8 +324,8 @@ class SshProcessChannel:
     async def close_reason(self) -> str:
         if self._lost.done():
             return f"connection lost: {self._lost.result()}"
-        with contextlib.suppress(TimeoutError, asyncssh.Error):
-            await asyncio.wait_for(self.process.wait_closed(), timeout=2)
+        with contextlib.suppress(asyncssh.Error):
+            await within(2, self.process.wait_closed())
         if self._lost.done():
             return f"connection lost: {self._lost.result()}"
         status = self.process.exit_status
@@ -278,7 +356,7 @@ class WebSocketChannel:
                 ping_timeout=keepalive * 2,
                 proxy=None,
             )
-        except InvalidURI as exc:
+        except (InvalidURI, ValueError) as exc:  # ValueError: a port out of range, a bad host
             raise PermanentError(f"invalid exec-server url {url!r}: {exc}") from None
         except TimeoutError:
             raise RetryableError(f"connecting to {url} timed out after {timeout:g} s") from None
@@ -309,4 +387,4 @@ class WebSocketChannel:
 
     async def close(self) -> None:
         with contextlib.suppress(Exception):
-            await asyncio.wait_for(self.socket.close(), timeout=5)
+            await within(5, self.socket.close())

@@ -12,6 +12,7 @@ with the backoff.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -61,10 +62,14 @@ def readiness_from_info(info: object, fallback_cwd: str) -> Readiness:
     name = shell.get("name") if isinstance(shell, dict) else None
     path = shell.get("path") if isinstance(shell, dict) else None
     cwd = info.get("cwd") if isinstance(info, dict) else None
+    native_cwd = fallback_cwd
+    if isinstance(cwd, str):
+        with contextlib.suppress(ValueError):  # a URI that cannot be parsed: the config's cwd
+            native_cwd = path_text(cwd)
     return Readiness(
         shell_name=name if isinstance(name, str) else None,
         shell_path=path if isinstance(path, str) else None,
-        cwd=path_text(cwd) if isinstance(cwd, str) else fallback_cwd,
+        cwd=native_cwd,
     )
 
 
@@ -127,12 +132,14 @@ class ExecServerEnvironment(RemoteEnvironment[ExecServerSettings]):
         return readiness_from_info(self.info, self.cwd), rpc.closed
 
     async def _teardown(self) -> None:
-        rpc, self._rpc = self._rpc, None
-        channel, self._channel = self._channel, None
-        if rpc is not None:
-            await rpc.aclose()  # closes the channel too
-        elif channel is not None:
-            await channel.close()
+        """Close the client and the channel; kept until closed, so a close that is cancelled
+        half-way is done again by :meth:`aclose` (closing twice is harmless)."""
+        if self._rpc is not None:
+            await self._rpc.aclose()  # closes the channel too
+        elif self._channel is not None:
+            await self._channel.close()
+        self._rpc = None
+        self._channel = None
 
     def _describe(self, exc: BaseException) -> str:
         if isinstance(exc, RetryableError | PermanentError):

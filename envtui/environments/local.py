@@ -23,7 +23,12 @@ class LocalEnvironment(Environment):
     is_remote: ClassVar[bool] = False
 
     async def _run(self) -> None:
-        cwd = Path(self.cwd).expanduser()
+        try:
+            cwd = Path(self.cwd).expanduser()
+        except RuntimeError:  # ``~name`` for a user this machine does not have
+            error = f"cwd names an unknown user: {self.cwd}"
+            self._set_status(LiveStatus("unavailable", error=error))
+            return
         if not cwd.is_dir():
             reason = "cwd does not exist" if not cwd.exists() else "cwd is not a directory"
             self._set_status(LiveStatus("unavailable", error=f"{reason}: {self.cwd}"))

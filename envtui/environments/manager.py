@@ -20,7 +20,6 @@ uses. The snapshot values themselves live in :mod:`envtui.steps.selection`.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -47,6 +46,7 @@ from envtui.steps.selection import (
     SelectionSnapshot,
     entry_from_resolution,
 )
+from envtui.stopping import cancel_and_wait
 
 ManagerMessage = (
     EnvironmentConnected
@@ -274,11 +274,7 @@ class EnvironmentManager:
             if t is not None
         ]
         self._selected = []
-        for task in tasks:
-            task.cancel()
-        for task in tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        await cancel_and_wait(*tasks)
         await asyncio.gather(
             *(env.aclose() for env in self._registered.values()), return_exceptions=True
         )

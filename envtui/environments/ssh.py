@@ -19,6 +19,7 @@ import contextlib
 import logging
 import os
 import shlex
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,8 +28,11 @@ from typing import Any, ClassVar
 import asyncssh
 
 from envtui.environments.remote import PermanentError, RemoteEnvironment, RetryableError
+from envtui.environments.remote_commands import run_bounded
+from envtui.limits import MAX_INPUT_FILE, MAX_PROBE_OUTPUT, TooLargeError, size_text
 from envtui.locations import DEFAULT_KNOWN_HOSTS
 from envtui.steps.selection import Readiness
+from envtui.stopping import within
 
 log = logging.getLogger(__name__)
 
@@ -149,16 +153,26 @@ class _KnownHostsPolicy:
                 f"({files}); add it, or set accept_new_host_keys = true"
             )
             return False
-        self._append(where, key)
+        if not self._append(where, key):
+            return False
         self.accepted = f"accepted the new host key of {where} ({key.get_fingerprint()})"
         return True
 
-    def _append(self, pattern: str, key: asyncssh.SSHKey) -> None:
+    def _append(self, pattern: str, key: asyncssh.SSHKey) -> bool:
+        """Add the key to the first file; False (and the reason kept) when that fails."""
         path = self._settings.known_hosts_paths()[0]
         algorithm, blob = key.export_public_key("openssh").decode("ascii").split()[:2]
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        with path.open("a", encoding="ascii") as handle:
-            handle.write(f"{pattern} {algorithm} {blob}\n")
+        try:
+            make_private_dirs(path.parent)
+            with path.open("a", encoding="ascii") as handle:
+                handle.write(f"{pattern} {algorithm} {blob}\n")
+        except OSError as exc:
+            self.rejection = (
+                f"cannot add the new host key of {pattern} to {path}: "
+                f"{exc.strerror or exc}; not connecting"
+            )
+            return False
+        return True
 
 
 class _Client(asyncssh.SSHClient):
@@ -197,6 +211,66 @@ def parse_probe(stdout: str, cwd: str) -> Readiness:
     return Readiness(shell_name=shell_name, shell_path=shell_path or None, cwd=cwd)
 
 
+def usable_known_hosts(settings: SshSettings) -> list[Path]:
+    """The known_hosts paths, each existing one checked to be a readable known_hosts file.
+
+    A file that cannot be used is a :class:`HostKeyError`, not retried: no retry can fix it,
+    and connecting without it would skip the check it exists for.
+    """
+    try:
+        paths = settings.known_hosts_paths()
+    except RuntimeError as exc:  # ``~name`` of a user this machine does not have
+        raise HostKeyError(f"known_hosts path cannot be expanded: {exc}") from None
+    for path in paths:
+        if not path.exists():
+            continue
+        problem = _not_a_small_file(path)
+        if problem is not None:
+            raise HostKeyError(f"known_hosts file {path} cannot be used: {problem}")
+        try:
+            KNOWN_HOSTS.load([path])  # parsed once per change of the file, as matching does
+        except OSError as exc:
+            raise HostKeyError(f"cannot read known_hosts file {path}: {exc.strerror}") from None
+        except Exception as exc:  # not UTF-8, or lines asyncssh cannot parse
+            raise HostKeyError(f"known_hosts file {path} cannot be used: {exc}") from None
+    return paths
+
+
+def _not_a_small_file(path: Path) -> str | None:
+    """Why ``path`` is not a regular file of at most 64 MiB (asyncssh reads it whole)."""
+    try:
+        info = path.stat()
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    if not stat.S_ISREG(info.st_mode):
+        return "not a regular file"
+    return f"over {size_text(MAX_INPUT_FILE)}" if info.st_size > MAX_INPUT_FILE else None
+
+
+def usable_identity_files(settings: SshSettings) -> list[str] | None:
+    """The identity files given, each a regular file of bounded size; PermanentError if not."""
+    if settings.identity_files is None:
+        return None
+    paths = [Path(p).expanduser() for p in settings.identity_files]
+    for path in paths:
+        if not path.exists():
+            raise PermanentError(f"identity file {path} does not exist")
+        problem = _not_a_small_file(path)
+        if problem is not None:
+            raise PermanentError(f"identity file {path} cannot be used: {problem}")
+    return [str(path) for path in paths]
+
+
+def make_private_dirs(directory: Path) -> None:
+    """Create ``directory`` and any missing parent, each one 0700 (ssh's own folders are)."""
+    missing = []
+    while not directory.exists() and directory != directory.parent:
+        missing.append(directory)
+        directory = directory.parent
+    for folder in reversed(missing):
+        folder.mkdir(mode=0o700, exist_ok=True)
+
+
 async def open_connection(
     settings: SshSettings,
     lost: asyncio.Future[str],
@@ -207,20 +281,21 @@ async def open_connection(
 
     ``lost`` completes with the reason when the connection goes away later.
     """
-    if client_keys is None and settings.identity_files is not None:
-        for file in settings.identity_files:
-            if not Path(file).expanduser().exists():
-                raise PermanentError(f"identity file {file} does not exist")
     log.debug("connecting to %s", settings.target())
-    missing = [p for p in settings.known_hosts_paths() if not p.exists()]
+    identities = usable_identity_files(settings) if client_keys is None else None
+    paths = usable_known_hosts(settings)
+    missing = [p for p in paths if not p.exists()]
     if missing and not settings.accept_new_host_keys:
         raise HostKeyError(
             f"known_hosts file {missing[0]} does not exist; create it or set "
             "accept_new_host_keys = true"
         )
     for path in missing:
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        path.touch(mode=0o600)
+        try:
+            make_private_dirs(path.parent)
+            path.touch(mode=0o600)
+        except OSError as exc:
+            raise HostKeyError(f"cannot create known_hosts file {path}: {exc.strerror}") from None
     policy = _KnownHostsPolicy(settings)
     options: dict[str, Any] = {
         "known_hosts": policy.match,
@@ -236,7 +311,7 @@ async def open_connection(
     if client_keys is not None:
         options["client_keys"] = list(client_keys)
     elif settings.identity_files is not None:
-        options["client_keys"] = [str(Path(p).expanduser()) for p in settings.identity_files]
+        options["client_keys"] = identities
     if not settings.read_ssh_config:
         options["config"] = None
     if not settings.use_agent:
@@ -254,7 +329,7 @@ async def close_connection(connection: asyncssh.SSHClientConnection | None) -> N
     if connection is not None:
         connection.abort()
         with contextlib.suppress(Exception):
-            await asyncio.wait_for(connection.wait_closed(), timeout=5)
+            await within(5, connection.wait_closed())
 
 
 class SshEnvironment(RemoteEnvironment[SshSettings]):
@@ -272,15 +347,21 @@ class SshEnvironment(RemoteEnvironment[SshSettings]):
         return readiness, _lost_reason(lost)
 
     async def _probe(self, connection: asyncssh.SSHClientConnection) -> Readiness:
-        result = await connection.run(
-            probe_command(self.cwd), check=False, timeout=self.settings.connect_timeout
-        )
-        stdout = result.stdout if isinstance(result.stdout, str) else ""
+        try:
+            result = await run_bounded(
+                connection,
+                probe_command(self.cwd),
+                limit=MAX_PROBE_OUTPUT,
+                timeout=self.settings.connect_timeout,
+                what="probe output",
+            )
+        except TooLargeError as exc:
+            raise ProbeError(f"{self.settings.host}: {exc}") from None
         if result.exit_status != 0:
-            stderr = result.stderr if isinstance(result.stderr, str) else ""
-            detail = stderr.strip().splitlines()[-1] if stderr.strip() else "cd failed"
+            stderr = result.stderr.strip()
+            detail = stderr.splitlines()[-1] if stderr else "cd failed"
             raise ProbeError(f"cwd {self.cwd} is not usable on {self.settings.host}: {detail}")
-        return parse_probe(stdout, self.cwd)
+        return parse_probe(result.stdout, self.cwd)
 
     async def _teardown(self) -> None:
         connection, self._connection = self._connection, None

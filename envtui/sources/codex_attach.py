@@ -33,6 +33,7 @@ from envtui.environments.app_server import AppServerClient, CodexError, CodexOpt
 from envtui.environments.backoff import Backoff
 from envtui.environments.channels import SshProcessChannel
 from envtui.environments.jsonrpc import JsonRpcClient
+from envtui.environments.remote_commands import run_bounded
 from envtui.events import (
     Event,
     EventSink,
@@ -42,13 +43,17 @@ from envtui.events import (
     connection_change,
     thread_event,
 )
+from envtui.limits import KIB, TooLargeError
 from envtui.sources.file_windows import LocalFile, SshFile
 from envtui.sources.rollout_follow import RolloutFollower, read_window
-from envtui.stopping import wait_for_stop
+from envtui.sources.rollout_parent import ParentRollouts
+from envtui.stopping import cancel_and_wait, wait_for_stop
 
 __all__ = ["CodexError", "CodexOptions", "CodexSource"]
 
 APP_SERVER_EXITED = "codex app-server exited"
+REMOTE_TIMEOUT = 30.0
+"""Seconds a command on the app-server's host may take (listing the sessions)."""
 SOURCE = "app-server"
 """The name this source's ``source_status`` events carry."""
 CONNECTION_HISTORY = 20
@@ -79,6 +84,8 @@ class CodexSource:
         self._restart = restart
         self.client = AppServerClient(options, self._hear, clock=clock)
         self.died = False  # the app-server stopped while envtui was attached
+        self.death: str | None = None
+        """Why it stopped last, in the words of the notice (None while it runs)."""
         self.restarts = 0
         self._history: dict[str, deque[Event]] = {}
         self._follower: RolloutFollower | None = None
@@ -152,7 +159,9 @@ class CodexSource:
         """One app-server's life: the reason it stopped, None when ``stop`` ended it."""
         tasks: list[asyncio.Task[None]] = []
         try:
-            rpc = await self.client.start()
+            rpc = await self._start(stop)
+            if rpc is None:
+                return None  # stopped while the app-server was still starting
             self._emit(
                 WarningMessage(
                     message=f"attached to codex thread {self.thread_id}", severity="info"
@@ -166,12 +175,21 @@ class CodexSource:
             tasks.append(loop.create_task(self._follow(stop)))
             return await self._until_stop_or_death(rpc, stop)
         finally:
-            for task in tasks:
-                task.cancel()
-            for task in tasks:
-                with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await task
+            await cancel_and_wait(*tasks)
             await self.client.aclose()
+
+    async def _start(self, stop: asyncio.Event) -> JsonRpcClient | None:
+        """The started client, or None when ``stop`` came first (the handshake may take a
+        minute; a signal must not wait for it)."""
+        starting = asyncio.ensure_future(self.client.start())
+        stopped = asyncio.ensure_future(stop.wait())
+        try:
+            await asyncio.wait({starting, stopped}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            await cancel_and_wait(stopped)
+            if not starting.done():
+                await cancel_and_wait(starting)
+        return None if starting.cancelled() else starting.result()
 
     async def _until_stop_or_death(self, rpc: JsonRpcClient, stop: asyncio.Event) -> str | None:
         stopped: asyncio.Future[Any] = asyncio.ensure_future(stop.wait())
@@ -182,7 +200,7 @@ class CodexSource:
         if not rpc.closed.done() or stop.is_set():
             return None
         self.died = True
-        reason = f"{APP_SERVER_EXITED}: {rpc.closed.result()}"
+        reason = self.death = f"{APP_SERVER_EXITED}: {rpc.closed.result()}"
         self._emit(WarningMessage(message=reason, severity="error"))
         self._status("down", reason)
         self.client.mark_all_unavailable(APP_SERVER_EXITED)
@@ -207,8 +225,13 @@ class CodexSource:
     def _follower_for(self, name: str) -> RolloutFollower:
         """The one follower of this thread's rollout, kept across restarts with its offset."""
         if self._follower is None or self._follower.name != name:
+            remote = isinstance(self.client.channel, SshProcessChannel)
             self._follower = RolloutFollower(
-                name, self._sink, connection_events=self.connection_events, clock=self._clock
+                name,
+                self._sink,
+                connection_events=self.connection_events,
+                clock=self._clock,
+                baseline=None if remote else (lambda: ParentRollouts(Path(name))),
             )
         return self._follower
 
@@ -226,21 +249,33 @@ class CodexSource:
         self, connection: asyncssh.SSHClientConnection, stop: asyncio.Event
     ) -> None:
         """The rollout on the app-server's host, read over the same SSH connection."""
+        path = await self._remote_rollout_path(connection, stop)
+        if path is None:
+            return
+        host = self.options.ssh.host if self.options.ssh else ""
+        window = SshFile(connection, path, host)
+        await read_window(window, self._follower_for(window.name), stop, follow=True)
+
+    async def _remote_rollout_path(
+        self, connection: asyncssh.SSHClientConnection, stop: asyncio.Event
+    ) -> str | None:
+        """The thread's rollout file on the host, once it exists; None when stopped first."""
         thread = self.thread_id or ""
         if not _THREAD_ID.fullmatch(thread):
-            return
+            return None
         home = (
             shlex.quote(str(self.options.codex_home))
             if self.options.codex_home
             else '"$HOME"/.codex'
         )
         find = f"ls -1 -- {home}/sessions/*/*/*/rollout-*-{thread}.jsonl 2>/dev/null | tail -n 1"
-        path = ""
-        while not path and not stop.is_set():
-            with contextlib.suppress(asyncssh.Error, OSError):
-                path = str((await connection.run(find, check=False)).stdout or "").strip()
-            if not path and await wait_for_stop(stop, self.options.poll_interval):
-                return
-        host = self.options.ssh.host if self.options.ssh else ""
-        window = SshFile(connection, path, host)
-        await read_window(window, self._follower_for(window.name), stop, follow=True)
+        while not stop.is_set():
+            with contextlib.suppress(asyncssh.Error, OSError, TimeoutError, TooLargeError):
+                found = await run_bounded(
+                    connection, find, limit=64 * KIB, timeout=REMOTE_TIMEOUT, what="file list"
+                )
+                if found.stdout.strip():
+                    return found.stdout.strip()
+            if await wait_for_stop(stop, self.options.poll_interval):
+                return None
+        return None

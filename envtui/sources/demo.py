@@ -14,7 +14,6 @@ unavailable, and both findings stay in view.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import tempfile
 from collections.abc import Callable
 from datetime import datetime
@@ -33,7 +32,7 @@ from envtui.sources.live import LiveRun
 from envtui.steps.capture import StepContext, route
 from envtui.steps.model import ToolCall
 from envtui.steps.tools import EXEC_COMMAND
-from envtui.stopping import wait_for_stop
+from envtui.stopping import cancel_and_wait, wait_for_stop
 
 THREAD = "demo-thread"
 BUILD_DELAY = 4.0
@@ -140,9 +139,7 @@ class Demo:
             try:
                 await self._live_run(engine, config).run(stop)
             finally:
-                chaos.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await chaos
+                await cancel_and_wait(chaos)
                 for server in self.servers.values():
                     await server.close()
 

@@ -23,7 +23,7 @@ from envtui.steps.events import finding_event, step_events
 from envtui.steps.model import ToolCall
 from envtui.steps.rules import check_step, selected_never_resolved
 from envtui.steps.tools import ToolSpec
-from envtui.stopping import wait_for_stop
+from envtui.stopping import CLEANUP_GRACE, wait_for_stop, within
 
 CallPlanner = Callable[[StepContext], Sequence[ToolCall]]
 TurnHook = Callable[[int], Awaitable[None]]
@@ -111,13 +111,16 @@ async def check_engine_steps(
     interval: float,
     profile: Profile | None = None,
     tools: list[ToolSpec] | None = None,
+    stop: asyncio.Event | None = None,
 ) -> CheckReport:
     """``envtui check`` without a rollout: start the environments, then take ``steps`` steps.
 
     As in Codex, the turn keeps its selection; each step, ``interval`` apart, only promotes
     environments whose startup finished. Connection events seen so far feed the
-    stale-available rule. ``profile`` replaces the config's.
+    stale-available rule. ``profile`` replaces the config's. ``stop`` ends it early, with
+    the steps taken so far.
     """
+    stop = stop or asyncio.Event()
     settings = engine.section_settings
     if profile is not None:
         settings = dataclasses.replace(settings, profile=profile)
@@ -127,12 +130,13 @@ async def check_engine_steps(
         turn = engine.manager.snapshot()
         capture = StepCapture(settings)
         for _ in range(steps):
-            await asyncio.sleep(interval)
+            if await wait_for_stop(stop, interval):
+                break
             captured.append(
                 capture.capture(turn.refreshed(), connection=dict(engine.connection), tools=tools)
             )
     finally:
-        await engine.aclose()
+        await within(CLEANUP_GRACE, engine.aclose())
     reports = [
         StepReport(s.number, 1, None, s.diff_text, list(s.findings), [n.text for n in s.notes])
         for s in captured

@@ -4,14 +4,40 @@
 the dashboard only ingests events and never opens a file: the file is opened when the
 source starts (not when the wrapper is built, so nothing is truncated for a run that never
 begins) and closed when the source returns, fails or is cancelled.
+
+Lines are written by a :class:`~envtui.sources.line_writer.LineWriter`, so each event is on
+disk (handed to the system) within moments, whole lines only, whatever ends the process
+later. A recording that cannot be written stops with a notice (an ``error`` warning);
+the source, and the view, go on.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 
-from envtui.events import Event, EventSink, Source, encode_event
+from envtui.events import Event, EventSink, Source, WarningMessage, encode_event, thread_event
+from envtui.sources.line_writer import LineWriter
+
+CLOSE_TIMEOUT = 2.0
+"""Seconds the queued lines get to reach the file when the source ends."""
+
+
+def check_record_path(path: Path) -> str | None:
+    """Why ``path`` cannot be recorded to (no such directory, not writable), or None.
+
+    Asked before the dashboard starts, so a typo is a clear error, not a notice on a
+    screen; the file is created (empty) but not truncated.
+    """
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o666)
+    except OSError as exc:
+        if isinstance(exc, FileNotFoundError):
+            return f"{path}: no such directory: {path.parent}"
+        return f"{path}: cannot write: {exc.strerror or exc}"
+    os.close(fd)
+    return None
 
 
 def recorded(source: Source, path: Path, *, append: bool = False) -> Source:
@@ -25,13 +51,27 @@ def recorded(source: Source, path: Path, *, append: bool = False) -> Source:
     """
 
     async def run(sink: EventSink, stop: asyncio.Event) -> None:
-        with path.open("a" if append else "w", encoding="utf-8") as handle:
+        loop = asyncio.get_running_loop()
 
-            def tee(event: Event) -> None:
-                sink(event)
-                if not handle.closed:
-                    handle.write(encode_event(event) + "\n")
+        def stopped(reason: str) -> None:  # called on the writer's thread
+            notice = WarningMessage(message=f"recording stopped: {reason}", severity="error")
+            loop.call_soon_threadsafe(sink, thread_event(notice))
 
+        try:
+            writer: LineWriter | None = LineWriter.open(str(path), stopped, append=append)
+        except OSError as exc:
+            writer = None
+            stopped(f"{path}: cannot write: {exc.strerror or exc}")
+
+        def tee(event: Event) -> None:
+            sink(event)
+            if writer is not None:
+                writer.write(encode_event(event))
+
+        try:
             await source(tee, stop)
+        finally:
+            if writer is not None:
+                await asyncio.to_thread(writer.close, CLOSE_TIMEOUT)
 
     return run

@@ -13,6 +13,7 @@ import asyncio
 from pathlib import Path
 
 from envtui.events import DecodeError, EventSink, WarningMessage, decode_lines, thread_event
+from envtui.limits import bounded_lines
 from envtui.stopping import wait_for_stop
 
 MAX_GAP = 5.0
@@ -25,7 +26,7 @@ async def replay(path: Path, sink: EventSink, stop: asyncio.Event, *, speed: flo
     clock = asyncio.get_running_loop().time
     yield_at = clock() + SLICE
     with path.open(encoding="utf-8", errors="replace") as handle:
-        for item in decode_lines(handle):
+        for item in decode_lines(bounded_lines(handle)):
             if stop.is_set():
                 return
             if isinstance(item, DecodeError):

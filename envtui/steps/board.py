@@ -4,7 +4,9 @@ Two producers report live statuses: envtui's own environment manager and the cli
 real ``codex app-server``. Both must follow the same contract, which is subtle enough to
 have one implementation:
 
-* the primary is the first **ready** environment in selection order;
+* the primary is the first **ready** environment in selection order; while an environment
+  earlier in the order has no known status yet, nothing after it is primary (it may yet be
+  ready itself: an attach hears a remote's connection before local's first status);
 * a change reports the changed environment, and, when the primary moves, the old and the
   new primary too (their ``primary`` flag changed although their status did not);
 * nothing is reported twice: each report is compared with the last one of that id, so
@@ -24,8 +26,9 @@ from envtui.events import EnvironmentStatus, LiveState
 
 Describe = Callable[[str], EnvironmentStatus]
 """An environment's current status as a message; its ``primary`` flag is ignored."""
-State = Callable[[str], LiveState]
-"""An environment's current state alone: cheap, asked for every id in order."""
+State = Callable[[str], LiveState | None]
+"""An environment's current state alone (None: not known yet): cheap, asked for every id in
+order."""
 
 
 class StatusBoard:
@@ -39,8 +42,17 @@ class StatusBoard:
         self._primary: str | None = None
 
     def primary(self) -> str | None:
-        """The first ready environment in selection order, as things stand now."""
-        return next((i for i in self.order if self._state(i) == "ready"), None)
+        """The first ready environment in selection order, as things stand now.
+
+        None while an environment before the first ready one has no known status.
+        """
+        for environment_id in self.order:
+            state = self._state(environment_id)
+            if state is None:
+                return None
+            if state == "ready":
+                return environment_id
+        return None
 
     def forget(self, environment_id: str) -> None:
         """The next report of ``environment_id`` is made even if it equals the last one."""

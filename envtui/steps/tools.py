@@ -19,12 +19,13 @@ Tools may be nested in ``{"type": "namespace", "name", "tools": [...]}`` entries
 from __future__ import annotations
 
 import functools
-import json
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
+
+from envtui.limits import JsonInputError, TooLargeError, load_json, read_text_bounded
 
 EnvironmentParameter = Literal["absent", "optional", "required", "unknown"]
 
@@ -179,13 +180,15 @@ def read_tool_file(path: Path) -> list[ToolSpec]:
     Raises ValueError with a message that names the problem.
     """
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = load_json(read_text_bounded(path))
     except OSError as exc:
         raise ValueError(f"cannot read: {exc.strerror or exc}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"invalid JSON: {exc}") from None
-    except RecursionError:
-        raise ValueError("invalid JSON: nested too deeply") from None
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"not UTF-8 (invalid byte at offset {exc.start})") from None
+    except JsonInputError as exc:
+        raise ValueError(exc.describe()) from None
+    except TooLargeError as exc:
+        raise ValueError(str(exc)) from None
     entries = data.get("tools") if isinstance(data, dict) else data
     if not isinstance(entries, list):
         raise ValueError('expected a list of tool specs or {"tools": [...]}')

@@ -21,10 +21,11 @@ from typing import Any, ClassVar
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from envtui.events import Event, Source, SourceState, SourceStatus, WarningMessage, thread_event
-from envtui.safe_text import for_terminal
+from envtui.safe_text import for_terminal, one_line
 from envtui.stopping import on_signals
 from envtui.store import Store
 from envtui.tui.delivery import download, screenshot_file_name
@@ -131,6 +132,28 @@ class EnvTuiApp(App[None]):
         self.main_screen = MainScreen(self.store, self.options)
         return self.main_screen
 
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Every toast passes here: its text is made inert first (:mod:`envtui.safe_text`).
+
+        envtui's own notices also pass ``markup=False``; Textual's keep their markup, which
+        the escaping leaves alone.
+        """
+        super().notify(
+            for_terminal(message),
+            title=one_line(title),
+            severity=severity,
+            timeout=timeout,
+            markup=markup,
+        )
+
     def on_mount(self) -> None:
         self._signals.enter_context(on_signals(self.exit, self.QUIT_SIGNALS))
         if self.theme_problems:
@@ -192,7 +215,7 @@ class EnvTuiApp(App[None]):
         """
         msg = event.msg
         if isinstance(msg, WarningMessage) and msg.severity == "error":
-            self.notify(for_terminal(msg.message), severity="error", timeout=30, markup=False)
+            self.notify(msg.message, severity="error", timeout=30, markup=False)
 
     async def on_unmount(self) -> None:
         self._signals.close()

@@ -7,6 +7,7 @@ is written in one zone, named next to the clock; relative times read "5 s ago", 
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
@@ -14,7 +15,7 @@ from typing import Any
 
 from rich.cells import cell_len
 
-from envtui.safe_text import for_terminal
+from envtui.safe_text import one_line
 from envtui.store import EnvironmentRow, SourceRow, in_zone
 
 GLYPHS = {"ready": "●", "starting": "◐", "unavailable": "✕"}
@@ -118,8 +119,12 @@ def time_text(when: datetime | None, now: datetime, zone: tzinfo | None) -> str:
 
 
 def clean(value: str | None) -> str:
-    """Untrusted text for one table cell: control characters shown, one line."""
-    return for_terminal(value or "").replace("\n", " ")
+    """Untrusted text for one table cell: invisible characters shown, one line.
+
+    Composed (NFC) first, so a letter and its combining accent take one cell, as the
+    terminal draws them, and the columns stay aligned.
+    """
+    return one_line(unicodedata.normalize("NFC", value or ""))
 
 
 def row_values(row: EnvironmentRow, now: datetime, *, ascii: bool = False) -> dict[str, str]:

@@ -27,7 +27,7 @@ from textual.widgets import (
     TabPane,
 )
 
-from envtui.safe_text import for_terminal
+from envtui.safe_text import one_line
 from envtui.store import Store
 from envtui.tui.actions import DashboardActions
 from envtui.tui.format import WARNING, clock_text, fit, source_badge
@@ -273,7 +273,7 @@ class MainScreen(DashboardActions):
         self.query_one(FindingsList).show(self.store.finding_groups(), len(findings))
         banner = self.query_one("#banner", Static)
         if findings:
-            codes = ", ".join(dict.fromkeys(f.code for f in findings))
+            codes = ", ".join(dict.fromkeys(one_line(f.code) for f in findings))
             banner.update(
                 Text(
                     f"{WARNING} {len(findings)} finding(s): {codes}"
@@ -287,11 +287,11 @@ class MainScreen(DashboardActions):
     def header_text(self) -> str:
         """The header line: what runs, any source that is not up, the step, the clock."""
         now = self.options.clock()
-        parts: list[tuple[int, str]] = [(10, f"envtui · {self.options.source_name}")]
+        parts: list[tuple[int, str]] = [(10, f"envtui · {one_line(self.options.source_name)}")]
         for row in self.store.sources.values():
             parts.append((10, source_badge(row, now, self.options.zone)))
         if self.store.thread:
-            parts.append((5, f"thread {for_terminal(self.store.thread)}"))
+            parts.append((5, f"thread {one_line(self.store.thread)}"))
         step = self.current_step()
         if step is not None:
             latest = self.store.steps[-1].number
@@ -300,7 +300,8 @@ class MainScreen(DashboardActions):
             else:
                 parts.append((4, f"step {step.number}"))
             if step.current_date or step.timezone:
-                parts.append((1, f"context {step.current_date or '-'} {step.timezone or ''}"))
+                when = f"{step.current_date or '-'} {step.timezone or ''}"
+                parts.append((1, f"context {one_line(when)}"))
         parts.append((6, clock_text(now, self.options.zone)))
         if self._finding_count:
             parts.append((7, f"{WARNING} {self._finding_count}"))

@@ -13,7 +13,7 @@ from textual.markup import escape
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from envtui.safe_text import for_terminal
+from envtui.safe_text import for_terminal, one_line
 
 
 class TextScreen(ModalScreen[None]):
@@ -42,7 +42,7 @@ class TextScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         scroll = VerticalScroll()
-        scroll.border_title = escape(for_terminal(self.title_text))  # titles are markup
+        scroll.border_title = escape(one_line(self.title_text))  # titles are markup
         with scroll:
             yield Static(Text(for_terminal(self.body)), markup=False, id="text-body")
 

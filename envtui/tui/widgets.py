@@ -17,13 +17,14 @@ from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.geometry import Size
+from textual.markup import escape
 from textual.message import Message
 from textual.reactive import Reactive, var
 from textual.widgets import DataTable, Log, OptionList, Static
 from textual.widgets.option_list import Option
 
 from envtui.events import FindingReported
-from envtui.safe_text import for_terminal
+from envtui.safe_text import for_terminal, one_line
 from envtui.store import EnvironmentRow, StepRow
 from envtui.tui.format import clean, column_layout, matches, relative, row_values, sort_value
 
@@ -148,7 +149,10 @@ class EnvironmentTable(DataTable[Text]):
         title = "environments"
         if recorded is not None:
             title += f" · as recorded at step {recorded}, not live"
-        self.border_title = f"{title}  filter: {self.filter}" if self.filter else title
+        # titles are markup: the typed filter is escaped for it
+        self.border_title = (
+            f"{title}  filter: {escape(one_line(self.filter))}" if self.filter else title
+        )
         self.border_subtitle = f"sort: {self.sort_key}" + (
             " (reversed)" if self.sort_reverse else ""
         )
@@ -357,7 +361,7 @@ class ToolsPanel(Static):
                 "required": "environment_id",
                 "unknown": "environment_id: cannot tell",
             }.get(parameter, "")
-            lines.append(f"{for_terminal(name):<22} {marker}\n")
+            lines.append(f"{one_line(name):<22} {marker}\n")
         self.update(lines)
 
 
@@ -374,9 +378,8 @@ class FindingsList(OptionList):
         for finding, count in groups:
             where = f"step {finding.step}" if finding.step is not None else "thread"
             times = f"  x{count}" if count > 1 else ""
-            labels.append(
-                f"{where}  {finding.code}  {for_terminal(finding.environment_id or '-')}{times}"
-            )
+            who = one_line(finding.environment_id or "-")
+            labels.append(f"{where}  {one_line(finding.code)}  {who}{times}")
         if labels == self._labels:
             return  # the same list: not rebuilt
         self._labels = labels

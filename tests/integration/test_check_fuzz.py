@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from tests.support.cli import run_check
-from tests.support.mutations import mutated_rollout
+from tests.support.rollout_mutations import mutated_rollout
 
 
 @settings(

@@ -23,7 +23,7 @@ from tests.support.waiting import pilot_wait_until, wait_until
 from envtui.cli import main
 from envtui.environments import processes
 from envtui.environments.backoff import Backoff
-from envtui.events import EnvironmentConnected, EnvironmentDisconnected, Event
+from envtui.events import EnvironmentConnected, EnvironmentDisconnected, EnvironmentStatus, Event
 from envtui.sources.codex_attach import CodexOptions, CodexSource
 from envtui.store import Store
 from envtui.tui.app import DashboardOptions, EnvTuiApp
@@ -92,6 +92,10 @@ async def test_a_fast_remote_is_ready_and_killing_it_disconnects(tmp_path: Path)
         )
         assert store.primary == "local"
         assert store.environments["devbox"].shell
+        # local is first in the selection: however the notifications and the status answers
+        # interleave, devbox is never reported primary on the way
+        reported = [e.msg for e in events if isinstance(e.msg, EnvironmentStatus)]
+        assert not [m for m in reported if m.environment_id == "devbox" and m.primary]
         await wait_until(
             lambda: bool(_exec_server_pids(source)), timeout=20, what="the exec-server child"
         )

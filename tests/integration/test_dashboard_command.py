@@ -143,3 +143,44 @@ def test_a_bad_codex_environments_file_fails_before_the_screen(
     broken.write_text("[[environments]\n")
     assert main(["watch", "--codex-environments", str(broken)]) == 2
     assert capsys.readouterr().err.startswith("envtui watch: error: ")
+
+
+@pytest.mark.usefixtures("no_screen")
+@pytest.mark.parametrize("command", ["demo", "watch", "replay", "rollout"])
+def test_a_record_file_in_a_missing_directory_fails_before_the_screen(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    stream = write_stream(tmp_path / "stream.jsonl")
+    args = [command, *([str(stream)] if command in ("replay", "rollout") else [])]
+    record = tmp_path / "nonexistent" / "rec.jsonl"
+    assert main([*args, "--record", str(record)]) == 2
+    assert capsys.readouterr().err == (
+        f"envtui {command}: error: --record {record}: no such directory: {record.parent}\n"
+    )
+
+
+def test_a_record_that_fails_is_a_notice_and_the_replay_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def everything_and_the_notice(store: Store) -> bool:
+        return store.counters["total"] == len(scripted_events()) + 1
+
+    stores = run_headless(monkeypatch, everything_and_the_notice)
+    stream = write_stream(tmp_path / "stream.jsonl")
+    assert main(["replay", str(stream), "--speed", "0", "--record", "/dev/full"]) == 0
+    [store] = stores
+    assert sorted(store.environments) == ["build", "legacy", "local"]
+    assert any("recording stopped: /dev/full: cannot write" in line for line in store.log)
+
+
+@pytest.mark.usefixtures("no_screen")
+@pytest.mark.parametrize("command", ["replay", "rollout"])
+def test_a_fifo_is_refused_before_the_screen_and_never_read(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import os
+
+    fifo = tmp_path / "stream.jsonl"
+    os.mkfifo(fifo)  # reading it would wait for a writer for ever
+    assert main([command, str(fifo)]) == 2
+    assert capsys.readouterr().err == f"envtui {command}: error: {fifo}: not a regular file\n"

@@ -111,3 +111,35 @@ def test_connection_states_take_the_latest_event_up_to_a_time() -> None:
         "a": "connected",
         "b": "connected",
     }
+
+
+def test_nothing_after_an_environment_of_unknown_status_is_primary() -> None:
+    """An attach hears a remote's connection before local's first status: no false primary."""
+    known: dict[str, LiveState] = {}
+
+    def describe(env_id: str) -> EnvironmentStatus:
+        return EnvironmentStatus(
+            environment_id=env_id, kind="exec-server", status=known.get(env_id, "starting")
+        )
+
+    board = StatusBoard(known.get, describe)
+    board.set_order(["local", "remote"])
+    known["remote"] = "ready"  # connected, while local has not answered yet
+    assert board.primary() is None
+    assert _summary(board.report("remote")) == [("remote", "ready", False)]
+    known["local"] = "ready"
+    assert _summary(board.report("local")) == [("local", "ready", True)]
+    # had local answered "starting" instead, the remote would have been primary
+    known["local"] = "starting"
+    assert _summary(board.report("local")) == [
+        ("local", "starting", False),
+        ("remote", "ready", True),
+    ]
+
+
+def test_connection_states_take_a_time_without_an_offset_as_utc() -> None:
+    event = thread_event(
+        EnvironmentConnected(environment_id="a"), at=datetime(2026, 1, 1, 12, tzinfo=UTC)
+    )
+    assert connection_states([event], until=datetime(2026, 1, 1, 13)) == {"a": "connected"}
+    assert connection_states([event], until=datetime(2026, 1, 1, 11)) == {}

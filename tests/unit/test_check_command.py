@@ -109,15 +109,18 @@ def test_stricter_escaping_alone_is_a_note(
     ]
 
 
+DEVBOX_LOST = (
+    '{"id":"","msg":{"type":"environment_connected","environment_id":"devbox"},"at":"2026-11-30T03:16:02+00:00"}\n'
+    '{"id":"","msg":{"type":"environment_disconnected","environment_id":"devbox"},"at":"2026-11-30T03:16:05+00:00"}\n'
+)
+"""devbox connects, then its connection is lost, before step 2 of ``_healthy()``."""
+
+
 def test_stale_available_needs_the_events_and_then_is_found(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     events = tmp_path / "events.jsonl"
-    events.write_text(
-        '{"id":"","msg":{"type":"environment_connected","environment_id":"devbox"},"at":"2026-11-30T03:16:02+00:00"}\n'
-        '{"id":"","msg":{"type":"environment_disconnected","environment_id":"devbox"},"at":"2026-11-30T03:16:05+00:00"}\n'
-        "not json\n"
-    )
+    events.write_text(DEVBOX_LOST + "not json\n")
     code, _, err = run_check(_healthy().save(tmp_path), capture=capsys)
     assert code == 0
     assert "note: stale-available needs connection events (--events FILE)" in err
@@ -274,3 +277,47 @@ def test_tools_from_a_file_for_a_rollout_without_recorded_tools(
     assert out.startswith(
         "step 1: missing-environment-id: exec_command, apply_patch, view_image: -: with 2 ready environments"
     )
+
+
+def test_event_times_without_a_utc_offset_are_taken_as_utc(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    events = tmp_path / "events.jsonl"
+    events.write_text(
+        DEVBOX_LOST.replace("+00:00", "")  # the same times, without their UTC offset
+        + '{"id":"","msg":{"type":"warning","message":"m"},"at":"0001-01-01T00:00:00+14:00"}\n'
+    )
+    code, out, err = run_check(_healthy().save(tmp_path), "--events", str(events), capture=capsys)
+    assert code == 1
+    assert out.startswith("step 2: stale-available: -: devbox:")
+    assert f"note: {events}: line 3: at: time out of range" in err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("[" * 100_000, "invalid JSON: nested deeper than 100 levels"),
+        ('{"tools": 5}', 'expected a list of tool specs or {"tools": [...]}'),
+        ("[NaN]", "invalid JSON: NaN is not JSON"),
+        ("[1, 2]", "no tool spec with a type and a name"),
+        (b"[\xff]", "not UTF-8 (invalid byte at offset 1)"),
+    ],
+)
+def test_bad_tools_are_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str | bytes, expected: str
+) -> None:
+    tools = tmp_path / "tools.json"
+    tools.write_bytes(content if isinstance(content, bytes) else content.encode())
+    code, out, err = run_check(_healthy().save(tmp_path), "--tools", str(tools), capture=capsys)
+    assert (code, out) == (2, "")
+    assert err == f"envtui check: error: {tools}: {expected}\n"
+
+
+def test_bad_events_file_is_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    events = tmp_path / "events.jsonl"
+    events.write_bytes(b"\xff\n")
+    code, _, err = run_check(_healthy().save(tmp_path), "--events", str(events), capture=capsys)
+    assert code == 2
+    assert err.startswith(f"envtui check: error: {events}: cannot read: ")
+    assert err.count("\n") == 1

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from tests.support.cli import run_check
-from tests.support.mutations import REAL_ROLLOUTS, mutated_rollout
+from tests.support.rollout_mutations import REAL_ROLLOUTS, mutated_rollout
 
 from envtui.steps.rollout_items import code_mode_calls
 

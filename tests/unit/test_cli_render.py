@@ -229,6 +229,44 @@ def test_state_from_stdin(
             "s.json: environments.a.is_primary: expected true or false",
         ),
         ('{"environments": {}, "timezone": 5}', "s.json: timezone: expected a string or null"),
+        # rules of the model that a document check did not repeat: an error of the input
+        (
+            '{"environments":[{"id":"a","cwd":"/x","status":"available","error":"e"}]}',
+            "s.json: environments[0]: error is only allowed on a failed environment",
+        ),
+        (
+            '{"environments":[{"id":"a","cwd":"/x","shell":"bash","status":"failed","error":"e"}]}',
+            "s.json: environments[0]: a failed environment has no shell",
+        ),
+        (
+            '{"environments":[{"id":"a","cwd":"/x"}],"filesystem":{"workspace_roots":[],"permission_profile":{"type":"managed","file_system":{"type":"restricted","entries":[{"access":"read","path":"/a","glob":"*"}]}}}}',
+            "s.json: filesystem.permission_profile.file_system.entries[0]: an entry needs exactly one of path, glob and special",
+        ),
+        (
+            '{"environments":[{"id":"a","cwd":"file://[x/foo"}]}',
+            "s.json: environments[0].cwd: not a valid file URI: Invalid IPv6 URL",
+        ),
+        (
+            '{"environments":[{"id":"a","cwd":"/"}],"filesystem":{"workspace_roots":["file://[::1/x"],"permission_profile":{"type":"disabled"}}}',
+            "s.json: filesystem.workspace_roots[0]: not a valid file URI: Invalid IPv6 URL",
+        ),
+        (
+            '{"environments":{"a":{"cwd":"/x","status":[]}}}',
+            "s.json: environments.a.status: expected one of available, failed, starting, got []",
+        ),
+        (
+            '{"environments":{"a":{"cwd":"/x","status":{}}}}',
+            "s.json: environments.a.status: expected one of available, failed, starting, got {}",
+        ),
+        (
+            '{"environments":{"a":{"cwd":"/x","x":' + "[" * 600 + "]" * 600 + "}}}",
+            "s.json: invalid JSON: nested deeper than 100 levels",
+        ),
+        (
+            "9" * 5000,
+            "s.json: invalid JSON: Exceeds the limit (4300 digits) for integer string "
+            "conversion: value has 5000 digits; use sys.set_int_max_str_digits() to increase the limit",
+        ),
     ],
 )
 def test_bad_state_is_one_line_naming_file_and_field(
@@ -309,3 +347,70 @@ def test_no_command_starts_the_demo() -> None:
 
     args = build_parser().parse_args(with_default_command([]))
     assert (args.command, args.mode) == ("demo", "demo")
+
+
+def test_a_deep_prev_is_one_line_naming_it(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    deep = '{"environments": {}, "x": ' + '{"k": ' * 600 + "1" + "}" * 600 + "}"
+    prev = write_json(tmp_path / "p.json", deep)
+    code, out, err = run_cli(
+        ["render", write_json(tmp_path / "s.json", TWO), "--previous", prev], capsysbinary
+    )
+    assert (code, out) == (2, "")
+    assert err == f"envtui render: error: {prev}: invalid JSON: nested deeper than 100 levels\n"
+
+
+def test_endless_standard_input_is_cut_at_the_limit(
+    capsysbinary: pytest.CaptureFixture[bytes], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import envtui.commands.inputs as inputs
+
+    monkeypatch.setattr(inputs, "MAX_INPUT_FILE", 1024)
+    with open("/dev/zero", "rb") as zero:
+        monkeypatch.setattr(sys, "stdin", type("Stdin", (), {"buffer": zero})())
+        code, out, err = run_cli(["render", "-"], capsysbinary)
+    assert (code, out) == (2, "")
+    assert err == "envtui render: error: <stdin>: the input is over 1 KiB\n"
+
+
+def test_a_special_file_over_the_limit_is_refused(
+    capsysbinary: pytest.CaptureFixture[bytes], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import envtui.limits
+
+    monkeypatch.setattr(envtui.limits.read_file_bounded, "__defaults__", (1024,))
+    code, out, err = run_cli(["render", "/dev/zero"], capsysbinary)
+    assert (code, out) == (2, "")
+    assert err == "envtui render: error: /dev/zero: the file is over 1 KiB\n"
+
+
+@pytest.mark.parametrize("args", [["--json"], []])
+def test_output_that_cannot_be_written_is_one_line_and_exit_1(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    args: list[str],
+) -> None:
+    import io
+
+    from envtui.cli import main
+
+    state = write_json(tmp_path / "s.json", TWO)
+    with open("/dev/full", "wb") as full:
+        monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(full))
+        code = main(["render", state, *args])
+    assert code == 1
+    assert capsys.readouterr().err == (
+        "envtui render: error: standard output: cannot write: No space left on device\n"
+    )
+
+
+def test_lone_surrogates_are_exact_bytes_in_a_pipe_and_escaped_json(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    state = write_json(tmp_path / "s.json", '{"environments": [{"id": "a", "cwd": "/x\\ud800"}]}')
+    code, out, _ = run_cli(["render", state, "--json"], capsysbinary)
+    assert code == 0
+    assert "\\ud800" in out
+    assert json.loads(out)["snapshot"]["environments"]["a"]["cwd"] == "/x\ud800"

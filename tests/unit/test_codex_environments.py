@@ -77,7 +77,7 @@ def test_default_none_in_any_case_selects_nothing(none: str) -> None:
         ),
         (
             '[[environments]]\nid = "x"\nurl = "http://h"\n',
-            "e.toml:3: environments[0].url: must start with ws:// or wss://",
+            "e.toml:3: environments[0].url: must be ws:// or wss:// followed by a host, without spaces",
         ),
         (WS + 'args = ["x"]\n', "e.toml:4: environments[0].args: requires program"),
         (WS + 'cwd = "x"\n', "e.toml:4: environments[0].cwd: requires program"),
@@ -100,6 +100,26 @@ def test_default_none_in_any_case_selects_nothing(none: str) -> None:
             "e.toml:1: default: names local, but include_local = false leaves it out",
         ),
         ("include_local = 1\n", "e.toml:1: include_local: Input should be a valid boolean"),
+        (
+            '[[environments]]\nid = "x"\nurl = "ws://"\n',
+            "e.toml:3: environments[0].url: must be ws:// or wss:// followed by a host, without spaces",
+        ),
+        (
+            '[[environments]]\nid = "x"\nurl = "ws://a b"\n',
+            "e.toml:3: environments[0].url: must be ws:// or wss:// followed by a host, without spaces",
+        ),
+        (
+            '[[environments]]\nid = "x"\nurl = "ws://[::1"\n',
+            "e.toml:3: environments[0].url: not a valid url: Invalid IPv6 URL",
+        ),
+        (
+            WS + "initialize_timeout_sec = inf\n",
+            "e.toml:4: environments[0].initialize_timeout_sec: Input should be a finite number",
+        ),
+        (
+            "a = " + "{ b = " * 30_000 + "1" + " }" * 30_000 + "\n",
+            "e.toml: invalid TOML: nested too deeply",
+        ),
     ],
 )
 def test_each_invalid_case_is_one_clear_line(text: str, expected: str) -> None:

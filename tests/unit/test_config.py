@@ -149,6 +149,56 @@ def test_no_environments_means_one_local_in_the_current_directory(
             '[[environments]]\nid = "x"\nkind = "exec-server"\ncwd = "/r"\nprogram = "c"\nport = 22\n',
             "c.toml:6: environments[0].port: only taken when the exec-server runs on a host (set host)",
         ),
+        # every wait has a bound, and a time computed from it stays in range
+        (
+            ONE_SSH + "backoff_initial = inf\n",
+            "c.toml:6: environments[0].backoff_initial: Input should be a finite number",
+        ),
+        (
+            ONE_SSH + "backoff_max = 1e300\n",
+            "c.toml:6: environments[0].backoff_max: Input should be less than or equal to 86400",
+        ),
+        (
+            ONE_SSH + "connect_timeout = inf\n",
+            "c.toml:6: environments[0].connect_timeout: Input should be a finite number",
+        ),
+        (
+            ONE_SSH + "keepalive_interval = nan\n",
+            "c.toml:6: environments[0].keepalive_interval: Input should be a finite number",
+        ),
+        (
+            "step_interval = 86401\n",
+            "c.toml:1: step_interval: Input should be less than or equal to 86400",
+        ),
+        ("a = " + "[" * 50_000 + "]" * 50_000 + "\n", "c.toml: invalid TOML: nested too deeply"),
+        (
+            "port = " + "1" * 5000 + "\n",
+            "c.toml: invalid TOML: Exceeds the limit (4300 digits) for integer string conversion: value has 5000 digits; use sys.set_int_max_str_digits() to increase the limit",
+        ),
+        (
+            ONE_SSH.replace('cwd = "/r"', 'cwd = "file://[x/foo"'),
+            "c.toml:4: environments[0].cwd: not a valid file URI: Invalid IPv6 URL",
+        ),
+        (
+            '[[environments]]\nid = "x"\nkind = "exec-server"\ncwd = "/r"\nurl = "ws://[::1"\n',
+            "c.toml:5: environments[0].url: not a valid url: Invalid IPv6 URL",
+        ),
+        (
+            '[[environments]]\nid = "x"\nkind = "exec-server"\ncwd = "/r"\nurl = "ws://h:99999"\n',
+            "c.toml:5: environments[0].url: not a valid url: Port out of range 0-65535",
+        ),
+        (
+            '[[environments]]\nid = "x"\nkind = "exec-server"\ncwd = "/r"\nurl = "ws://:80"\n',
+            "c.toml:5: environments[0].url: has no host",
+        ),
+        (
+            'keymap = { pause = "\\u001b]2;x\\u0007" }\n',
+            "c.toml:1: keymap.pause: must not contain control or invisible characters",
+        ),
+        (
+            'theme = "a\\u202eb"\n',
+            "c.toml:1: theme: must not contain control or invisible characters",
+        ),
     ],
 )
 def test_bad_config_is_one_line_with_file_line_and_key(text: str, expected: str) -> None:
@@ -212,7 +262,7 @@ def test_envtui_config_variable_is_read(tmp_path: Path, monkeypatch: pytest.Monk
         ),
         (
             '[[environments]]\nid = "x"\nkind = "exec-server"\ncwd = "/r"\nurl = "http://h"\n',
-            "c.toml:5: environments[0].url: String should match pattern '^wss?://\\S+$'",
+            "c.toml:5: environments[0].url: must be ws:// or wss:// followed by a host, without spaces",
         ),
     ],
 )
@@ -228,3 +278,16 @@ def test_exec_server_url_takes_a_connect_timeout() -> None:
     ).environments
     assert isinstance(env, ExecServerEnvironmentConfig)
     assert env.connect_timeout == 3
+
+
+def test_a_default_config_that_is_not_a_regular_file_is_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    folder = tmp_path / "envtui"
+    folder.mkdir()
+    os.mkfifo(folder / "config.toml")  # found, not named: must not block every command
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    with pytest.raises(ConfigError, match=r"config\.toml: not a regular file"):
+        load_config()

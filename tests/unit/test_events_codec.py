@@ -104,3 +104,45 @@ def test_known_type_with_an_extra_field_is_an_error() -> None:
         decode_event(
             '{"id":"","msg":{"type":"environment_connected","environment_id":"a","extra":1}}'
         )
+
+
+def test_a_time_without_a_utc_offset_is_taken_as_utc() -> None:
+    line = (
+        '{"id":"","msg":{"type":"environment_status","environment_id":"a","kind":"local",'
+        '"status":"unavailable","next_retry_at":"2026-11-30T12:00:09"},"at":"2026-11-30T12:00:01"}'
+    )
+    event = decode_event(line)
+    assert event.at == datetime(2026, 11, 30, 12, 0, 1, tzinfo=UTC)
+    assert isinstance(event.msg, EnvironmentStatus)
+    assert event.msg.next_retry_at == datetime(2026, 11, 30, 12, 0, 9, tzinfo=UTC)
+    # built in code, too: every time an event holds can be compared with an aware one
+    built = thread_event(WarningMessage(message="m"), at=datetime(2026, 1, 1))
+    assert built.at == datetime(2026, 1, 1, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("at", "message"),
+    [
+        ("0001-01-01T00:00:00+14:00", "at: time out of range: 0001-01-01T00:00:00+14:00"),
+        ("9999-12-31T23:59:59-14:00", "at: time out of range: 9999-12-31T23:59:59-14:00"),
+        ("x" * 10_000, "at: not an ISO time: '" + "x" * 79 + "…'"),
+    ],
+)
+def test_a_time_that_cannot_be_placed_in_utc_is_a_bad_line(at: str, message: str) -> None:
+    line = f'{{"id":"","msg":{{"type":"warning","message":"m"}},"at":"{at}"}}'
+    (error,) = decode_lines(["", line])
+    assert error == DecodeError(line=2, message=message)
+
+
+def test_a_line_nested_too_deeply_or_too_long_is_a_bad_line_and_the_rest_is_read() -> None:
+    import io
+
+    from envtui.limits import bounded_lines
+
+    good = '{"id":"","msg":{"type":"warning","message":"m"}}'
+    deep = '{"id":"","msg":{"type":"x","v":' + "[" * 5000 + "]" * 5000 + "}}"
+    stream = io.StringIO("\n".join([deep, "x" * 20_000, good]))
+    results = list(decode_lines(bounded_lines(stream, 12_000)))
+    assert results[0] == DecodeError(1, "invalid JSON: nested deeper than 100 levels")
+    assert results[1] == DecodeError(2, "line over 12000 bytes; skipped")
+    assert isinstance(results[2], Event)

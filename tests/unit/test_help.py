@@ -105,7 +105,7 @@ def test_record_refuses_an_existing_file_and_a_missing_folder(
     code, _, err = run_cli(["replay", str(stream), "--record", str(missing)], capsys)
     assert (code, err) == (
         2,
-        f"envtui replay: error: --record {missing}: the folder {missing.parent} does not exist\n",
+        f"envtui replay: error: --record {missing}: no such directory: {missing.parent}\n",
     )
     with pytest.raises(SystemExit):
         build_parser().parse_args(["replay", str(stream), "--record", "x", "--append", "--force"])

@@ -73,3 +73,83 @@ async def test_malformed_json_closes_with_the_reason() -> None:
     with pytest.raises(ChannelClosedError, match="malformed JSON"):
         await pending
     await client.aclose()
+
+
+class DeafPeer(ScriptedChannel):
+    """A peer that floods requests and never reads what it is sent: writes block for ever."""
+
+    async def send(self, text: str) -> None:
+        await asyncio.Event().wait()
+
+
+async def test_a_peer_that_asks_without_reading_the_answers_is_disconnected() -> None:
+    from envtui.environments.jsonrpc import MAX_UNSENT_REPLIES
+
+    channel = DeafPeer()
+    client = JsonRpcClient(channel, peer="exec-server")
+    client.start()
+    for n in range(MAX_UNSENT_REPLIES * 4):
+        channel.incoming.put_nowait(json.dumps({"id": n, "method": "server/ask", "params": {}}))
+    reason = await asyncio.wait_for(client.closed, timeout=5)
+    assert reason == (
+        f"exec-server sent requests without reading the answers ({MAX_UNSENT_REPLIES} unsent); "
+        "disconnected"
+    )
+    assert client._replies.qsize() <= MAX_UNSENT_REPLIES  # bounded, whatever the peer sends
+    await asyncio.wait_for(client.aclose(), timeout=5)
+
+
+async def test_a_request_is_bounded_also_while_the_peer_does_not_read() -> None:
+    client = JsonRpcClient(DeafPeer())
+    client.start()
+    with pytest.raises(TimeoutError):
+        await client.request("initialize", {}, timeout=0.2)
+    await client.aclose()
+
+
+async def test_with_a_problem_handler_bad_messages_are_reported_and_skipped() -> None:
+    channel = ScriptedChannel()
+    problems: list[str] = []
+
+    def handler(message: dict[str, Any]) -> None:
+        if message["method"] == "boom":
+            raise ValueError("cannot take it")
+
+    client = JsonRpcClient(channel, handler, peer="codex app-server", on_problem=problems.append)
+    client.start()
+    for text in ("{not json", "[1]", '{"method": "boom"}', "[" * 500 + "]" * 500):
+        channel.incoming.put_nowait(text)
+    assert await client.request("ping", {}, timeout=5) == {"pong": True}
+    assert problems == [
+        "codex app-server sent malformed JSON: '{not json'",
+        "codex app-server sent a non-object message: '[1]'",
+        "codex app-server notification 'boom': cannot take it",
+        "codex app-server sent unusable JSON (nested deeper than 100 levels): '" + "[" * 120 + "'",
+    ]
+    assert not client.closed.done()
+    await client.aclose()
+
+
+async def test_a_closed_channel_leaves_no_exception_unretrieved() -> None:
+    loop = asyncio.get_running_loop()
+    reported: list[dict[str, Any]] = []
+    loop.set_exception_handler(lambda _loop, context: reported.append(context))
+
+    class ClosingPeer(ScriptedChannel):
+        async def send(self, text: str) -> None:
+            self.incoming.put_nowait("{bad")  # the reader closes the client meanwhile
+            await asyncio.sleep(0.05)
+            raise ChannelClosedError("gone")
+
+    client = JsonRpcClient(ClosingPeer())
+    client.start()
+    for _ in range(5):
+        with pytest.raises(ChannelClosedError):
+            await client.request("initialize", {}, timeout=5)
+    await client.aclose()
+    del client
+    import gc
+
+    gc.collect()
+    await asyncio.sleep(0)
+    assert reported == []

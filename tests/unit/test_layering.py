@@ -23,7 +23,7 @@ PACKAGE_DIR = Path(envtui.__file__).parent
 
 LAYERS: dict[str, int] = {
     # 1 vocabulary: the context engine, events and their codec, profiles, config readers,
-    # safe text, theme files, and the two tiny helpers everything may use.
+    # safe text, theme files, input limits, and the two tiny helpers everything may use.
     "envtui": 1,
     "envtui.context": 1,
     "envtui.events": 1,
@@ -33,6 +33,7 @@ LAYERS: dict[str, int] = {
     "envtui.codex_environments": 1,
     "envtui.codex_binary": 1,
     "envtui.safe_text": 1,
+    "envtui.limits": 1,
     "envtui.theme_files": 1,
     "envtui.stopping": 1,
     "envtui.locations": 1,

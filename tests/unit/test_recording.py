@@ -101,3 +101,50 @@ async def test_append_adds_to_an_earlier_recording(tmp_path: Path) -> None:
         lambda _: None, asyncio.Event()
     )
     assert read_recording(path) == events
+
+
+async def test_a_recording_that_cannot_be_written_stops_with_a_notice_and_the_source_goes_on() -> (
+    None
+):
+    from envtui.events import WarningMessage
+
+    received: list[Event] = []
+    events = scripted_events()
+    source = recorded(emitting(events, "hang"), Path("/dev/full"))
+    task = asyncio.ensure_future(source(received.append, asyncio.Event()))
+    notice = "recording stopped: /dev/full: cannot write: No space left on device"
+
+    def noticed() -> bool:
+        return any(isinstance(e.msg, WarningMessage) and e.msg.message == notice for e in received)
+
+    await wait_until(noticed, what="the notice")
+    [warning] = [e.msg for e in received if isinstance(e.msg, WarningMessage)]
+    assert warning.severity == "error"  # the dashboard shows it as a lasting notice
+    assert [e for e in received if not isinstance(e.msg, WarningMessage)] == events
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+
+
+async def test_a_file_that_cannot_be_opened_is_a_notice_too(tmp_path: Path) -> None:
+    from envtui.events import WarningMessage
+
+    received: list[Event] = []
+    await recorded(emitting(scripted_events()[:2], "return"), tmp_path)(
+        received.append, asyncio.Event()
+    )
+    await wait_until(lambda: len(received) == 3, what="the notice")
+    messages = [e.msg.message for e in received if isinstance(e.msg, WarningMessage)]
+    assert messages == [f"recording stopped: {tmp_path}: cannot write: Is a directory"]
+
+
+def test_the_record_path_is_checked_before_anything_starts(tmp_path: Path) -> None:
+    from envtui.sources.recording import check_record_path
+
+    missing = tmp_path / "no" / "dir" / "rec.jsonl"
+    assert check_record_path(missing) == f"{missing}: no such directory: {missing.parent}"
+    assert check_record_path(tmp_path) == f"{tmp_path}: cannot write: Is a directory"
+    existing = tmp_path / "rec.jsonl"
+    existing.write_text("kept until the run starts\n")
+    assert check_record_path(existing) is None
+    assert existing.read_text() == "kept until the run starts\n"

@@ -42,6 +42,12 @@ def test_user_theme_dir_follows_xdg(monkeypatch: pytest.MonkeyPatch, tmp_path: P
         ('name = "x"\nprimary = "red"', "primary: String should match pattern"),
         ('sparkle = "#000000"\n' + GOOD, "sparkle: Extra inputs are not permitted"),
         (GOOD.replace('status-ready = "#00ff00"\n', ""), "variables: missing status-ready"),
+        ("a = " + "[" * 50_000 + "]" * 50_000, "nested too deeply"),
+        ("a = " + "9" * 5000, "Exceeds the limit (4300 digits)"),
+        (
+            GOOD + '"x\\u001b]2;THEME-TITLE\\u0007" = "#000000"\n',
+            "variables.x\x1b]2;THEME-TITLE\x07.[key]: String should match pattern",
+        ),
     ],
 )
 def test_broken_theme_is_a_problem_naming_file_and_key(
@@ -63,3 +69,19 @@ def test_a_theme_file_that_is_not_utf8(tmp_path: Path) -> None:
     path.write_bytes(b'name = "\xff"')
     with pytest.raises(ValueError, match=r"t\.toml"):
         load_theme_file(path)
+
+
+def test_special_files_are_problems_and_never_read(tmp_path: Path) -> None:
+    import os
+
+    (tmp_path / "good.toml").write_text(GOOD, encoding="utf-8")
+    os.mkfifo(tmp_path / "fifo.toml")  # reading it would wait for a writer for ever
+    (tmp_path / "dir.toml").mkdir()
+    (tmp_path / "loop.toml").symlink_to(tmp_path / "loop.toml")
+    themes, problems = load_themes(tmp_path)
+    assert [theme.name for theme in themes] == ["mine"]
+    assert sorted(p.reason.removeprefix(str(tmp_path) + "/") for p in problems) == [
+        "dir.toml: not a regular file",
+        "fifo.toml: not a regular file",
+        "loop.toml: cannot read: Too many levels of symbolic links",
+    ]
