@@ -28,7 +28,7 @@ from textual.theme import Theme
 
 from envtui import ui_state
 from envtui.events import Event, Source, SourceState, SourceStatus, WarningMessage, thread_event
-from envtui.locations import screenshot_dir
+from envtui.locations import export_dir
 from envtui.safe_text import for_terminal, one_line
 from envtui.stopping import on_signals
 from envtui.store import Store
@@ -143,14 +143,15 @@ class EnvTuiApp(App[None]):
     ) -> str | None:
         """The palette's screenshot: in a browser a download like a step export (Textual
         would open it in a new tab), confirmed by Textual's notice once the browser has it;
-        in a terminal a file in the screenshots folder ``envtui info`` names (created when
-        needed, never over an earlier one), with its whole path in the notice."""
+        in a terminal a file in the exports folder ``envtui info`` names, beside the step
+        exports (``--export-dir`` moves both; created when needed, never over an earlier
+        one), with its whole path in the notice."""
         if not self.is_web:
             deliver_file(
                 self,
                 self.export_screenshot(),
                 file_name=filename or screenshot_file_name(self.options.clock()),
-                directory=Path(path) if path else screenshot_dir(),
+                directory=Path(path) if path else (self.options.export_dir or export_dir()),
                 mime_type="image/svg+xml",
                 name="screenshot",
             )

@@ -1,5 +1,5 @@
 """Help that tells the truth, a keymap that says what it could not do, ASCII glyphs, a theme
-remembered and a theme that leaves out status colours, screenshots where info says."""
+remembered and a theme that leaves out status colours, screenshots where info says (with the exports)."""
 
 from __future__ import annotations
 
@@ -161,11 +161,11 @@ async def test_a_user_theme_without_status_colours_is_used_with_derived_ones(
         assert derived["success"].lower().startswith("#00a")  # the theme's own green
 
 
-async def test_the_screenshot_goes_to_the_screenshots_folder(
+async def test_the_screenshot_goes_to_the_exports_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
-    folder = tmp_path / "state" / "envtui" / "screenshots"
+    folder = tmp_path / "state" / "envtui" / "exports"
     app = make_app()
     async with app.run_test(size=(140, 44)) as pilot:
         await settled(app, pilot)
@@ -176,3 +176,14 @@ async def test_the_screenshot_goes_to_the_screenshots_folder(
         assert len(files) == 2  # the second is numbered, never over the first
         assert all(f"wrote {path}" in toasts(app) for path in files)
         assert files[0].read_text().startswith("<svg")
+
+
+async def test_export_dir_moves_the_screenshot_with_the_exports(tmp_path: Path) -> None:
+    folder = tmp_path / "chosen"
+    app = make_app(export_dir=folder)
+    async with app.run_test(size=(140, 44)) as pilot:
+        await settled(app, pilot)
+        app.action_screenshot()
+        await pilot.pause()
+        [file] = folder.glob("envtui-screenshot-*.svg")
+        assert f"wrote {file}" in toasts(app)
