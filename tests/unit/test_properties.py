@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 from typing import Any, Literal
 
 from hypothesis import example, given, settings
@@ -68,7 +69,7 @@ def states(draw: st.DrawFn) -> EnvironmentsState:
     make_primary: bool = draw(st.booleans())
     if ready and make_primary:
         first = draw(st.sampled_from(ready))
-        envs[first] = envs[first].model_copy(update={"is_primary": True})
+        envs[first] = replace(envs[first], is_primary=True)
     entries = draw(
         st.lists(
             st.builds(
