@@ -78,4 +78,3 @@ def first_error(
     elif kind == "value_error":
         message = message.removeprefix("Value error, ")
     return FirstError(loc, message, kind, error.get("input"), len(errors) - 1)
-

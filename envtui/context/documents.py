@@ -178,7 +178,7 @@ def _filesystem_conforms(filesystem: object) -> bool:
     return (
         file_system.get("type") == "restricted"
         and _object_of(file_system, frozenset({"type", "glob_scan_max_depth", "entries"}))
-        and (depth is None or (type(depth) is int and 0 <= depth < 2**63))
+        and (depth is None or (type(depth) is int and depth >= 0))
         and _list_of(entries)
         and all(_entry_conforms(entry) for entry in entries)
     )
