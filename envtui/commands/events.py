@@ -20,14 +20,14 @@ from envtui.commands.common import (
 )
 from envtui.commands.metrics_options import add_metrics_arguments, metrics_for
 from envtui.commands.output import error_line, fail
-from envtui.events import Event, EventSink, encode_event
 from envtui.sources.line_writer import LineWriter
 from envtui.stopping import CLEANUP_GRACE, run_bounded, stop_on_signals, wait_for_stop, within
 
 CLOSE_TIMEOUT = 2.0
 """Seconds the events still queued get to reach the output at the end."""
 
-if TYPE_CHECKING:  # the runtime (and asyncssh) loads only when the command runs
+if TYPE_CHECKING:  # the models and the runtime (and asyncssh) load when the command runs
+    from envtui.events import Event, EventSink
     from envtui.sources.engine import Engine
     from envtui.sources.metrics_state import MetricsState
 
@@ -120,6 +120,7 @@ def _run_engine(
 
 def _writing(writer: LineWriter, state: MetricsState | None) -> EventSink:
     """Each event as a line of the output, and into the metrics when they are served."""
+    from envtui.events import encode_event
 
     def write(event: Event) -> None:
         writer.write(encode_event(event))

@@ -19,11 +19,11 @@ from envtui.commands.common import (
 )
 from envtui.commands.output import error_line, write_output
 from envtui.safe_text import dumps_json_line
-from envtui.steps.selection import LIVE_STATE, SelectionSnapshot, SnapshotEntry
 from envtui.stopping import CLEANUP_GRACE, run_bounded, stop_on_signals, within
 
-if TYPE_CHECKING:  # the runtime (and asyncssh) loads only when the command runs
+if TYPE_CHECKING:  # the models and the runtime (and asyncssh) load only when the command runs
     from envtui.sources.engine import Engine
+    from envtui.steps.selection import SelectionSnapshot, SnapshotEntry
 
 COMMAND = "snapshot"
 DEFAULT_TIMEOUT = 15.0
@@ -50,6 +50,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def entry_json(entry: SnapshotEntry, primary: str | None) -> dict[str, Any]:
+    from envtui.steps.selection import LIVE_STATE
+
     readiness = entry.readiness
     return {
         "id": entry.environment_id,

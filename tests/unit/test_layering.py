@@ -285,3 +285,19 @@ def test_a_bad_document_still_gets_pydantics_words_in_a_fresh_interpreter() -> N
     assert result.stderr == (
         b"envtui render: error: <stdin>: environments[0].primary: Input should be a valid boolean\n"
     )
+
+
+def test_envtui_help_loads_no_config_or_event_models() -> None:
+    """``--help`` builds every command's arguments; the models load only when one runs."""
+    code = (
+        "import contextlib, sys\n"
+        "from envtui.cli import main\n"
+        "with contextlib.suppress(SystemExit):\n"
+        "    main(['--help'])\n"
+        "loaded = sorted(m for m in ('pydantic', 'envtui.config', 'envtui.events') if m in sys.modules)\n"
+        "assert not loaded, loaded\n"
+        "assert 'envtui.commands.info' in sys.modules  # the whole tree was built\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, check=False)
+    assert result.returncode == 0, result.stderr.decode()
+    assert b"render" in result.stdout
