@@ -9,7 +9,6 @@ light.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import functools
 from collections.abc import Callable
 from pathlib import Path
@@ -29,6 +28,8 @@ from envtui.locations import export_dir
 from envtui.ui_state import remembered_theme
 
 if TYPE_CHECKING:  # the config and event models load when a command runs, not for --help
+    import asyncio
+
     from envtui.config import Config
     from envtui.events import EventSink, Source
 

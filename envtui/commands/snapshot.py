@@ -7,7 +7,6 @@ config is bad (2).
 from __future__ import annotations
 
 import argparse
-import asyncio
 from typing import TYPE_CHECKING, Any
 
 from envtui.commands.common import (
@@ -19,7 +18,6 @@ from envtui.commands.common import (
 )
 from envtui.commands.output import error_line, write_output
 from envtui.safe_text import dumps_json_line
-from envtui.stopping import CLEANUP_GRACE, run_bounded, stop_on_signals, within
 
 if TYPE_CHECKING:  # the models and the runtime (and asyncssh) load only when the command runs
     from envtui.sources.engine import Engine
@@ -68,6 +66,10 @@ def entry_json(entry: SnapshotEntry, primary: str | None) -> dict[str, Any]:
 async def take_snapshot(engine: Engine, timeout: float) -> SelectionSnapshot | None:
     """The snapshot once every environment resolved (or ``timeout`` passed); None when a
     signal (Ctrl+C, SIGTERM, SIGHUP) came first. Either way everything is closed, bounded."""
+    import asyncio
+
+    from envtui.stopping import CLEANUP_GRACE, stop_on_signals, within
+
     stop = asyncio.Event()
     try:
         with stop_on_signals(stop):
@@ -86,6 +88,7 @@ async def take_snapshot(engine: Engine, timeout: float) -> SelectionSnapshot | N
 
 def run(args: argparse.Namespace) -> int:
     from envtui.context.render import render_full
+    from envtui.stopping import run_bounded
 
     built = engine_for(COMMAND, args)
     if isinstance(built, int):
