@@ -41,8 +41,10 @@ def bytecode_state(tree: Path) -> str:
 
 
 def timed(command: list[str], env: dict[str, str]) -> float:
+    # ``python -m`` puts the working directory first on sys.path: run in the tree timed
+    cwd = env.get("PYTHONPATH") or ROOT
     start = time.perf_counter()
-    subprocess.run(command, env=env, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(command, env=env, cwd=cwd, check=True, stdout=subprocess.DEVNULL)
     return time.perf_counter() - start
 
 
@@ -65,7 +67,7 @@ def main() -> None:
     }
     trees = [("", None)] + ([(f" ({args.compare})", args.compare)] if args.compare else [])
     for suffix, tree in trees:
-        env = {**base, "PYTHONPATH": tree} if tree else base
+        env = {**base, "PYTHONPATH": str(Path(tree).resolve())} if tree else base
         envtui = [sys.executable, "-m", "envtui"]
         commands[f"envtui render{suffix}"] = ([*envtui, "render", str(EXAMPLE)], env)
         commands[f"envtui --help{suffix}"] = ([*envtui, "--help"], env)
