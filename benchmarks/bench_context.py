@@ -15,6 +15,7 @@ import argparse
 import json
 import timeit
 from collections.abc import Callable
+from dataclasses import replace
 
 from envtui.context import EnvironmentsState, EnvironmentState, render_diff, render_full, snapshot
 
@@ -38,8 +39,8 @@ def make_state(count: int) -> EnvironmentsState:
 def with_one_change(state: EnvironmentsState) -> EnvironmentsState:
     envs = dict(state.environments)
     last = sorted(envs)[-1]
-    envs[last] = envs[last].model_copy(update={"cwd": envs[last].cwd + "/moved"})
-    return state.model_copy(update={"environments": envs})
+    envs[last] = replace(envs[last], cwd=envs[last].cwd + "/moved")
+    return replace(state, environments=envs)
 
 
 def per_call(fn: Callable[[], object], repeat: int) -> float:

@@ -4,11 +4,18 @@ Each command is started ``--runs`` times, interleaved so that machine load hits 
 them alike; the median wall time of each is printed with its ratio to the pydantic import
 (the budget for ``render``: 1.3x). With ``--compare DIR`` the code in DIR is timed the
 same way, side by side. Run: ``python benchmarks/bench_startup.py``.
+
+Whether envtui's bytecode is cached changes the result by a tenth or more: pydantic comes
+compiled from its wheel, while an editable checkout run with ``PYTHONDONTWRITEBYTECODE``
+compiles every envtui module on every start. The first line printed says which case was
+measured; ``--compile`` compiles the trees first, as installing the package does.
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
+import importlib.util
 import os
 import statistics
 import subprocess
@@ -16,12 +23,28 @@ import sys
 import time
 from pathlib import Path
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "turn-state.json"
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "examples" / "turn-state.json"
+
+
+def bytecode_state(tree: Path) -> str:
+    """Whether every module of the ``envtui`` package in ``tree`` has a current .pyc."""
+    sources = list((tree / "envtui").rglob("*.py"))
+    cached = [
+        source
+        for source in sources
+        if Path(importlib.util.cache_from_source(str(source))).is_file()
+        and Path(importlib.util.cache_from_source(str(source))).stat().st_mtime
+        >= source.stat().st_mtime
+    ]
+    return f"{len(cached)} of {len(sources)} envtui modules with cached bytecode"
 
 
 def timed(command: list[str], env: dict[str, str]) -> float:
+    # ``python -m`` puts the working directory first on sys.path: run in the tree timed
+    cwd = env.get("PYTHONPATH") or ROOT
     start = time.perf_counter()
-    subprocess.run(command, env=env, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(command, env=env, cwd=cwd, check=True, stdout=subprocess.DEVNULL)
     return time.perf_counter() - start
 
 
@@ -29,14 +52,22 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--compare", metavar="DIR", help="also time the envtui code in DIR")
+    parser.add_argument(
+        "--compile", action="store_true", help="compile the envtui trees first, as installing does"
+    )
     args = parser.parse_args()
+    trees_on_disk = [ROOT] + ([Path(args.compare)] if args.compare else [])
+    for tree in trees_on_disk:
+        if args.compile:
+            compileall.compile_dir(tree / "envtui", quiet=1)
+        print(f"{tree}: {bytecode_state(tree)}")
     base = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     commands: dict[str, tuple[list[str], dict[str, str]]] = {
         "python -c 'import pydantic'": ([sys.executable, "-c", "import pydantic"], base),
     }
     trees = [("", None)] + ([(f" ({args.compare})", args.compare)] if args.compare else [])
     for suffix, tree in trees:
-        env = {**base, "PYTHONPATH": tree} if tree else base
+        env = {**base, "PYTHONPATH": str(Path(tree).resolve())} if tree else base
         envtui = [sys.executable, "-m", "envtui"]
         commands[f"envtui render{suffix}"] = ([*envtui, "render", str(EXAMPLE)], env)
         commands[f"envtui --help{suffix}"] = ([*envtui, "--help"], env)

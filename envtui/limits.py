@@ -9,7 +9,6 @@ output over 1 MiB", "nested deeper than 100 levels"), reported like any other ba
 from __future__ import annotations
 
 import json
-import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -122,7 +121,10 @@ def load_toml(text: str) -> dict[str, Any]:
 
     Besides its own decode errors, tomllib gives up on tables or arrays nested thousands deep
     (RecursionError) and on integers of thousands of digits; both are bad input too.
+    tomllib is imported here, when a TOML file is read: ``envtui render`` reads none.
     """
+    import tomllib
+
     try:
         return tomllib.loads(text)
     except RecursionError:

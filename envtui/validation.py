@@ -78,12 +78,3 @@ def first_error(
     elif kind == "value_error":
         message = message.removeprefix("Value error, ")
     return FirstError(loc, message, kind, error.get("input"), len(errors) - 1)
-
-
-class FieldError(ValueError):
-    """A value at ``field`` that is wrong: ``str()`` is ``"field: message"``."""
-
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(f"{field}: {message}")
-        self.field = field
-        self.message = message

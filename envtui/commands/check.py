@@ -19,7 +19,6 @@ from envtui.commands.common import (
 from envtui.commands.output import error_line, fail
 from envtui.limits import read_text_bounded
 from envtui.profiles import Profile
-from envtui.stopping import run_bounded, stop_on_signals
 
 if TYPE_CHECKING:
     from envtui.events import Event
@@ -193,6 +192,7 @@ def _check_engine(args: argparse.Namespace) -> CheckReport | int:
     import asyncio
 
     from envtui.sources.live import check_engine_steps
+    from envtui.stopping import run_bounded, stop_on_signals
 
     built = engine_for(COMMAND, args)
     if isinstance(built, int):

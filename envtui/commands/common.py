@@ -1,6 +1,8 @@
 """What the headless commands share: their arguments, and loading the config.
 
-Output and one-line errors are :mod:`envtui.commands.output`, which stays light.
+Output and one-line errors are :mod:`envtui.commands.output`, which stays light. The
+config and event models are imported when a command runs, never to build the command
+line: ``envtui --help`` loads every command's arguments and none of the models.
 """
 
 from __future__ import annotations
@@ -11,10 +13,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from envtui.commands.output import fail
-from envtui.config import AnyEnvironmentConfig, Config, ConfigError, load_config
-from envtui.events import EventSink
 
 if TYPE_CHECKING:
+    from envtui.config import AnyEnvironmentConfig, Config
+    from envtui.events import EventSink
     from envtui.sources.engine import Engine
 
 
@@ -43,6 +45,7 @@ def environments_from(
     if not args.codex_environments:
         return None
     from envtui.codex_environments import codex_environment_configs
+    from envtui.config import ConfigError
 
     try:
         return list(codex_environment_configs(Path(args.codex_environments)))
@@ -52,6 +55,8 @@ def environments_from(
 
 def load(command: str, args: argparse.Namespace) -> Config | int:
     """The config, or the exit code after printing the error."""
+    from envtui.config import ConfigError, load_config
+
     try:
         return load_config(args.config)
     except ConfigError as exc:

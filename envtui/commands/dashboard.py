@@ -9,10 +9,10 @@ light.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import functools
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from envtui.commands.common import (
     add_codex_environments_argument,
@@ -24,12 +24,16 @@ from envtui.commands.common import (
 )
 from envtui.commands.metrics_options import add_metrics_arguments, metrics_for
 from envtui.commands.output import fail
-from envtui.config import Config
-from envtui.events import EventSink, Source
 from envtui.locations import export_dir
 from envtui.ui_state import remembered_theme
 
-SourceBuilder = Callable[[argparse.Namespace, Config], Source | int]
+if TYPE_CHECKING:  # the config and event models load when a command runs, not for --help
+    import asyncio
+
+    from envtui.config import Config
+    from envtui.events import EventSink, Source
+
+SourceBuilder = Callable[[argparse.Namespace, "Config"], "Source | int"]
 """A command's source from its arguments and the config, or the exit code after an error."""
 
 

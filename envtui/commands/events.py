@@ -8,7 +8,6 @@ exits. A failed write (a full disk) ends it too, with exit 1 and the reason.
 from __future__ import annotations
 
 import argparse
-import asyncio
 from typing import TYPE_CHECKING
 
 from envtui.commands.common import (
@@ -20,14 +19,13 @@ from envtui.commands.common import (
 )
 from envtui.commands.metrics_options import add_metrics_arguments, metrics_for
 from envtui.commands.output import error_line, fail
-from envtui.events import Event, EventSink, encode_event
 from envtui.sources.line_writer import LineWriter
-from envtui.stopping import CLEANUP_GRACE, run_bounded, stop_on_signals, wait_for_stop, within
 
 CLOSE_TIMEOUT = 2.0
 """Seconds the events still queued get to reach the output at the end."""
 
-if TYPE_CHECKING:  # the runtime (and asyncssh) loads only when the command runs
+if TYPE_CHECKING:  # the models and the runtime (and asyncssh) load when the command runs
+    from envtui.events import Event, EventSink
     from envtui.sources.engine import Engine
     from envtui.sources.metrics_state import MetricsState
 
@@ -67,6 +65,10 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 async def stream_events(engine: Engine, duration: float | None, writer: LineWriter) -> None:
     """Run until ``duration`` ends, a signal, or the output fails; then close, bounded."""
+    import asyncio
+
+    from envtui.stopping import CLEANUP_GRACE, stop_on_signals, wait_for_stop, within
+
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     writer.on_failure = lambda _reason: loop.call_soon_threadsafe(stop.set)
@@ -103,6 +105,8 @@ def run(args: argparse.Namespace) -> int:
 def _run_engine(
     args: argparse.Namespace, engine: Engine, forward: _Forward, state: MetricsState | None
 ) -> int:
+    from envtui.stopping import run_bounded
+
     writer = _open(args.out)
     if isinstance(writer, int):
         return writer
@@ -120,6 +124,7 @@ def _run_engine(
 
 def _writing(writer: LineWriter, state: MetricsState | None) -> EventSink:
     """Each event as a line of the output, and into the metrics when they are served."""
+    from envtui.events import encode_event
 
     def write(event: Event) -> None:
         writer.write(encode_event(event))
@@ -170,6 +175,7 @@ def _run_codex(args: argparse.Namespace, state: MetricsState | None) -> int:
     input."""
     from envtui.commands.codex import codex_options
     from envtui.sources.codex_attach import CodexError, CodexSource
+    from envtui.stopping import run_bounded
 
     options = codex_options(COMMAND, args, args.codex or None)
     if isinstance(options, int):
@@ -197,7 +203,10 @@ def _run_codex(args: argparse.Namespace, state: MetricsState | None) -> int:
 async def _attach(source: object, duration: float | None, writer: LineWriter) -> bool:
     """Run until the duration ends, a signal, or the output fails; True when the app-server
     died on its own."""
+    import asyncio
+
     from envtui.sources.codex_attach import CodexSource
+    from envtui.stopping import CLEANUP_GRACE, stop_on_signals
 
     assert isinstance(source, CodexSource)
     stop = asyncio.Event()

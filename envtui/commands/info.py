@@ -13,18 +13,10 @@ import argparse
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from envtui import __version__
 from envtui.codex_binary import locate_codex
-from envtui.config import (
-    Config,
-    ConfigError,
-    ExecServerEnvironmentConfig,
-    SshEnvironmentConfig,
-    load_config,
-    locate_config,
-)
 from envtui.locations import (
     DEFAULT_KNOWN_HOSTS,
     default_config_file,
@@ -37,7 +29,9 @@ from envtui.locations import (
 )
 from envtui.profiles import DEFAULT_PROFILE
 from envtui.safe_text import dumps_json_line, for_terminal
-from envtui.theme_files import builtin_theme_dir
+
+if TYPE_CHECKING:  # the config and theme models load when the command runs, not for --help
+    from envtui.config import Config
 
 COMMAND = "info"
 
@@ -74,6 +68,8 @@ def _entry(name: str, path: Path | None, note: str) -> Entry:
 
 
 def _known_hosts(config: Config | None) -> list[Entry]:
+    from envtui.config import ExecServerEnvironmentConfig, SshEnvironmentConfig
+
     users: dict[str, list[str]] = {}
     for env in config.selected() if config is not None else []:
         if isinstance(env, SshEnvironmentConfig | ExecServerEnvironmentConfig) and env.host:
@@ -92,6 +88,9 @@ def _known_hosts(config: Config | None) -> list[Entry]:
 
 def collect(config_flag: str | None = None) -> tuple[list[Entry], list[str], dict[str, Any]]:
     """What ``info`` reports: the entries, notes, and the header facts."""
+    from envtui.config import ConfigError, load_config, locate_config
+    from envtui.theme_files import builtin_theme_dir
+
     notes: list[str] = []
     source = locate_config(config_flag)
     config: Config | None = None

@@ -9,7 +9,6 @@ thread that changed) and serves the metrics until Ctrl+C or SIGTERM.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -20,10 +19,11 @@ from envtui.commands.metrics_options import add_metrics_arguments, duration, met
 from envtui.commands.output import fail, write_output
 from envtui.locations import export_dir
 from envtui.safe_text import dumps_json_line
-from envtui.stopping import stop_on_signals
 from envtui.ui_state import remembered_theme
 
 if TYPE_CHECKING:
+    import asyncio
+
     from envtui.sources.metrics_state import MetricsState
     from envtui.sources.session_files import SessionFiles
     from envtui.sources.sessions_index import SessionsIndex, SessionsView
@@ -100,6 +100,8 @@ def index_for(args: argparse.Namespace, files: SessionFiles) -> SessionsIndex:
 
 
 def run(args: argparse.Namespace) -> int:
+    import asyncio
+
     files = files_for(args)
     if isinstance(files, int):
         return files
@@ -143,7 +145,10 @@ def publisher(
 
 
 async def _json(args: argparse.Namespace, files: SessionFiles, state: MetricsState | None) -> int:
+    import asyncio
+
     from envtui.sources.sessions_index import watch_sessions
+    from envtui.stopping import stop_on_signals
 
     if not await _opened(files):
         return 1

@@ -7,7 +7,6 @@ config is bad (2).
 from __future__ import annotations
 
 import argparse
-import asyncio
 from typing import TYPE_CHECKING, Any
 
 from envtui.commands.common import (
@@ -19,11 +18,10 @@ from envtui.commands.common import (
 )
 from envtui.commands.output import error_line, write_output
 from envtui.safe_text import dumps_json_line
-from envtui.steps.selection import LIVE_STATE, SelectionSnapshot, SnapshotEntry
-from envtui.stopping import CLEANUP_GRACE, run_bounded, stop_on_signals, within
 
-if TYPE_CHECKING:  # the runtime (and asyncssh) loads only when the command runs
+if TYPE_CHECKING:  # the models and the runtime (and asyncssh) load only when the command runs
     from envtui.sources.engine import Engine
+    from envtui.steps.selection import SelectionSnapshot, SnapshotEntry
 
 COMMAND = "snapshot"
 DEFAULT_TIMEOUT = 15.0
@@ -50,6 +48,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def entry_json(entry: SnapshotEntry, primary: str | None) -> dict[str, Any]:
+    from envtui.steps.selection import LIVE_STATE
+
     readiness = entry.readiness
     return {
         "id": entry.environment_id,
@@ -66,6 +66,10 @@ def entry_json(entry: SnapshotEntry, primary: str | None) -> dict[str, Any]:
 async def take_snapshot(engine: Engine, timeout: float) -> SelectionSnapshot | None:
     """The snapshot once every environment resolved (or ``timeout`` passed); None when a
     signal (Ctrl+C, SIGTERM, SIGHUP) came first. Either way everything is closed, bounded."""
+    import asyncio
+
+    from envtui.stopping import CLEANUP_GRACE, stop_on_signals, within
+
     stop = asyncio.Event()
     try:
         with stop_on_signals(stop):
@@ -84,6 +88,7 @@ async def take_snapshot(engine: Engine, timeout: float) -> SelectionSnapshot | N
 
 def run(args: argparse.Namespace) -> int:
     from envtui.context.render import render_full
+    from envtui.stopping import run_bounded
 
     built = engine_for(COMMAND, args)
     if isinstance(built, int):

@@ -15,12 +15,10 @@ say which field of which file is wrong in one line.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Any, Final, Literal, TypeGuard, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
-
+from envtui.context.errors import FieldError
 from envtui.context.model import (
-    Access,
     DisabledProfile,
     EnvironmentsState,
     EnvironmentState,
@@ -30,98 +28,17 @@ from envtui.context.model import (
     ManagedProfile,
     NetworkContext,
     RestrictedFileSystem,
-    Status,
     UnrestrictedFileSystem,
 )
 from envtui.context.paths import path_text
 from envtui.context.snapshot import state_from_snapshot
-from envtui.validation import FieldError, first_error
 
 DocumentForm = Literal["state", "snapshot"]
+JSONObject = dict[str, Any]
 
 
 DocumentError = FieldError
 """A document that is neither form, or a wrong field in one; ``field`` says where."""
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class _EnvironmentDoc(_Strict):
-    id: str
-    cwd: str
-    shell: str | None = None
-    status: Status = "available"
-    primary: bool = False
-    error: str | None = None
-
-    @model_validator(mode="after")
-    def _consistent(self) -> _EnvironmentDoc:
-        if self.primary and self.status != "available":
-            raise ValueError(f"environment {self.id!r} is primary but not available")
-        if self.status == "failed" and self.error is None:
-            raise ValueError(f"failed environment {self.id!r} needs an error")
-        return self
-
-
-class _NetworkDoc(_Strict):
-    allowed: list[str] = []
-    denied: list[str] = []
-
-
-class _EntryDoc(_Strict):
-    access: Access
-    path: str | None = None
-    glob: str | None = None
-    special: str | None = None
-    missing_path_behavior: str | None = None
-
-
-class _RestrictedDoc(_Strict):
-    type: Literal["restricted"]
-    glob_scan_max_depth: Annotated[int, Field(ge=0)] | None = None
-    entries: list[_EntryDoc] = []
-
-
-class _UnrestrictedDoc(_Strict):
-    type: Literal["unrestricted"]
-
-
-class _ManagedDoc(_Strict):
-    type: Literal["managed"]
-    file_system: Annotated[_UnrestrictedDoc | _RestrictedDoc, Field(discriminator="type")]
-
-
-class _PlainProfileDoc(_Strict):
-    type: Literal["disabled", "external"]
-
-
-class _FileSystemDoc(_Strict):
-    workspace_roots: list[str] = []
-    permission_profile: Annotated[_PlainProfileDoc | _ManagedDoc, Field(discriminator="type")]
-
-
-class _StateDoc(_Strict):
-    environments: list[_EnvironmentDoc]
-    current_date: str | None = None
-    timezone: str | None = None
-    network: _NetworkDoc | None = None
-    filesystem: _FileSystemDoc | None = None
-    subagents: str | None = None
-
-    @field_validator("environments")
-    @classmethod
-    def _ids_and_primary(cls, environments: list[_EnvironmentDoc]) -> list[_EnvironmentDoc]:
-        seen: set[str] = set()
-        for env in environments:
-            if env.id in seen:
-                raise ValueError(f"duplicate environment id {env.id!r}")
-            seen.add(env.id)
-        primaries = [env.id for env in environments if env.primary]
-        if len(primaries) > 1:
-            raise ValueError(f"more than one primary: {', '.join(map(repr, primaries))}")
-        return environments
 
 
 def detect_form(document: object) -> DocumentForm:
@@ -153,82 +70,200 @@ def parse_document(document: object) -> EnvironmentsState | None:
 
 
 def parse_state_document(document: object) -> EnvironmentsState:
-    """Validate a state document and convert it: URIs become native path text."""
-    try:
-        doc = _StateDoc.model_validate(document, strict=True)
-    except ValidationError as exc:
-        raise _first_error(exc) from None
-    return _convert(doc)
+    """Validate a state document and convert it: URIs become native path text.
+
+    A well-formed document passes :func:`conforms` (standard library only, so rendering
+    imports no pydantic); any other goes to pydantic, which names its first error in the
+    words every input of envtui uses, or accepts it after all.
+    """
+    if not conforms(document):
+        from envtui.context.document_schema import check_state_document
+
+        check_state_document(document)
+    assert isinstance(document, dict)
+    return _convert(document)
 
 
-def _convert(doc: _StateDoc) -> EnvironmentsState:
+_STATE_KEYS: Final = frozenset(
+    {"environments", "current_date", "timezone", "network", "filesystem", "subagents"}
+)
+_ENVIRONMENT_KEYS: Final = frozenset({"id", "cwd", "shell", "status", "primary", "error"})
+_ENTRY_KEYS: Final = frozenset({"access", "path", "glob", "special", "missing_path_behavior"})
+_STATUSES: Final = frozenset({"available", "starting", "failed"})
+_ACCESSES: Final = frozenset({"read", "write", "deny"})
+_PLAIN_PROFILES: Final = frozenset({"disabled", "external"})
+
+
+def conforms(document: object) -> bool:
+    """Whether ``document`` is a valid state document, by the rules of ``document_schema``.
+
+    It only answers yes or no; the error of a document that fails is pydantic's to word.
+    """
+    if not _object_of(document, _STATE_KEYS) or not _list_of(document.get("environments")):
+        return False
+    environments = document["environments"]
+    if not all(_environment_conforms(env) for env in environments):
+        return False
+    ids = {env["id"] for env in environments}
+    primaries = sum(1 for env in environments if env.get("primary", False))
+    network, filesystem = document.get("network"), document.get("filesystem")
+    return (
+        len(ids) == len(environments)
+        and primaries <= 1
+        and all(_optional_text(document, key) for key in _STRING_KEYS)
+        and (network is None or _network_conforms(network))
+        and (filesystem is None or _filesystem_conforms(filesystem))
+    )
+
+
+_STRING_KEYS: Final = ("current_date", "timezone", "subagents")
+
+
+def _object_of(value: object, keys: frozenset[str]) -> TypeGuard[JSONObject]:
+    return type(value) is dict and keys.issuperset(value)
+
+
+def _list_of(value: object, item: type | None = None) -> TypeGuard[list[Any]]:
+    return type(value) is list and (item is None or all(type(v) is item for v in value))
+
+
+def _optional_text(value: JSONObject, key: str) -> bool:
+    return value.get(key) is None or type(value[key]) is str
+
+
+def _environment_conforms(env: object) -> bool:
+    if not _object_of(env, _ENVIRONMENT_KEYS):
+        return False
+    status = env.get("status", "available")
+    primary = env.get("primary", False)
+    return (
+        type(env.get("id")) is str
+        and type(env.get("cwd")) is str
+        and _optional_text(env, "shell")
+        and _optional_text(env, "error")
+        and type(status) is str
+        and status in _STATUSES
+        and type(primary) is bool
+        and (not primary or status == "available")
+        and (status != "failed" or env.get("error") is not None)
+    )
+
+
+def _network_conforms(network: object) -> bool:
+    return (
+        _object_of(network, frozenset({"allowed", "denied"}))
+        and _list_of(network.get("allowed", []), str)
+        and _list_of(network.get("denied", []), str)
+    )
+
+
+def _filesystem_conforms(filesystem: object) -> bool:
+    if not _object_of(filesystem, frozenset({"workspace_roots", "permission_profile"})):
+        return False
+    profile = filesystem.get("permission_profile")
+    if not _list_of(filesystem.get("workspace_roots", []), str) or type(profile) is not dict:
+        return False
+    kind = profile.get("type")
+    if type(kind) is str and kind in _PLAIN_PROFILES:
+        return _object_of(profile, frozenset({"type"}))
+    if kind != "managed" or not _object_of(profile, frozenset({"type", "file_system"})):
+        return False
+    file_system = profile.get("file_system")
+    if type(file_system) is not dict:
+        return False
+    if file_system.get("type") == "unrestricted":
+        return _object_of(file_system, frozenset({"type"}))
+    depth = file_system.get("glob_scan_max_depth")
+    entries = file_system.get("entries", [])
+    return (
+        file_system.get("type") == "restricted"
+        and _object_of(file_system, frozenset({"type", "glob_scan_max_depth", "entries"}))
+        and (depth is None or (type(depth) is int and depth >= 0))
+        and _list_of(entries)
+        and all(_entry_conforms(entry) for entry in entries)
+    )
+
+
+def _entry_conforms(entry: object) -> bool:
+    access = entry.get("access") if type(entry) is dict else None
+    return (
+        _object_of(entry, _ENTRY_KEYS)
+        and type(access) is str
+        and access in _ACCESSES
+        and all(_optional_text(entry, key) for key in _ENTRY_KEYS - {"access"})
+    )
+
+
+def _convert(doc: JSONObject) -> EnvironmentsState:
+    """The state of a document that is known to be valid (so every key read has its type)."""
     environments = {
-        env.id: _model(
+        env["id"]: _model(
             f"environments[{index}]",
             EnvironmentState,
-            cwd=_path(f"environments[{index}].cwd", env.cwd),
-            status=env.status,
-            shell=env.shell,
-            is_primary=env.primary,
-            error=env.error,
+            cwd=_path(f"environments[{index}].cwd", env["cwd"]),
+            status=env.get("status", "available"),
+            shell=env.get("shell"),
+            is_primary=env.get("primary", False),
+            error=env.get("error"),
         )
-        for index, env in enumerate(doc.environments)
+        for index, env in enumerate(doc["environments"])
     }
-    network = None
-    if doc.network is not None:
-        network = NetworkContext(
-            allowed_domains=tuple(doc.network.allowed), denied_domains=tuple(doc.network.denied)
-        )
-    filesystem = None
-    if doc.filesystem is not None:
-        filesystem = _convert_filesystem(doc.filesystem)
+    network = doc.get("network")
+    filesystem = doc.get("filesystem")
     return EnvironmentsState(
         environments=environments,
-        current_date=doc.current_date,
-        timezone=doc.timezone,
-        network=network,
-        filesystem=filesystem,
-        subagents=doc.subagents,
+        current_date=doc.get("current_date"),
+        timezone=doc.get("timezone"),
+        network=None
+        if network is None
+        else NetworkContext(
+            allowed_domains=tuple(network.get("allowed", ())),
+            denied_domains=tuple(network.get("denied", ())),
+        ),
+        filesystem=None if filesystem is None else _convert_filesystem(filesystem),
+        subagents=doc.get("subagents"),
     )
 
 
 _ENTRIES = "filesystem.permission_profile.file_system.entries"
 
 
-def _convert_filesystem(doc: _FileSystemDoc) -> FileSystemContext:
-    profile_doc = doc.permission_profile
+def _convert_filesystem(doc: JSONObject) -> FileSystemContext:
+    profile_doc = doc["permission_profile"]
     profile: DisabledProfile | ExternalProfile | ManagedProfile
-    if isinstance(profile_doc, _PlainProfileDoc):
-        profile = DisabledProfile() if profile_doc.type == "disabled" else ExternalProfile()
-    elif isinstance(profile_doc.file_system, _UnrestrictedDoc):
+    if profile_doc["type"] in _PLAIN_PROFILES:
+        profile = DisabledProfile() if profile_doc["type"] == "disabled" else ExternalProfile()
+    elif profile_doc["file_system"]["type"] == "unrestricted":
         profile = ManagedProfile(file_system=UnrestrictedFileSystem())
     else:
-        restricted = profile_doc.file_system
+        restricted = profile_doc["file_system"]
         entries = tuple(
             _model(
                 f"{_ENTRIES}[{index}]",
                 FileSystemEntry,
-                access=entry.access,
-                path=None if entry.path is None else _path(f"{_ENTRIES}[{index}].path", entry.path),
-                glob=entry.glob,
-                special=entry.special,
-                missing_path_behavior=entry.missing_path_behavior,
+                access=entry["access"],
+                path=None
+                if entry.get("path") is None
+                else _path(f"{_ENTRIES}[{index}].path", entry["path"]),
+                glob=entry.get("glob"),
+                special=entry.get("special"),
+                missing_path_behavior=entry.get("missing_path_behavior"),
             )
-            for index, entry in enumerate(restricted.entries)
+            for index, entry in enumerate(restricted.get("entries", ()))
         )
         profile = ManagedProfile(
             file_system=RestrictedFileSystem(
-                glob_scan_max_depth=restricted.glob_scan_max_depth, entries=entries
+                glob_scan_max_depth=restricted.get("glob_scan_max_depth"), entries=entries
             )
         )
     roots = tuple(
         _path(f"filesystem.workspace_roots[{index}]", root)
-        for index, root in enumerate(doc.workspace_roots)
+        for index, root in enumerate(doc.get("workspace_roots", ()))
     )
     return FileSystemContext(workspace_roots=roots, permission_profile=profile)
 
 
-ModelT = TypeVar("ModelT", bound=BaseModel)
+ModelT = TypeVar("ModelT")
 
 
 def _model(where: str, cls: type[ModelT], **values: Any) -> ModelT:
@@ -240,8 +275,8 @@ def _model(where: str, cls: type[ModelT], **values: Any) -> ModelT:
     """
     try:
         return cls(**values)
-    except ValidationError as exc:
-        raise DocumentError(where, first_error(exc).message) from None
+    except ValueError as exc:
+        raise DocumentError(where, str(exc)) from None
 
 
 def _path(where: str, value: str) -> str:
@@ -250,25 +285,6 @@ def _path(where: str, value: str) -> str:
         return path_text(value)
     except ValueError as exc:
         raise DocumentError(where, str(exc)) from None
-
-
-_UNION_TAGS = frozenset({"managed", "disabled", "external", "restricted", "unrestricted"})
-_TAG_PARENTS = frozenset({"permission_profile", "file_system"})
-
-
-def _first_error(exc: ValidationError) -> DocumentError:
-    """The first validation error as one line, with the number of further errors.
-
-    pydantic names the member of a discriminated union in the location; the user wrote no
-    such key, so that step is left out.
-    """
-    error = first_error(
-        exc, hidden=lambda _, part, previous: part in _UNION_TAGS and previous in _TAG_PARENTS
-    )
-    message = error.message
-    if error.more:
-        message += f" (and {error.more} more error{'s' if error.more > 1 else ''})"
-    return DocumentError(error.key or "(document)", message)
 
 
 def _json_type(value: object) -> str:

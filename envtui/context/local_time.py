@@ -4,7 +4,8 @@ Codex takes the IANA name from the ``/etc/localtime`` symlink target (one of fou
 prefixes stripped), else from ``/etc/timezone``, else ``Etc/UTC``; it never reads ``TZ``
 for the name. envtui validates the name against zoneinfo, which the ``tzdata`` package
 backs on machines without a system zone database. The date comes from an injected clock,
-so tests and replays pin it.
+so tests and replays pin it. zoneinfo is imported when a zone is first looked up, never
+by merely importing ``envtui.context`` (``envtui render`` looks up none).
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Final
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 FALLBACK_TIMEZONE: Final = "Etc/UTC"
 ZONEINFO_PREFIXES: Final = (
@@ -34,6 +34,8 @@ def system_clock() -> datetime:
 
 
 def _zone_exists(name: str) -> bool:
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
     try:
         ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError, OSError):
@@ -69,6 +71,8 @@ def detect_timezone(
 
 def current_date(now: datetime, timezone: str) -> str:
     """``YYYY-MM-DD`` of the instant ``now`` in ``timezone`` (naive datetimes count as UTC)."""
+    from zoneinfo import ZoneInfo
+
     if now.tzinfo is None:
         now = now.replace(tzinfo=UTC)
     return now.astimezone(ZoneInfo(timezone)).strftime("%Y-%m-%d")

@@ -5,27 +5,31 @@ Paths are stored as native path text (already converted from file URIs), because
 is what Codex renders, snapshots and compares. ``network`` and ``filesystem`` may also be
 held as their already rendered one-line element, which is how a persisted snapshot
 stores them; a state restored from a rollout therefore renders byte for byte as written.
+
+The values are frozen standard-library dataclasses, not pydantic models: ``envtui render``
+reads them on every start, and building pydantic schemas at import cost more than the
+whole budget of that start. Input is validated where it is read (``documents``,
+``snapshot``, the step's section); what the types cannot say, ``__post_init__`` checks.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Annotated, Literal
-
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from typing import Literal
 
 Status = Literal["available", "starting", "failed"]
 Access = Literal["read", "write", "deny"]
 
 
-class _Frozen(BaseModel):
-    """Immutable, hashable values: a state is built once per step and then only read."""
+def _freeze(value: object, name: str, content: object) -> None:
+    """Set a field of a frozen instance while it is being built (lists become tuples)."""
+    object.__setattr__(value, name, content)
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
-
-class EnvironmentState(_Frozen):
+@dataclass(frozen=True, kw_only=True)
+class EnvironmentState:
     """One environment as the model sees it at one sampling step.
 
     ``failed`` (with its ``error``) is what codex 0.171 renders for an environment whose
@@ -38,25 +42,29 @@ class EnvironmentState(_Frozen):
     is_primary: bool = False
     error: str | None = None
 
-    @model_validator(mode="after")
-    def _fields_fit_the_status(self) -> EnvironmentState:
+    def __post_init__(self) -> None:
         # Codex can neither render nor persist these combinations: reject them rather than
         # carry a value that would silently disappear.
         if self.error is not None and self.status != "failed":
             raise ValueError("error is only allowed on a failed environment")
         if self.shell is not None and self.status == "failed":
             raise ValueError("a failed environment has no shell")
-        return self
 
 
-class NetworkContext(_Frozen):
+@dataclass(frozen=True, kw_only=True)
+class NetworkContext:
     """The managed network rules; each list keeps the order it was given in."""
 
     allowed_domains: tuple[str, ...] = ()
     denied_domains: tuple[str, ...] = ()
 
+    def __post_init__(self) -> None:
+        _freeze(self, "allowed_domains", tuple(self.allowed_domains))
+        _freeze(self, "denied_domains", tuple(self.denied_domains))
 
-class FileSystemEntry(_Frozen):
+
+@dataclass(frozen=True, kw_only=True)
+class FileSystemEntry:
     """One permission entry: an access and exactly one target (path, glob or special token).
 
     ``missing_path_behavior`` is never rendered, but two entries that differ only in it are
@@ -69,63 +77,65 @@ class FileSystemEntry(_Frozen):
     special: str | None = None
     missing_path_behavior: str | None = None
 
-    @model_validator(mode="after")
-    def _exactly_one_target(self) -> FileSystemEntry:
+    def __post_init__(self) -> None:
         targets = [t for t in (self.path, self.glob, self.special) if t is not None]
         if len(targets) != 1:
             raise ValueError("an entry needs exactly one of path, glob and special")
-        return self
 
 
-class UnrestrictedFileSystem(_Frozen):
-    type: Literal["unrestricted"] = "unrestricted"
+@dataclass(frozen=True, kw_only=True)
+class UnrestrictedFileSystem:
+    type: Literal["unrestricted"] = field(default="unrestricted", init=False)
 
 
-class RestrictedFileSystem(_Frozen):
-    type: Literal["restricted"] = "restricted"
-    glob_scan_max_depth: Annotated[int, Field(ge=0)] | None = None
+@dataclass(frozen=True, kw_only=True)
+class RestrictedFileSystem:
+    type: Literal["restricted"] = field(default="restricted", init=False)
+    glob_scan_max_depth: int | None = None
     entries: tuple[FileSystemEntry, ...] = ()
 
-    @field_validator("entries")
-    @classmethod
-    def _drop_duplicate_entries(
-        cls, entries: tuple[FileSystemEntry, ...]
-    ) -> tuple[FileSystemEntry, ...]:
+    def __post_init__(self) -> None:
+        if self.glob_scan_max_depth is not None and self.glob_scan_max_depth < 0:
+            raise ValueError("glob_scan_max_depth cannot be negative")
         # Codex de-duplicates by equality of all fields, keeping the first, in order.
-        return tuple(dict.fromkeys(entries))
+        _freeze(self, "entries", tuple(dict.fromkeys(self.entries)))
 
 
-ManagedFileSystem = Annotated[
-    UnrestrictedFileSystem | RestrictedFileSystem, Field(discriminator="type")
-]
+ManagedFileSystem = UnrestrictedFileSystem | RestrictedFileSystem
 
 
-class DisabledProfile(_Frozen):
-    type: Literal["disabled"] = "disabled"
+@dataclass(frozen=True, kw_only=True)
+class DisabledProfile:
+    type: Literal["disabled"] = field(default="disabled", init=False)
 
 
-class ExternalProfile(_Frozen):
-    type: Literal["external"] = "external"
+@dataclass(frozen=True, kw_only=True)
+class ExternalProfile:
+    type: Literal["external"] = field(default="external", init=False)
 
 
-class ManagedProfile(_Frozen):
-    type: Literal["managed"] = "managed"
+@dataclass(frozen=True, kw_only=True)
+class ManagedProfile:
+    type: Literal["managed"] = field(default="managed", init=False)
     file_system: ManagedFileSystem
 
 
-PermissionProfile = Annotated[
-    DisabledProfile | ExternalProfile | ManagedProfile, Field(discriminator="type")
-]
+PermissionProfile = DisabledProfile | ExternalProfile | ManagedProfile
 
 
-class FileSystemContext(_Frozen):
+@dataclass(frozen=True, kw_only=True)
+class FileSystemContext:
     """The primary environment's workspace roots and permission profile."""
 
     workspace_roots: tuple[str, ...] = ()
     permission_profile: PermissionProfile
 
+    def __post_init__(self) -> None:
+        _freeze(self, "workspace_roots", tuple(self.workspace_roots))
 
-class EnvironmentsState(_Frozen):
+
+@dataclass(frozen=True, kw_only=True)
+class EnvironmentsState:
     """The ``environments`` world-state section at one sampling step.
 
     ``environments`` is keyed by id and always rendered sorted by id; selection order only
@@ -133,12 +143,16 @@ class EnvironmentsState(_Frozen):
     structured value or its rendered element (as restored from a persisted snapshot).
     """
 
-    environments: Mapping[str, EnvironmentState] = Field(default_factory=dict)
+    environments: Mapping[str, EnvironmentState] = field(default_factory=dict)
     current_date: str | None = None
     timezone: str | None = None
     network: NetworkContext | str | None = None
     filesystem: FileSystemContext | str | None = None
     subagents: str | None = None
+
+    def __post_init__(self) -> None:
+        # A copy, as the pydantic model made: the caller's dict may change afterwards.
+        _freeze(self, "environments", dict(self.environments))
 
     @cached_property
     def sorted_ids(self) -> tuple[str, ...]:

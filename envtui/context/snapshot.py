@@ -8,13 +8,12 @@ failed environment as codex 0.171 writes it); readers must not depend on that or
 
 from __future__ import annotations
 
-from typing import Any, Final
+from dataclasses import replace
+from typing import Any, Final, cast
 
-from pydantic import ValidationError
-
-from envtui.context.model import EnvironmentsState, EnvironmentState
+from envtui.context.errors import FieldError
+from envtui.context.model import EnvironmentsState, EnvironmentState, Status
 from envtui.context.render import filesystem_element, network_element
-from envtui.validation import FieldError
 
 JSONObject = dict[str, Any]
 
@@ -94,7 +93,7 @@ def state_from_snapshot(raw: object, *, allow_failed: bool = True) -> Environmen
     if len(envs) == 1:
         (only_id,) = envs
         only = envs[only_id]
-        envs[only_id] = only.model_copy(update={"is_primary": only.status == "available"})
+        envs[only_id] = replace(only, is_primary=only.status == "available")
     values: dict[str, str | None] = {}
     for key in _STRING_KEYS:
         value = raw.get(key)
@@ -128,7 +127,8 @@ def _restore_entry(env_id: str, entry: object, statuses: frozenset[str]) -> Envi
         error = None  # only a failed environment carries its error
     try:
         return EnvironmentState(
-            cwd=cwd, status=status, shell=shell, is_primary=is_primary, error=error
+            cwd=cwd, status=cast(Status, status), shell=shell, is_primary=is_primary, error=error
         )
-    except ValidationError as exc:
-        raise SnapshotError(where, exc.errors()[0]["msg"]) from None
+    except ValueError as exc:
+        # The words are those the pydantic model gave, which readers may have matched.
+        raise SnapshotError(where, f"Value error, {exc}") from None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -29,9 +30,7 @@ def one_turn(writer: RolloutWriter, steps: int) -> None:
     writer.turn()
     writer.tools(function_tool("exec_command"))
     for number in range(steps):
-        state = EnvironmentsState(
-            environments={"local": LOCAL.model_copy(update={"cwd": f"/repo/{number}"})}
-        )
+        state = EnvironmentsState(environments={"local": replace(LOCAL, cwd=f"/repo/{number}")})
         writer.step(state)
         writer.call("exec_command", {"cmd": "ls"})
         writer.output()

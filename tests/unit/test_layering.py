@@ -246,3 +246,59 @@ def test_envtui_render_runs_without_textual() -> None:
         check=True,
     )
     assert result.stdout == b"<environment_context>\n  <cwd>/r</cwd>\n</environment_context>\n"
+
+
+EXAMPLES = PACKAGE_DIR.parent / "examples"
+
+
+def test_envtui_render_imports_no_pydantic() -> None:
+    """The start-up budget of ``envtui render`` leaves no room for pydantic's models.
+
+    A full render, a diff against a snapshot and a diff against a state document, each
+    with ``--json``, all run in one interpreter; then not even pydantic_core is loaded.
+    """
+    state, snapshot = EXAMPLES / "turn-state.json", EXAMPLES / "previous-snapshot.json"
+    code = (
+        "import sys\n"
+        "from envtui.cli import main\n"
+        f"assert main(['render', {str(state)!r}, '--json']) == 0\n"
+        f"assert main(['render', {str(state)!r}, '--diff', '--previous', {str(snapshot)!r}]) == 0\n"
+        f"assert main(['render', {str(state)!r}, '--diff', '--previous', {str(state)!r}]) == 0\n"
+        "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('pydantic', 'pydantic_core'))\n"
+        "assert not loaded, loaded\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, check=False)
+    assert result.returncode == 0, result.stderr.decode()
+    assert result.stdout.startswith(b'{"text":"<environment_context>'), result.stdout[:200]
+
+
+def test_a_bad_document_still_gets_pydantics_words_in_a_fresh_interpreter() -> None:
+    """The other side of the cut: pydantic is imported when a document has an error."""
+    code = "from envtui.cli import main\nraise SystemExit(main(['render', '-']))\n"
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        input=b'{"environments": [{"id": "local", "cwd": "/r", "primary": "yes"}]}',
+        capture_output=True,
+        check=False,
+    )
+    assert result.returncode == 2
+    assert result.stderr == (
+        b"envtui render: error: <stdin>: environments[0].primary: Input should be a valid boolean\n"
+    )
+
+
+def test_envtui_help_loads_no_config_or_event_models() -> None:
+    """``--help`` builds every command's arguments; the models and asyncio load when one runs."""
+    code = (
+        "import contextlib, sys\n"
+        "from envtui.cli import main\n"
+        "with contextlib.suppress(SystemExit):\n"
+        "    main(['--help'])\n"
+        "heavy = ('pydantic', 'envtui.config', 'envtui.events', 'asyncio')\n"
+        "loaded = sorted(m for m in heavy if m in sys.modules)\n"
+        "assert not loaded, loaded\n"
+        "assert 'envtui.commands.info' in sys.modules  # the whole tree was built\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, check=False)
+    assert result.returncode == 0, result.stderr.decode()
+    assert b"render" in result.stdout

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 from typing import Any, Literal
 
 from hypothesis import example, given, settings
@@ -26,6 +27,7 @@ from envtui.context import (
     snapshot,
     world_merge_patch,
 )
+from envtui.context.model import Status
 from envtui.context.render import rust_lines
 
 EXAMPLES = settings(max_examples=400, deadline=None)
@@ -47,7 +49,8 @@ def _joined(pieces: st.SearchStrategy[str], max_size: int) -> st.SearchStrategy[
 ATTRIBUTE_TEXT = _joined(st.one_of(_SPECIAL, _XML_CHAR), 12)
 ELEMENT_TEXT = _joined(st.one_of(_SPECIAL, _XML_CHAR, st.sampled_from("\t\n")), 12)
 DOMAIN = _joined(st.one_of(_SPECIAL, _XML_CHAR.filter(lambda c: c != ",")), 10)
-STATUS = st.sampled_from(["available", "starting", "failed"])
+STATUSES: tuple[Status, ...] = ("available", "starting", "failed")
+STATUS = st.sampled_from(STATUSES)
 
 
 @st.composite
@@ -68,7 +71,7 @@ def states(draw: st.DrawFn) -> EnvironmentsState:
     make_primary: bool = draw(st.booleans())
     if ready and make_primary:
         first = draw(st.sampled_from(ready))
-        envs[first] = envs[first].model_copy(update={"is_primary": True})
+        envs[first] = replace(envs[first], is_primary=True)
     entries = draw(
         st.lists(
             st.builds(
@@ -249,7 +252,7 @@ POOL = ["a", "b&c", "é'\"", "z"]
 SHELL_LESS = "z"  # this id never reports a shell, so no step pairs a known shell with None
 
 
-BIASED_STATUS = st.sampled_from(["available", "available", "available", "starting", "failed"])
+BIASED_STATUS = st.sampled_from(("available", "available", *STATUSES))
 
 
 @st.composite

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -38,9 +39,7 @@ def rollout(turns: int, steps_per_turn: int) -> RolloutWriter:
         writer.tools(function_tool("exec_command"))
         for step in range(steps_per_turn):
             cwd = f"/repo/{turn}/{step}"
-            writer.step(
-                EnvironmentsState(environments={"local": LOCAL.model_copy(update={"cwd": cwd})})
-            )
+            writer.step(EnvironmentsState(environments={"local": replace(LOCAL, cwd=cwd)}))
             writer.call("exec_command", {"cmd": "ls"})
             writer.output()
         writer.end_turn()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -24,7 +25,7 @@ LOCAL = EnvironmentState(cwd="/repo", shell="bash", is_primary=True)
 BEFORE = EnvironmentsState(
     environments={"local": LOCAL}, current_date="2026-11-30", timezone="Etc/UTC"
 )
-AFTER = BEFORE.model_copy(update={"timezone": "Europe/Berlin"})
+AFTER = replace(BEFORE, timezone="Europe/Berlin")
 FULL = render_diff(BEFORE, None, codex_escaping=True)
 CHANGE = render_diff(AFTER, BEFORE, codex_escaping=True)
 
