@@ -31,11 +31,9 @@ from envtui.events import (
     SourceState,
     SourceStatus,
     StepRecorded,
-    UnknownMessage,
-    WarningMessage,
-    message_to_json,
 )
-from envtui.safe_text import one_line
+from envtui.log_lines import LogEntry, log_entry
+from envtui.status_history import DEFAULT_TRANSITIONS, StatusHistory
 
 DEFAULT_LOG_LINES = 10_000
 DEFAULT_STEPS = 1_000
@@ -65,6 +63,8 @@ class EnvironmentRow:
     connection: str | None = None  # the latest connection event: connected / disconnected
     recorded_step: int | None = None  # not live: the state a rollout recorded at this step
     events: deque[str] = field(default_factory=lambda: deque(maxlen=DEFAULT_ENVIRONMENT_EVENTS))
+    history: StatusHistory = field(default_factory=StatusHistory)
+    """Its status transitions, dated by their events (bounded)."""
 
 
 @dataclass
@@ -135,7 +135,7 @@ class Changes:
 
     environments: set[str]
     removed: set[str]
-    log_lines: list[str]
+    log_lines: list[LogEntry]
     steps: bool
     findings: bool
     sources: bool = False
@@ -158,42 +158,6 @@ def _no_changes() -> Changes:
     return Changes(set(), set(), [], False, False)
 
 
-def in_zone(when: datetime, zone: tzinfo | None) -> datetime:
-    """``when`` in the display zone (None: local); a time without a zone is shown as is."""
-    return when.astimezone(zone) if when.tzinfo is not None else when
-
-
-def log_line(event: Event, zone: tzinfo | None = None) -> str:
-    """One readable line per event, its time in ``zone``; the event id is always shown."""
-    when = in_zone(event.at, zone).strftime("%H:%M:%S") if event.at else "--:--:--"
-    msg = event.msg
-    if isinstance(msg, EnvironmentConnected | EnvironmentDisconnected | EnvironmentRemoved):
-        detail = msg.environment_id
-    elif isinstance(msg, EnvironmentStatus):
-        detail = f"{msg.environment_id} {msg.status}"
-        if msg.primary:
-            detail += " primary"
-        if msg.error:
-            detail += f": {msg.error}"
-    elif isinstance(msg, WarningMessage):
-        detail = msg.message
-    elif isinstance(msg, StepRecorded):
-        detail = f"#{msg.step}" + (" context sent" if msg.diff else " no context change")
-    elif isinstance(msg, FindingReported):
-        detail = f"{msg.code}: {msg.message}"
-    elif isinstance(msg, SourceStatus):
-        detail = f"{msg.source} {msg.state}" + (f": {msg.reason}" if msg.reason else "")
-        if msg.restarts:
-            detail += f" (restarts {msg.restarts})"
-    elif isinstance(msg, UnknownMessage):
-        method = msg.raw.get("method")
-        detail = str(method) if isinstance(method, str) else str(message_to_json(msg))[:200]
-    else:
-        detail = ""
-    kind = msg.type
-    return one_line(f'{when} id "{event.id}" {kind} {detail}'.rstrip())
-
-
 class Store:
     def __init__(
         self,
@@ -202,9 +166,10 @@ class Store:
         max_steps: int = DEFAULT_STEPS,
         environment_events: int = DEFAULT_ENVIRONMENT_EVENTS,
         zone: tzinfo | None = None,
+        status_history: int = DEFAULT_TRANSITIONS,
     ) -> None:
         self.environments: dict[str, EnvironmentRow] = {}
-        self.log: deque[str] = deque(maxlen=max_log_lines)
+        self.log: deque[LogEntry] = deque(maxlen=max_log_lines)
         self.steps: deque[StepRow] = deque(maxlen=max_steps)
         self.thread_findings: deque[FindingReported] = deque(maxlen=max_steps)
         self.sources: dict[str, SourceRow] = {}
@@ -215,6 +180,9 @@ class Store:
         self._changes = _no_changes()
         self._max_log_lines = max_log_lines
         self._environment_events = environment_events
+        self._status_history = status_history
+        self.latest_at: datetime | None = None
+        """The newest event time seen: where a finished stream's history ends."""
 
     # --- reducing ------------------------------------------------------------------------------
 
@@ -222,10 +190,16 @@ class Store:
         msg = event.msg
         self.counters[msg.type if msg.type in KNOWN_MESSAGES else OTHER] += 1
         self.counters["total"] += 1
-        line = log_line(event, self.zone)
-        self.log.append(line)
+        if event.at is not None and (self.latest_at is None or event.at > self.latest_at):
+            self.latest_at = event.at
+        previous = None
+        if isinstance(msg, EnvironmentStatus) and msg.environment_id in self.environments:
+            previous = self.environments[msg.environment_id].status
+        entry = log_entry(event, self.zone, previous)
+        line = entry.line
+        self.log.append(entry)
         pending = self._changes.log_lines
-        pending.append(line)
+        pending.append(entry)
         if len(pending) > self._max_log_lines:  # a paused view never needs more than the log holds
             del pending[: len(pending) - self._max_log_lines]
         if isinstance(msg, EnvironmentStatus):
@@ -251,7 +225,10 @@ class Store:
         row = self.environments.get(environment_id)
         if row is None:
             row = EnvironmentRow(
-                environment_id, self._next_order, events=deque(maxlen=self._environment_events)
+                environment_id,
+                self._next_order,
+                events=deque(maxlen=self._environment_events),
+                history=StatusHistory(self._status_history),
             )
             self._next_order += 1
             self.environments[environment_id] = row
@@ -270,6 +247,7 @@ class Store:
         row.error = msg.error
         row.next_retry_at = msg.next_retry_at
         row.recorded_step = msg.recorded_step
+        row.history.record(msg.status, at or self.latest_at)
         row.events.append(line)
         self._changes.environments.add(row.id)
 
@@ -283,6 +261,7 @@ class Store:
         # follows with its own, more precise, reason a moment later.
         if row.connection == "disconnected" and row.status == "ready":
             row.status, row.error, row.changed_at = "unavailable", "disconnected", at
+            row.history.record("unavailable", at or self.latest_at)
         row.events.append(line)
         self._changes.environments.add(row.id)
 

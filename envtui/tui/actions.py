@@ -20,11 +20,12 @@ from envtui.locations import export_dir
 from envtui.store import StepRow, Store, step_export
 from envtui.tui.delivery import copy_text, deliver_file
 from envtui.tui.details import environment_details, export_file_name, finding_details, keys_help
+from envtui.tui.event_log import EventLog
 from envtui.tui.format import SORTABLE
 from envtui.tui.keymap import keys_in_force
 from envtui.tui.options import DashboardOptions
 from envtui.tui.screens import TextScreen
-from envtui.tui.widgets import VIEWS, ContextPanel, EnvironmentTable, EventLog, FindingsList
+from envtui.tui.widgets import VIEWS, ContextPanel, EnvironmentTable, FindingsList
 
 
 class DashboardActions(Screen[None]):

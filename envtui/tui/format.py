@@ -16,8 +16,9 @@ from typing import Any
 
 from rich.cells import cell_len
 
+from envtui.log_lines import in_zone
 from envtui.safe_text import one_line
-from envtui.store import EnvironmentRow, SourceRow, in_zone
+from envtui.store import EnvironmentRow, SourceRow
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,10 @@ class Glyphs:
     warning: str
     ended: str
     below: str
+    times: str
+    """Before a folded line's count (a multiplication sign, or x)."""
+    unknown: str
+    """A status strip's cell before anything was known."""
 
     def status(self, status: str) -> str:
         return {
@@ -40,8 +45,8 @@ class Glyphs:
         }.get(status, "?")
 
 
-UNICODE = Glyphs("●", "◐", "✕", "★", "⚠", "■", "↓")
-ASCII = Glyphs("+", "~", "x", "*", "!", "#", "v")
+UNICODE = Glyphs("●", "◐", "✕", "★", "⚠", "■", "↓", "\N{MULTIPLICATION SIGN}", "·")
+ASCII = Glyphs("+", "~", "x", "*", "!", "#", "v", "x", ".")
 """Glyphs every terminal and font has (``--ascii``, or ``ascii = true`` in the config)."""
 
 _glyphs = UNICODE

@@ -9,18 +9,17 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from datetime import datetime
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar
 
 from rich.cells import cell_len
 from rich.syntax import Syntax
 from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
-from textual.geometry import Size
 from textual.markup import escape
 from textual.message import Message
-from textual.reactive import Reactive, var
-from textual.widgets import DataTable, Log, OptionList, Static
+from textual.reactive import var
+from textual.widgets import DataTable, OptionList, Static
 from textual.widgets.option_list import Option
 
 from envtui.events import FindingReported
@@ -29,7 +28,6 @@ from envtui.store import EnvironmentRow, StepRow
 from envtui.tui.format import (
     clean,
     column_layout,
-    glyphs,
     matches,
     relative,
     row_values,
@@ -199,79 +197,6 @@ class EnvironmentTable(DataTable[Text]):
 
     class Relayout(Message):
         """The table's width changed: whoever holds the rows syncs them again."""
-
-
-class EventLog(Log):
-    """The event stream, newest at the bottom, written in batches; bounded.
-
-    It follows the newest line unless the reader scrolls up; then the lines that arrive
-    below are counted in the border, and ``end`` (or ``G``) follows again. Following is
-    its own state, not "the view happens to be at the end", so a layout change (a filter
-    box that opens, a resize, a hidden tab) or a burst larger than the bound never stops it.
-    """
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("end,G", "follow", "Follow", show=False, id="follow_log")
-    ]
-    DEFAULT_CSS = "EventLog { overflow-x: scroll; overflow-y: scroll; }"
-
-    virtual_size: Reactive[Size] = Reactive(Size(0, 0))
-    """As Textual's, but a new line does not lay the whole screen out again: the scrollbars
-    are always shown, so growing only moves their thumbs (see :meth:`watch_virtual_size`).
-    A step every two seconds would otherwise re-render every panel every two seconds."""
-
-    def watch_virtual_size(self, size: Size) -> None:
-        self._scroll_update(size)  # the scrollbars' thumbs, as a layout would set them
-        self.refresh()
-
-    def __init__(self, max_lines: int, **kwargs: object) -> None:
-        super().__init__(max_lines=max_lines, auto_scroll=False, **kwargs)  # type: ignore[arg-type]
-        self.border_title = "events"
-        self.following = True
-        self.unseen = 0  # lines that arrived below while not following
-
-    def write_lines(self, lines: Iterable[str], scroll_end: bool | None = None) -> Self:
-        lines = list(lines)
-        before = self.line_count
-        super().write_lines(lines, scroll_end=False)
-        if self.following:
-            self.scroll_end(animate=False, immediate=True, x_axis=False)
-        else:
-            pruned = before + len(lines) - self.line_count
-            if pruned:  # keep the lines being read in view while older ones are dropped
-                self.scroll_to(y=max(0, self.scroll_y - pruned), animate=False, immediate=True)
-            self.unseen += len(lines)
-            self._show_state()
-        return self
-
-    def follow(self) -> None:
-        """Show the newest line and keep following."""
-        self.following = True
-        self.unseen = 0
-        self.scroll_end(animate=False, immediate=True, x_axis=False)
-        self._show_state()
-
-    def action_follow(self) -> None:
-        self.follow()
-
-    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
-        super().watch_scroll_y(old_value, new_value)
-        at_end = new_value >= self.max_scroll_y
-        if at_end != self.following:
-            self.following = at_end
-            if at_end:
-                self.unseen = 0
-            self._show_state()
-
-    def on_resize(self) -> None:
-        if self.following:
-            self.scroll_end(animate=False, immediate=True, x_axis=False)
-
-    def _show_state(self) -> None:
-        if self.following:
-            self.border_subtitle = ""
-        else:
-            self.border_subtitle = f"{glyphs().below} {self.unseen} new below · end: follow"
 
 
 class ContextPanel(VerticalScroll):

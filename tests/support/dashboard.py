@@ -10,8 +10,9 @@ from tests.support.scripted import scripted_events
 from tests.support.waiting import pilot_wait_until
 
 from envtui.tui.app import EnvTuiApp
+from envtui.tui.event_log import EventLog
 from envtui.tui.main_screen import MainScreen
-from envtui.tui.widgets import EnvironmentTable, EventLog
+from envtui.tui.widgets import EnvironmentTable
 
 
 async def settled(app: EnvTuiApp, pilot: Pilot[Any], events: int | None = None) -> None:

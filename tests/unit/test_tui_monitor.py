@@ -19,9 +19,10 @@ from tests.support.waiting import pilot_wait_until
 
 from envtui.events import Event, EventSink, SourceStatus, thread_event
 from envtui.tui.app import DashboardOptions, EnvTuiApp
+from envtui.tui.event_log import EventLog
 from envtui.tui.main_screen import MainScreen
 from envtui.tui.screens import TextScreen
-from envtui.tui.widgets import ContextPanel, EnvironmentTable, EventLog
+from envtui.tui.widgets import ContextPanel, EnvironmentTable
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -53,7 +54,7 @@ def make_app(source: Any = scripted_source, **options: Any) -> EnvTuiApp:
 def log_at_newest(app: EnvTuiApp) -> bool:
     """The log shows its newest line: scrolled to the end, and the end is the store's end."""
     log = app.screen.query_one(EventLog)
-    newest = app.store.log[-1] if app.store.log else None
+    newest = log.folded.folds[-1].line() if log.folded.folds else None
     return (
         log.following
         and log.scroll_y >= log.max_scroll_y
