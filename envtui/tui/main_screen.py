@@ -244,6 +244,7 @@ class MainScreen(DashboardActions):
         if not changes.any and not new_second:
             return
         table = self.query_one(EnvironmentTable)
+        table.latest_at = self.store.latest_at
         if changes.environments or changes.removed:
             table.sync(self.store.environments.values(), changes.environments, changes.removed, now)
         elif new_second:
@@ -259,6 +260,7 @@ class MainScreen(DashboardActions):
 
     def _resync_table(self) -> None:
         """Every row again, from the store: the filter, the sort, the width or the theme changed."""
+        self.query_one(EnvironmentTable).latest_at = self.store.latest_at
         self.query_one(EnvironmentTable).sync(
             self.store.environments.values(), None, set(), self.options.clock()
         )

@@ -26,12 +26,14 @@ from envtui.events import FindingReported
 from envtui.safe_text import for_terminal, one_line
 from envtui.store import EnvironmentRow, StepRow
 from envtui.tui.format import (
+    TIMED,
     clean,
     column_layout,
     matches,
-    relative,
     row_values,
     sort_value,
+    strip_statuses,
+    timed_values,
 )
 
 VIEWS = ("full", "diff", "snapshot", "patch")
@@ -72,9 +74,12 @@ class EnvironmentTable(DataTable[Text]):
     def __init__(self, **kwargs: object) -> None:
         super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)  # type: ignore[arg-type]
         self.styles_for: dict[str, str] = {}
+        self.latest_at: datetime | None = None
+        """The newest event's time: a finished replay's strips end there, not now."""
         self._layout: tuple[tuple[str, str, int], ...] = ()
         self._shown: dict[str, dict[str, str]] = {}  # the text of every cell on screen
         self._order: dict[str, Any] = {}  # what each row sorts by
+        self._error_room = 0
 
     def selected_id(self) -> str | None:
         if not self.row_count:
@@ -96,6 +101,11 @@ class EnvironmentTable(DataTable[Text]):
         options: dict[str, Any] = {"style": style, "no_wrap": True, "overflow": "ellipsis"}
         if key == "id":
             return IdCell(values[key], env_id, **options)
+        if key == "strip":  # each cell in its status's colour; the glyphs read without it
+            text = Text(no_wrap=True, overflow="crop")
+            for char, status in zip(values[key], strip_statuses(values[key]), strict=True):
+                text.append(char, style=self.styles_for.get(status, ""))
+            return text
         return Text(values[key], **options)
 
     def _fit_columns(self, rows: list[EnvironmentRow]) -> bool:
@@ -105,8 +115,12 @@ class EnvironmentTable(DataTable[Text]):
         width = (self.size.width or self.app.size.width) - 4
         longest = {
             key: max((cell_len(clean(getattr(row, key))) for row in rows), default=0)
-            for key in ("id", "cwd")
+            for key in ("id", "cwd", "error")
         }
+        # the room for errors only grows, by 20 at a time: errors come and go at every
+        # retry, and each new layout adds every row again
+        self._error_room = max(self._error_room, -(-longest["error"] // 20) * 20)
+        longest["error"] = self._error_room
         layout = column_layout(width, longest)
         if layout == self._layout:
             return False
@@ -134,7 +148,7 @@ class EnvironmentTable(DataTable[Text]):
             if changed is not None and row.id not in changed and row.id in self._shown:
                 wanted.add(row.id)
                 continue
-            values = row_values(row, now)
+            values = row_values(row, now, self.latest_at)
             if self.filter and not matches(values, self.filter):
                 continue
             wanted.add(row.id)
@@ -181,16 +195,19 @@ class EnvironmentTable(DataTable[Text]):
         self._shown = {key: {} for key in self._shown}
 
     def refresh_times(self, rows: Iterable[EnvironmentRow], now: datetime) -> None:
-        """Relative times move on: redraw the ``changed`` cells whose text is now different."""
-        if not any(key == "changed" for key, _, _ in self._layout):
+        """Time moves on: redraw the timed cells (relative times, strips, availability,
+        flaps) whose text is now different."""
+        keys = [key for key, _, _ in self._layout if key in TIMED]
+        if not keys:
             return
         for row in rows:
             shown = self._shown.get(row.id)
             if shown is not None:
-                text = relative(row.changed_at, now)
-                if shown.get("changed") != text:
-                    shown["changed"] = text
-                    self.update_cell(row.id, "changed", self._cell(row.id, "changed", shown))
+                values = timed_values(row, now, self.latest_at)
+                for key in keys:
+                    if shown.get(key) != values[key]:
+                        shown[key] = values[key]
+                        self.update_cell(row.id, key, self._cell(row.id, key, shown))
 
     def on_resize(self) -> None:
         self.post_message(self.Relayout())

@@ -54,8 +54,9 @@ def _rollout(tmp_path: Path) -> Path:
 
 def _rows(app: EnvTuiApp) -> dict[str, tuple[str, ...]]:
     table = app.screen.query_one(EnvironmentTable)
+    shell = [key for key, _, _ in table._layout].index("shell")
     rows = [[cell.plain for cell in table.get_row_at(i)] for i in range(table.row_count)]
-    return {row[2]: (row[0], row[1], row[5]) for row in rows}
+    return {row[2]: (row[0], row[1], row[shell]) for row in rows}
 
 
 async def test_the_table_shows_each_steps_recorded_snapshot_and_says_so(tmp_path: Path) -> None:

@@ -48,24 +48,44 @@ def table_rows(app: EnvTuiApp) -> list[list[str]]:
 
 async def test_panels_show_the_scripted_stream(tmp_path: Path) -> None:
     app = make_app(tmp_path)
-    async with app.run_test(size=(140, 44)) as pilot:
+    async with app.run_test(size=(200, 50)) as pilot:  # wide enough for every column
         await settled(app, pilot)
+        # the strip is the last five minutes in 30 s cells, each the worst status in it:
+        # build was starting, ready for 2 s, then lost (1 flap, 2 of 30 known seconds ready)
         assert table_rows(app) == [
             [
                 "",
                 "✕ unavailable",
                 "build",
+                "·········✕",
+                "7%",
+                "1",
                 "ssh",
                 "/srv/build",
                 "-",
                 "24 s ago",
                 "connection lost: Connection lost",
             ],
-            ["★", "● ready", "local", "local", "/repo", "bash", "29 s ago", ""],
+            [
+                "★",
+                "● ready",
+                "local",
+                "·········◐",
+                "97%",
+                "0",
+                "local",
+                "/repo",
+                "bash",
+                "29 s ago",
+                "",
+            ],
             [
                 "",
                 "✕ unavailable",
                 "legacy",
+                "·········✕",
+                "0%",
+                "0",
                 "ssh",
                 "/",
                 "-",
@@ -74,8 +94,12 @@ async def test_panels_show_the_scripted_stream(tmp_path: Path) -> None:
             ],
         ]
         log = app.screen.query_one(EventLog)
-        assert log.line_count == len(scripted_events())
+        assert log.line_count == len(scripted_events())  # no two lines alike: none folded
         assert any('id "" environment_connected build' in line for line in log.lines)
+        assert any(
+            line.endswith(" environment_status build starting → ready primary")
+            for line in log.lines
+        )
         context = app.screen.query_one(ContextPanel)
         assert context.text.startswith("<environment_context>\n  <environments>")
         assert context.border_title == "context · step 2 · full"

@@ -206,14 +206,15 @@ async def test_the_changed_column_sorts_by_the_time_and_keeps_its_order_as_time_
     app = make_app(Feed(events), clock=lambda: now[0])
     async with app.run_test(size=(140, 44)) as pilot:
         await settled(app, pilot, events=3)
-        for _ in range(6):
-            await pilot.press("s")  # selection, status, id, kind, cwd, shell, changed
+        for _ in range(8):
+            await pilot.press("s")  # selection, status, id, avail, flaps, kind, cwd, shell, changed
         table = app.screen.query_one(EnvironmentTable)
         assert table.sort_key == "changed"
 
         def rows() -> list[tuple[str, str]]:
             cells = [table.get_row_at(i) for i in range(table.row_count)]
-            return [(row[2].plain, row[6].plain) for row in cells]
+            changed = [key for key, _, _ in table._layout].index("changed")
+            return [(row[2].plain, row[changed].plain) for row in cells]
 
         assert rows() == [("c", "30 s ago"), ("b", "9 s ago"), ("a", "5 s ago")]
         now[0] += timedelta(seconds=40)
