@@ -54,6 +54,7 @@ class EnvtuiCommands(Provider):
         ("Export the selected step", "export"),
         ("Copy the context text", "copy"),
         ("Filter environments", "filter"),
+        ("Status history of every environment", "history"),
         ("Show the keys", "help"),
     )
 
@@ -76,6 +77,7 @@ class EnvtuiCommands(Provider):
 def known_binding_ids() -> list[str]:
     """Every binding id a keymap may name: the app's, its screens' and widgets'."""
     from envtui.tui.event_log import EventLog
+    from envtui.tui.history_screen import HistoryScreen
     from envtui.tui.screens import TextScreen
     from envtui.tui.widgets import EnvironmentTable
 
@@ -83,6 +85,7 @@ def known_binding_ids() -> list[str]:
         EnvTuiApp.BINDINGS,
         MainScreen.BINDINGS,
         TextScreen.BINDINGS,
+        HistoryScreen.BINDINGS,
         EnvironmentTable.BINDINGS,
         EventLog.BINDINGS,
     )

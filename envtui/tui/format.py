@@ -37,6 +37,10 @@ class Glyphs:
     """Before a folded line's count (a multiplication sign, or x)."""
     unknown: str
     """A status strip's cell before anything was known."""
+    mark: str
+    """A step on the history screen's time axis."""
+    arrow: str
+    """From one status to the next."""
 
     def status(self, status: str) -> str:
         return {
@@ -46,8 +50,8 @@ class Glyphs:
         }.get(status, "?")
 
 
-UNICODE = Glyphs("●", "◐", "✕", "★", "⚠", "■", "↓", "\N{MULTIPLICATION SIGN}", "·")
-ASCII = Glyphs("+", "~", "x", "*", "!", "#", "v", "x", ".")
+UNICODE = Glyphs("●", "◐", "✕", "★", "⚠", "■", "↓", "\N{MULTIPLICATION SIGN}", "·", "│", "→")
+ASCII = Glyphs("+", "~", "x", "*", "!", "#", "v", "x", ".", "|", "->")
 """Glyphs every terminal and font has (``--ascii``, or ``ascii = true`` in the config)."""
 
 _glyphs = UNICODE

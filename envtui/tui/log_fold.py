@@ -39,8 +39,8 @@ class Fold:
 
     def line(self) -> str:
         text = self.first.line
-        if glyphs() == ASCII:  # the arrow too
-            text = text.replace(" → ", " -> ")
+        if glyphs() == ASCII:  # the store writes the arrow; ASCII has its own
+            text = text.replace(" → ", f" {ASCII.arrow} ")
         if self.count == 1:
             return text
         span = ""

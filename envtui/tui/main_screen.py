@@ -193,24 +193,15 @@ class MainScreen(DashboardActions):
 
     # --- drawing ---------------------------------------------------------------------------------
 
-    def _styles(self) -> dict[str, str]:
-        variables = self.app.theme_variables
-        return {
-            "ready": variables.get("status-ready", ""),
-            "starting": variables.get("status-starting", ""),
-            "unavailable": variables.get("status-unavailable", ""),
-            "primary": variables.get("status-primary", ""),
-        }
-
     def _restyle(self) -> None:
         table = self.query_one(EnvironmentTable)
-        table.styles_for = self._styles()
+        table.styles_for = self.status_styles()
         table.restyle()
         self._resync_table()
 
     def redraw_all(self) -> None:
         self.store.take_changes()
-        self.query_one(EnvironmentTable).styles_for = self._styles()
+        self.query_one(EnvironmentTable).styles_for = self.status_styles()
         self._resync_table()
         self.query_one(EventLog).show_all()
         self._draw_step()
