@@ -87,16 +87,18 @@ class EventLog(Log):
     # --- writing ----------------------------------------------------------------------------
 
     def write_entries(self, entries: Iterable[LogEntry]) -> Self:
-        """Fold new entries in: the last line is rewritten if its count grew."""
+        """Fold new entries in: lines whose fold grew are rewritten, new ones appended."""
         entries = list(entries)
         self.seen += len(entries)
-        last_changed, lines = self.folded.add(entries)
-        if last_changed and self._lines:
-            self._replace_last(self.folded.folds[-1 - len(lines)].line())
-        if lines:
-            self._append(lines)
-        elif last_changed and self.following:
-            self.scroll_end(animate=False, immediate=True, x_axis=False)
+        before = len(self.folded.folds)
+        kept, lines = self.folded.add(entries)
+        if kept < len(self._lines):
+            # Log has no "replace lines": its list and render cache are cut as its own
+            # pruning does, and the lines written again
+            del self._lines[kept:]
+            self._render_line_cache.clear()
+            self.refresh()
+        self._append(lines, new=max(0, len(self.folded.folds) - before))
         return self
 
     def show_all(self) -> None:
@@ -112,26 +114,17 @@ class EventLog(Log):
             self.scroll_end(animate=False, immediate=True, x_axis=False)
         self._show_state()
 
-    def _replace_last(self, line: str) -> None:
-        # Log has no "replace a line"; its lines and render cache are rewritten as its own
-        # write does for a partial line.
-        index = len(self._lines) - 1
-        if index >= 0 and self._lines[index] == "":  # Log keeps a trailing "" after write()
-            index -= 1
-        self._lines[index] = line
-        self._render_line_cache.discard(index)
-        self.refresh_lines(index)
-
-    def _append(self, lines: list[str]) -> None:
+    def _append(self, lines: list[str], new: int) -> None:
+        """Write ``lines`` below; ``new`` of them are lines that were not shown before."""
         before = self.line_count
         super().write_lines(lines, scroll_end=False)
         if self.following:
             self.scroll_end(animate=False, immediate=True, x_axis=False)
-        else:
-            pruned = before + len(lines) - self.line_count
+        elif lines:
+            pruned = max(0, before + len(lines) - self.line_count)
             if pruned:  # keep the lines being read in view while older ones are dropped
                 self.scroll_to(y=max(0, self.scroll_y - pruned), animate=False, immediate=True)
-            self.unseen += len(lines)
+            self.unseen += new
             self._show_state()
 
     # --- following --------------------------------------------------------------------------

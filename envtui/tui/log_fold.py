@@ -15,38 +15,78 @@ from envtui.log_lines import LogEntry
 from envtui.tui.format import ASCII, glyphs
 
 TYPE_ALIASES = {
-    "status": "environment_status",
-    "connection": "environment_",
-    "connected": "environment_connected",
-    "disconnected": "environment_disconnected",
-    "removed": "environment_removed",
-    "source": "source_status",
+    "status": ("environment_status",),
+    "connection": ("environment_connected", "environment_disconnected"),
+    "connected": ("environment_connected",),
+    "disconnected": ("environment_disconnected",),
+    "removed": ("environment_removed",),
+    "source": ("source_status",),
 }
 """Short names for ``type:`` (a type matches by its start, so ``type:env`` works too)."""
 
 
 @dataclass
 class Fold:
-    """Identical consecutive lines: the first, how many, and when the last came."""
+    """Identical consecutive lines: the first, how many, and the last one's time.
+
+    A fold may also be a cycle of two lines about one environment that keep taking turns
+    (``starting → unavailable``, ``unavailable → starting``, as a host that refuses every
+    retry writes them): one line, both counts.
+    """
 
     first: LogEntry
     count: int = 1
     last: LogEntry | None = None
+    partner: LogEntry | None = None
+    partner_count: int = 0
 
-    def add(self, entry: LogEntry) -> None:
-        self.count += 1
+    def takes(self, entry: LogEntry) -> bool:
+        """Fold ``entry`` in if it is this fold's next line; False if it is not."""
+        if self.partner is None:
+            if entry.text != self.first.text:
+                return False
+            self.count += 1
+        else:
+            first_next = self.partner_count >= self.count
+            expected = self.first if first_next else self.partner
+            if entry.text != expected.text:
+                return False
+            if first_next:
+                self.count += 1
+            else:
+                self.partner_count += 1
         self.last = entry
+        return True
 
     def line(self) -> str:
         text = self.first.line
-        if glyphs() == ASCII:  # the store writes the arrow; ASCII has its own
-            text = text.replace(" → ", f" {ASCII.arrow} ")
-        if self.count == 1:
-            return text
+        if self.count == 1 and self.partner is None:
+            return _ascii(text)
         span = ""
         if self.last is not None and self.last.at is not None and self.first.at is not None:
             span = f" in {_duration((self.last.at - self.first.at).total_seconds())}"
-        return f"{text} {glyphs().times}{self.count}{span}"
+        text = f"{text} {glyphs().times}{self.count}{span}"
+        if self.partner is not None:
+            text += f" · with {self.partner.text} {glyphs().times}{self.partner_count}"
+        return _ascii(text)
+
+
+def _ascii(text: str) -> str:
+    """The store writes the arrow; the ASCII glyph set has its own."""
+    return text.replace(" → ", f" {ASCII.arrow} ") if glyphs() == ASCII else text
+
+
+def _cycle(before: Fold, after: Fold, entry: LogEntry) -> bool:
+    """Whether ``entry`` turns the last two single lines into a two-line cycle."""
+    return (
+        before.partner is None
+        and after.partner is None
+        and before.count == 1
+        and after.count == 1
+        and before.first.text == entry.text
+        and entry.environment_id is not None
+        and before.first.environment_id == after.first.environment_id == entry.environment_id
+    )
 
 
 def _duration(seconds: float) -> str:
@@ -77,7 +117,7 @@ class LogFilter:
             if lowered.startswith("env:") and len(word) > 4:
                 environments.append(lowered[4:])
             elif lowered.startswith("type:") and len(word) > 5:
-                types.append(TYPE_ALIASES.get(lowered[5:], lowered[5:]))
+                types.extend(TYPE_ALIASES.get(lowered[5:], (lowered[5:],)))
             else:
                 words.append(lowered)
         return cls(tuple(environments), tuple(types), tuple(words), text.strip())
@@ -104,29 +144,33 @@ class FoldedLog:
     filter: LogFilter = field(default_factory=LogFilter)
     folds: list[Fold] = field(default_factory=list)
 
-    def add(self, entries: list[LogEntry]) -> tuple[bool, list[str]]:
-        """Fold ``entries`` in: (whether the last line shown changed, the new lines)."""
-        last_changed = False
-        new: list[Fold] = []
+    def add(self, entries: list[LogEntry]) -> tuple[int, list[str]]:
+        """Fold ``entries`` in: (how many lines shown before stay as they are, the lines
+        that follow them now). Usually all stay and new lines follow; a count that grew
+        rewrites the last line, a cycle that formed the last two. Lines beyond the bound
+        leave from the top, as they do from a log widget with the same bound."""
+        kept = len(self.folds)
         for entry in entries:
             if not self.filter.matches(entry):
                 continue
-            tail = self.folds[-1] if self.folds else None
-            if tail is not None and tail.first.text == entry.text:
-                tail.add(entry)
-                last_changed |= not new  # a fold drawn before this batch changed
+            if self.folds and self.folds[-1].takes(entry):
+                kept = min(kept, len(self.folds) - 1)
+            elif len(self.folds) >= 2 and _cycle(self.folds[-2], self.folds[-1], entry):
+                before, after = self.folds[-2], self.folds.pop()
+                before.partner, before.partner_count = after.first, 1
+                before.count, before.last = 2, entry
+                kept = min(kept, len(self.folds) - 1)
             else:
                 self.folds.append(Fold(entry))
-                new.append(self.folds[-1])
-        if len(self.folds) > self.limit:
-            del self.folds[: len(self.folds) - self.limit]
-        return last_changed, [fold.line() for fold in new]
+        pruned = max(0, len(self.folds) - self.limit)
+        if pruned:  # the log widget, bounded alike, drops as many lines from its top
+            del self.folds[:pruned]
+        return kept, [fold.line() for fold in self.folds[max(0, kept - pruned) :]]
 
     def rebuild(self, entries: list[LogEntry]) -> list[str]:
         """Every line again (the filter changed): the folds of all ``entries``."""
         self.folds = []
-        self.add(entries)
-        return [fold.line() for fold in self.folds]
+        return self.add(entries)[1]
 
     def search(self, needle: str) -> list[int]:
         """The indices of the lines that contain ``needle`` (ignoring case), oldest first."""
