@@ -62,6 +62,8 @@ class HistoryScreen(ModalScreen[None]):
         self.extra_marks = extra_marks
         """More marks for the axis (incidents), asked for at every redraw."""
         self.window = 0
+        self.text = ""
+        """What the screen shows, as plain text (for a copy, and for tests)."""
         self._shown: object = None
 
     def compose(self) -> ComposeResult:
@@ -94,12 +96,14 @@ class HistoryScreen(ModalScreen[None]):
             return
         self._shown = key
         zone = self.options.zone
-        body = Group(
+        parts = [
             timeline(rows, marks, start, end, width, self.status_styles, zone),
             Text(summary(rows, start, end) + "\n", no_wrap=True),
             Text("transitions, newest first\n", style="bold"),
             Text(transitions_text(rows, list(self.store.steps), zone, TRANSITIONS_SHOWN)),
-        )
+        ]
+        self.text = "\n".join(part.plain for part in parts)
+        body = Group(*parts)
         self.query_one("#history-scroll").border_title = f"history · {name} (z: span)"
         self.query_one("#history-body", Static).update(body)
 

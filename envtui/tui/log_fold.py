@@ -1,9 +1,13 @@
 """The event log as read: identical lines folded into one with a count, a filter, a search.
 
 A host that keeps failing writes the same line every few seconds; shown one by one they
-push everything else out of view. Consecutive lines whose text (all but the time) is the
-same are one :class:`Fold`: ``12:00:01 ghost starting → unavailable x12 in 30 s``. The
-filter keeps the lines of some environments or event types; the search finds lines.
+push everything else out of view. Lines whose text (all but the time) is the same are one
+:class:`Fold`: ``12:00:01 ghost starting → unavailable x12 in 30 s``. Identical lines that
+follow each other fold where they are; a line that comes again among the last
+:data:`LOOKBACK` lines (other events came between) folds into its earlier line, which
+moves down to where it was last seen, so the log's order stays the order of the last
+occurrences. The filter keeps the lines of some environments or event types; the search
+finds lines.
 Pure: the log widget draws what these say, the tests check them without a screen.
 """
 
@@ -14,6 +18,9 @@ from dataclasses import dataclass, field
 from envtui.log_lines import LogEntry
 from envtui.tui.format import ASCII, glyphs
 
+LOOKBACK = 100
+"""How many lines back a repeated line is looked for: a host that fails every 30 s
+repeats its line between a dozen steps and their findings, never right after itself."""
 TYPE_ALIASES = {
     "status": ("environment_status",),
     "connection": ("environment_connected", "environment_disconnected"),
@@ -111,7 +118,9 @@ class LogFilter:
 
     @classmethod
     def parse(cls, text: str) -> LogFilter:
-        environments, types, words = [], [], []
+        environments: list[str] = []
+        types: list[str] = []
+        words: list[str] = []
         for word in text.split():
             lowered = word.lower()
             if lowered.startswith("env:") and len(word) > 4:
@@ -153,19 +162,29 @@ class FoldedLog:
         for entry in entries:
             if not self.filter.matches(entry):
                 continue
-            if self.folds and self.folds[-1].takes(entry):
-                kept = min(kept, len(self.folds) - 1)
-            elif len(self.folds) >= 2 and _cycle(self.folds[-2], self.folds[-1], entry):
+            if len(self.folds) >= 2 and _cycle(self.folds[-2], self.folds[-1], entry):
                 before, after = self.folds[-2], self.folds.pop()
                 before.partner, before.partner_count = after.first, 1
                 before.count, before.last = 2, entry
                 kept = min(kept, len(self.folds) - 1)
-            else:
+                continue
+            index = self._recent(entry)
+            if index is None:
                 self.folds.append(Fold(entry))
+            else:  # the line comes again: its fold moves down to where it was last seen
+                kept = min(kept, index)
+                self.folds.append(self.folds.pop(index))
         pruned = max(0, len(self.folds) - self.limit)
         if pruned:  # the log widget, bounded alike, drops as many lines from its top
             del self.folds[:pruned]
         return kept, [fold.line() for fold in self.folds[max(0, kept - pruned) :]]
+
+    def _recent(self, entry: LogEntry) -> int | None:
+        """The index of a fold among the last :data:`LOOKBACK` that takes ``entry``."""
+        for index in range(len(self.folds) - 1, max(-1, len(self.folds) - LOOKBACK - 1), -1):
+            if self.folds[index].takes(entry):
+                return index
+        return None
 
     def rebuild(self, entries: list[LogEntry]) -> list[str]:
         """Every line again (the filter changed): the folds of all ``entries``."""

@@ -13,7 +13,7 @@ from zoneinfo import ZoneInfo
 import pytest
 from textual.widgets import Static, TabbedContent
 
-from tests.support.dashboard import settled
+from tests.support.dashboard import Feed, settled
 from tests.support.scripted import at, clock, scripted_events, scripted_source, status
 from tests.support.waiting import pilot_wait_until
 
@@ -25,25 +25,6 @@ from envtui.tui.screens import TextScreen
 from envtui.tui.widgets import ContextPanel, EnvironmentTable
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
-
-
-class Feed:
-    """A source the test drives: what it is given goes to the dashboard; it stays up."""
-
-    def __init__(self, events: list[Event] | None = None) -> None:
-        self.sink: EventSink | None = None
-        self._first = events if events is not None else scripted_events()
-
-    async def __call__(self, sink: EventSink, stop: asyncio.Event) -> None:
-        self.sink = sink
-        for event in self._first:
-            sink(event)
-        await stop.wait()
-
-    def send(self, *events: Event) -> None:
-        assert self.sink is not None
-        for event in events:
-            self.sink(event)
 
 
 def make_app(source: Any = scripted_source, **options: Any) -> EnvTuiApp:
