@@ -79,7 +79,7 @@ class EnvironmentTable(DataTable[Text]):
         self._layout: tuple[tuple[str, str, int], ...] = ()
         self._shown: dict[str, dict[str, str]] = {}  # the text of every cell on screen
         self._order: dict[str, Any] = {}  # what each row sorts by
-        self._error_room = 0
+        self._error_room = (0, 0)  # (for this width, the longest error seen)
 
     def selected_id(self) -> str | None:
         if not self.row_count:
@@ -117,10 +117,12 @@ class EnvironmentTable(DataTable[Text]):
             key: max((cell_len(clean(getattr(row, key))) for row in rows), default=0)
             for key in ("id", "cwd", "error")
         }
-        # the room for errors only grows, by 20 at a time: errors come and go at every
-        # retry, and each new layout adds every row again
-        self._error_room = max(self._error_room, -(-longest["error"] // 20) * 20)
-        longest["error"] = self._error_room
+        # the room for errors only grows while the width holds: errors come and go at
+        # every retry, and each new layout adds every row again
+        if width != self._error_room[0]:
+            self._error_room = (width, 0)
+        self._error_room = (width, max(self._error_room[1], longest["error"]))
+        longest["error"] = self._error_room[1]
         layout = column_layout(width, longest)
         if layout == self._layout:
             return False

@@ -382,11 +382,18 @@ async def test_relative_times_move_on_without_events(tmp_path: Path) -> None:
     )
     async with app.run_test(size=(140, 44)) as pilot:
         await settled(app, pilot)
-        assert table_rows(app)[1][2:7:4] == ["local", "29 s ago"]
+        keys = [key for key, _, _ in screen(app).query_one(EnvironmentTable)._layout]
+        changed, strip = keys.index("changed"), keys.index("strip")
+        assert [table_rows(app)[1][i] for i in (2, changed, strip)] == [
+            "local",
+            "29 s ago",
+            "·········◐",
+        ]
         now[0] += timedelta(minutes=1)
         await wait_until(
-            lambda: table_rows(app)[1][6] == "1 min ago", timeout=5, what="the changed column"
+            lambda: table_rows(app)[1][changed] == "1 min ago", timeout=5, what="the changed column"
         )
+        assert table_rows(app)[1][strip] == "·······◐●●"  # the strip moved on with the clock
 
 
 async def test_keymap_from_config_moves_a_key(tmp_path: Path) -> None:
