@@ -10,7 +10,7 @@ the table draws them, the history screen lays them side by side, tests check the
 
 from __future__ import annotations
 
-from collections import deque
+from bisect import bisect_right
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Literal
@@ -37,11 +37,28 @@ class Transition:
     status: LiveState
 
 
+@dataclass(frozen=True)
+class Window:
+    """What a window of a history adds up to, computed in one pass."""
+
+    cells: list[Cell]
+    """One status per interval, oldest first: the worst that held in it."""
+    availability: float | None
+    """The share of the known part spent ready; None if no part is known."""
+    flaps: int
+    """How many times it left ready (a drop, however short)."""
+
+
 class StatusHistory:
     """One environment's transitions, oldest first, at most ``limit``."""
 
     def __init__(self, limit: int = DEFAULT_TRANSITIONS) -> None:
-        self.transitions: deque[Transition] = deque(maxlen=limit)
+        self.limit = limit
+        self.transitions: list[Transition] = []
+        """Oldest first, in time order: a window is found by bisection, so a strip costs
+        the transitions inside it, not the whole history."""
+        self._times: list[float] = []  # the transitions' times as POSIX seconds
+        self._cached: tuple[tuple[int, float, int, float], _Tally] | None = None
         self.dropped = 0
         """Transitions pushed out by the bound: the history is complete when this is 0."""
 
@@ -60,75 +77,109 @@ class StatusHistory:
             return False
         if last is not None and when < last.at:
             when = last.at
-        if len(self.transitions) == self.transitions.maxlen:
-            self.dropped += 1
         self.transitions.append(Transition(when, status))
+        self._times.append(when.timestamp())
+        if len(self.transitions) > self.limit:
+            del self.transitions[0], self._times[0]
+            self.dropped += 1
         return True
 
     def status_at(self, when: datetime) -> LiveState | None:
         """The status at ``when``; None before the first transition held."""
-        found: LiveState | None = None
-        for transition in self.transitions:
-            if transition.at > when:
-                break
-            found = transition.status
-        return found
+        index = bisect_right(self._times, when.timestamp())
+        return self.transitions[index - 1].status if index else None
 
-    def segments(self, start: datetime, end: datetime) -> list[tuple[datetime, datetime, Cell]]:
-        """The window cut into (from, to, status) pieces; "unknown" before the first."""
-        pieces: list[tuple[datetime, datetime, Cell]] = []
-        current: Cell = self.status_at(start) or "unknown"
-        cursor = start
-        for transition in self.transitions:
-            if transition.at <= start:
-                continue
-            if transition.at >= end:
-                break
-            pieces.append((cursor, transition.at, current))
-            cursor, current = transition.at, transition.status
-        pieces.append((cursor, end, current))
-        return [piece for piece in pieces if piece[1] > piece[0]]
+    def window(self, end: datetime, cells: int, interval: timedelta) -> Window:
+        """The ``cells`` intervals before ``end``: each one's worst status (any moment of
+        it, so a drop of a second is never drawn over by the ready around it; "unknown"
+        before the first transition), the share spent ready, and the drops."""
+        width = interval.total_seconds()
+        return self._window(end.timestamp() - width * cells, width, cells, cells).done()
+
+    def recent(self, now: datetime, cells: int, interval: timedelta) -> Window:
+        """The last minutes up to ``now`` as the table's strip shows them: ``cells - 1``
+        whole intervals aligned on the clock (kept until a transition comes or the clock
+        passes the next boundary) and the interval under way, up to ``now``. A second
+        later only that last interval is computed again, so a strip per row per second
+        costs the transitions of the last interval, not those of the whole window."""
+        width = interval.total_seconds()
+        moment = now.timestamp()
+        boundary = (moment // width) * width
+        key = (len(self._times) + self.dropped, boundary, cells, width)
+        if self._cached is None or self._cached[0] != key:
+            start = boundary - width * (cells - 1)
+            self._cached = (key, self._window(start, width, cells - 1, cells - 1))
+        whole = self._cached[1]
+        under_way = self._window(boundary, width, 1, max(moment - boundary, 1e-3) / width)
+        return whole.joined(under_way).done()
+
+    def _window(self, start: float, width: float, cells: int, length: float) -> _Tally:
+        """The tally from ``start`` over ``length`` cells (fractional) of ``width`` s."""
+        finish = start + width * length
+        index = bisect_right(self._times, start)
+        current: LiveState | None = self.transitions[index - 1].status if index else None
+        tally = _Tally(["unknown"] * cells)
+        cursor = 0.0
+        while index < len(self._times) and self._times[index] < finish:
+            moment, status = (self._times[index] - start) / width, self.transitions[index].status
+            if current is not None:
+                tally.paint(cursor, moment, current)
+            tally.flaps += current == "ready" and status != "ready"
+            cursor, current = moment, status
+            index += 1
+        if current is not None:
+            tally.paint(cursor, length, current)
+        return tally
 
     def strip(
         self, end: datetime, cells: int = STRIP_CELLS, interval: timedelta = STRIP_INTERVAL
     ) -> list[Cell]:
-        """One status per interval, oldest first, the last ending at ``end``: the worst
-        status that held in it (any moment of it), "unknown" before the first transition."""
-        start = end - interval * cells
-        out: list[Cell] = ["unknown"] * cells
-        for begin, finish, status in self.segments(start, end):
-            if status == "unknown":
-                continue
-            first = int((begin - start) / interval)
-            last = min(cells - 1, int((finish - start - timedelta(microseconds=1)) / interval))
-            for index in range(max(0, first), last + 1):
-                shown = out[index]
-                if shown == "unknown" or SEVERITY[status] > SEVERITY[shown]:
-                    out[index] = status
-        return out
+        """One status per interval, oldest first, the last ending at ``end``."""
+        return self.window(end, cells, interval).cells
 
     def availability(self, start: datetime, end: datetime) -> float | None:
-        """The share of the known part of the window spent ready; None if none is known."""
-        known = ready = 0.0
-        for begin, finish, status in self.segments(start, end):
-            if status == "unknown":
-                continue
-            seconds = (finish - begin).total_seconds()
-            known += seconds
-            if status == "ready":
-                ready += seconds
-        return ready / known if known > 0 else None
+        """The share of the known part of ``start``..``end`` spent ready."""
+        return self.window(end, 1, end - start).availability if end > start else None
 
     def flaps(self, start: datetime, end: datetime) -> int:
-        """How many times it left ready within the window (a drop, however short)."""
-        count = 0
-        previous = self.status_at(start)
-        for transition in self.transitions:
-            if start < transition.at <= end:
-                if previous == "ready" and transition.status != "ready":
-                    count += 1
-                previous = transition.status
-        return count
+        """How many times it left ready within ``start``..``end``."""
+        return self.window(end, 1, end - start).flaps if end > start else 0
+
+
+@dataclass
+class _Tally:
+    """A window being added up: cells painted, time known and ready (in cells), drops."""
+
+    cells: list[Cell]
+    known: float = 0.0
+    ready: float = 0.0
+    flaps: int = 0
+
+    def paint(self, begin: float, finish: float, status: LiveState) -> None:
+        """``status`` held from cell position ``begin`` to ``finish`` (fractional)."""
+        if finish <= begin:
+            return
+        self.known += finish - begin
+        if status == "ready":
+            self.ready += finish - begin
+        severity = SEVERITY[status]
+        last = min(len(self.cells) - 1, int(finish - 1e-9))
+        for cell in range(max(0, int(begin)), last + 1):
+            shown = self.cells[cell]
+            if shown == "unknown" or SEVERITY[shown] < severity:
+                self.cells[cell] = status
+
+    def joined(self, after: _Tally) -> _Tally:
+        return _Tally(
+            self.cells + after.cells,
+            self.known + after.known,
+            self.ready + after.ready,
+            self.flaps + after.flaps,
+        )
+
+    def done(self) -> Window:
+        share = self.ready / self.known if self.known > 0 else None
+        return Window(list(self.cells), share, self.flaps)
 
 
 def strip_end(now: datetime, latest: datetime | None, window: timedelta) -> datetime:

@@ -108,7 +108,8 @@ SORTABLE = (
     "error",
 )
 STRIP_WINDOW = STRIP_INTERVAL * STRIP_CELLS
-TIMED = ("changed", "strip", "avail", "flaps")
+TIMED = frozenset({"changed", "strip", "avail", "flaps"})
+HISTORY_KEYS = frozenset({"strip", "avail", "flaps"})
 """The columns whose text moves on with the clock alone."""
 CELL_PADDING = 2  # DataTable's one space either side of a cell
 CWD_MAX = 40
@@ -208,29 +209,35 @@ def strip_statuses(text: str) -> list[str]:
     return [by_glyph.get(char, "") for char in text]
 
 
-def timed_values(row: EnvironmentRow, now: datetime, latest: datetime | None) -> dict[str, str]:
-    """The cells that change with time: the strip of the last minutes, the availability
-    and the flaps over them (ending at the last event when a replay is over), and
-    "changed"."""
-    end = strip_end(now, latest, STRIP_WINDOW)
-    start = end - STRIP_WINDOW
-    availability = row.history.availability(start, end)
-    return {
-        "strip": strip_text(row.history.strip(end)),
-        "avail": "-" if availability is None else f"{availability:.0%}",
-        "flaps": str(row.history.flaps(start, end)),
-        "changed": relative(row.changed_at, now),
-    }
+def timed_values(
+    row: EnvironmentRow, now: datetime, latest: datetime | None, keys: frozenset[str] = TIMED
+) -> dict[str, str]:
+    """The cells among ``keys`` that change with time: the strip of the last minutes, the
+    availability and the flaps over them (ending at the last event when a replay is over),
+    and "changed". Only the columns shown are computed."""
+    values = {"changed": relative(row.changed_at, now)}
+    if not keys & HISTORY_KEYS:
+        return values
+    window = row.history.recent(strip_end(now, latest, STRIP_WINDOW), STRIP_CELLS, STRIP_INTERVAL)
+    values["strip"] = strip_text(window.cells)
+    availability = window.availability
+    values["avail"] = "-" if availability is None else f"{availability:.0%}"
+    values["flaps"] = str(window.flaps)
+    return values
 
 
 def row_values(
-    row: EnvironmentRow, now: datetime, latest: datetime | None = None
+    row: EnvironmentRow,
+    now: datetime,
+    latest: datetime | None = None,
+    keys: frozenset[str] = TIMED,
 ) -> dict[str, str]:
+    """Every cell's text; of the history's columns, those among ``keys`` (the ones shown)."""
     return {
         "primary": glyphs().primary if row.primary else "",
         "status": status_text(row.status),
         "id": clean(row.id),
-        **timed_values(row, now, latest),
+        **timed_values(row, now, latest, keys),
         "kind": clean(row.kind),
         "cwd": clean(row.cwd),
         "shell": clean(row.shell) or "-",
@@ -248,7 +255,7 @@ def sort_value(row: EnvironmentRow, key: str, values: dict[str, str]) -> Any:
     if key == "changed":
         return (row.changed_at.timestamp() if row.changed_at else float("-inf"), row.order)
     if key in ("avail", "flaps"):  # numbers: the least available, the fewest flaps first
-        digits = values[key].rstrip("%")
+        digits = values.get(key, "").rstrip("%")
         return (int(digits) if digits.isdigit() else 101, row.order)
     return (values[key].lower(), row.order)
 

@@ -79,6 +79,7 @@ class EnvironmentTable(DataTable[Text]):
         self._layout: tuple[tuple[str, str, int], ...] = ()
         self._shown: dict[str, dict[str, str]] = {}  # the text of every cell on screen
         self._order: dict[str, Any] = {}  # what each row sorts by
+        self._keys: frozenset[str] = frozenset()  # the columns laid out
         self._error_room = (0, 0)  # (for this width, the longest error seen)
 
     def selected_id(self) -> str | None:
@@ -130,6 +131,7 @@ class EnvironmentTable(DataTable[Text]):
         for key, label, column_width in layout:
             self.add_column(label, key=key, width=column_width)
         self._layout, self._shown = layout, {}
+        self._keys = frozenset(key for key, _, _ in layout)
         return True
 
     def sync(
@@ -150,7 +152,7 @@ class EnvironmentTable(DataTable[Text]):
             if changed is not None and row.id not in changed and row.id in self._shown:
                 wanted.add(row.id)
                 continue
-            values = row_values(row, now, self.latest_at)
+            values = row_values(row, now, self.latest_at, self._keys)
             if self.filter and not matches(values, self.filter):
                 continue
             wanted.add(row.id)
@@ -199,13 +201,13 @@ class EnvironmentTable(DataTable[Text]):
     def refresh_times(self, rows: Iterable[EnvironmentRow], now: datetime) -> None:
         """Time moves on: redraw the timed cells (relative times, strips, availability,
         flaps) whose text is now different."""
-        keys = [key for key, _, _ in self._layout if key in TIMED]
+        keys = self._keys & TIMED
         if not keys:
             return
         for row in rows:
             shown = self._shown.get(row.id)
             if shown is not None:
-                values = timed_values(row, now, self.latest_at)
+                values = timed_values(row, now, self.latest_at, keys)
                 for key in keys:
                     if shown.get(key) != values[key]:
                         shown[key] = values[key]

@@ -6,6 +6,7 @@ import asyncio
 from datetime import timedelta
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -52,7 +53,7 @@ def test_flaps_and_availability_over_a_window() -> None:
     flapping(history, cycles=3)  # down 10-20, 30-40, 50-60; ready otherwise
     assert history.flaps(at(0), at(60)) == 3
     assert history.flaps(at(25), at(60)) == 2  # the first drop is before the window
-    assert history.availability(at(0), at(60)) == 0.5
+    assert history.availability(at(0), at(60)) == pytest.approx(0.5)
     assert history.availability(at(60), at(120)) == 1.0
     assert history.availability(T0 - timedelta(minutes=5), T0) is None  # nothing known yet
 
@@ -137,3 +138,41 @@ def test_a_replay_rebuilds_the_same_history_whatever_the_pace(tmp_path: Path) ->
     assert flaky.flaps(T0, at(200)) == 5
     end = strip_end(at(10_000), replayed.latest_at, timedelta(minutes=5))
     assert end == at(130)  # the replay is over: its strip ends at its last event
+
+
+def test_the_strip_of_the_last_minutes_is_aligned_on_the_clock_and_kept_until_it_changes() -> None:
+    history = StatusHistory()
+    flapping(history, cycles=3)  # down 10-20, 30-40, 50-60
+    interval = timedelta(seconds=30)
+    recent = history.recent(at(75), cells=4, interval=interval)
+    # three whole intervals before 60 s (0-30, 30-60 and the unknown -30-0), then 60-75
+    assert recent.cells == ["unknown", "unavailable", "unavailable", "ready"]
+    assert recent.flaps == 3
+    assert recent.availability == pytest.approx(45 / 75)
+    assert history.recent(at(76), cells=4, interval=interval).flaps == 3  # from the cache
+    history.record("starting", at(77))  # a new transition: the cache is not used
+    assert history.recent(at(78), cells=4, interval=interval).cells[-1] == "starting"
+
+
+@given(
+    st.lists(st.tuples(STATUSES, st.integers(0, 40)), max_size=40),
+    st.integers(0, 600),
+    st.integers(0, 600),
+)
+def test_the_kept_intervals_give_what_a_fresh_count_gives(
+    changes: list[tuple[str, int]], first: int, second: int
+) -> None:
+    history = StatusHistory()
+    seconds = 0
+    for state, gap in changes:
+        seconds += gap
+        history.record(state, at(seconds))  # type: ignore[arg-type]
+    interval = timedelta(seconds=30)
+    for now in (at(first), at(max(first, second))):  # the second call may use the cache
+        recent = history.recent(now, cells=6, interval=interval)
+        fresh = StatusHistory()
+        for transition in history.transitions:
+            fresh.record(transition.status, transition.at)
+        again = fresh.recent(now, cells=6, interval=interval)
+        assert (recent.cells, recent.flaps) == (again.cells, again.flaps)
+        assert recent.availability == pytest.approx(again.availability)

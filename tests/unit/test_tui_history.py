@@ -49,7 +49,7 @@ async def test_the_table_shows_a_strip_availability_and_flaps_in_the_status_colo
         strip = cell(app, "flaky", "strip")
         # five minutes in 30 s cells ending at the clock (2 min): 6 unknown, then a drop in
         # each of the cells that held one (10-20, 40-50, 70-80), ready after
-        assert strip.plain == "······✕✕✕●"
+        assert strip.plain == "·····✕✕✕●●"
         assert (cell(app, "flaky", "avail").plain, cell(app, "flaky", "flaps").plain) == (
             "75%",
             "3",
@@ -64,7 +64,7 @@ async def test_the_strip_reads_without_colour_in_ascii() -> None:
     app = make_app(Feed(flaky_events()), ascii=True)
     async with app.run_test(size=(200, 50)) as pilot:
         await settled(app, pilot, events=len(flaky_events()))
-        assert cell(app, "flaky", "strip").plain == "......xxx+"
+        assert cell(app, "flaky", "strip").plain == ".....xxx++"
 
 
 async def test_h_shows_every_timeline_with_the_steps_and_each_transition() -> None:
