@@ -66,9 +66,11 @@ class Fold:
         return True
 
     def line(self) -> str:
-        text = self.first.line
+        """The line as shown: with a count, it is dated by its last occurrence (where the
+        fold stands in the log), and says how long the repetition has lasted."""
         if self.count == 1 and self.partner is None:
-            return _ascii(text)
+            return _ascii(self.first.line)
+        text = f"{(self.last or self.first).time} {self.first.text}"
         span = ""
         if self.last is not None and self.last.at is not None and self.first.at is not None:
             span = f" in {_duration((self.last.at - self.first.at).total_seconds())}"

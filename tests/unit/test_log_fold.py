@@ -34,12 +34,12 @@ def test_identical_consecutive_lines_are_one_line_with_a_count_and_a_span() -> N
     )
     assert (kept, lines) == (
         0,
-        ["12:00:00 warning disk almost full \N{MULTIPLICATION SIGN}15 in 28 s"],
+        ["12:00:28 warning disk almost full \N{MULTIPLICATION SIGN}15 in 28 s"],
     )
     kept, lines = log.add([log_entry(thread_event(warning, at=at(40)))])
     assert (kept, lines) == (
         0,
-        ["12:00:00 warning disk almost full \N{MULTIPLICATION SIGN}16 in 40 s"],
+        ["12:00:40 warning disk almost full \N{MULTIPLICATION SIGN}16 in 40 s"],
     )  # rewritten
 
 
@@ -48,7 +48,7 @@ def test_a_host_that_refuses_every_retry_is_one_line() -> None:
     _, lines = log.add(entries(refusing_host(12)))
     assert lines == [
         "12:00:00 environment_status ghost starting",
-        "12:00:01 environment_status ghost starting → unavailable: refused \N{MULTIPLICATION SIGN}12 in 57 s"
+        "12:00:58 environment_status ghost starting → unavailable: refused \N{MULTIPLICATION SIGN}12 in 57 s"
         " · with environment_status ghost unavailable → starting \N{MULTIPLICATION SIGN}12",
     ]
 
@@ -111,7 +111,25 @@ def test_ascii_glyphs_fold_with_x_and_an_ascii_arrow() -> None:
     try:
         log = FoldedLog(limit=10)
         _, lines = log.add(entries(refusing_host(2)))
-        assert lines[1].startswith("12:00:01 environment_status ghost starting -> unavailable")
+        assert lines[1].startswith("12:00:08 environment_status ghost starting -> unavailable")
         assert " x2 in 7 s" in lines[1]
     finally:
         use_ascii(False)
+
+
+def test_a_line_that_comes_again_between_others_moves_down_with_its_count() -> None:
+    def warning(text: str, second: int) -> LogEntry:
+        return log_entry(thread_event(WarningMessage(message=text), at=at(second)))
+
+    log = FoldedLog(limit=100)
+    log.add([warning("a", 0), warning("b", 1), warning("c", 2)])
+    kept, lines = log.add([warning("a", 3)])
+    assert kept == 0  # "a" left the first line: everything from there is written again
+    assert lines == [
+        "12:00:01 warning b",
+        "12:00:02 warning c",
+        "12:00:03 warning a \N{MULTIPLICATION SIGN}2 in 3 s",
+    ]
+    distinct = [warning(f"w{i}", 10 + i) for i in range(120)]  # more than LOOKBACK between
+    log.add([*distinct, warning("b", 200)])
+    assert log.folds[-1].line() == "12:03:20 warning b"  # too far back: a line of its own
