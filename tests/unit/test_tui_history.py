@@ -154,3 +154,60 @@ async def test_search_and_filter_the_focused_log_and_it_still_follows() -> None:
         await pilot.press("escape")  # no filter, no search
         await pilot_wait_until(pilot, lambda: log.line_count > 10, what="everything again")
         assert str(log.border_title) == "events"
+
+
+async def test_the_palette_opens_the_history_and_help_and_the_keymap_know_its_keys() -> None:
+    from textual.command import CommandList
+
+    from envtui.tui.app import known_binding_ids
+    from envtui.tui.screens import TextScreen
+
+    ids = set(known_binding_ids())
+    assert {"history", "history_span", "log_search", "log_filter", "log_clear"} <= ids
+    app = make_app(Feed(flaky_events()), keymap={"history": "H"})
+    async with app.run_test(size=(140, 44)) as pilot:
+        await settled(app, pilot, events=len(flaky_events()))
+        await pilot.press("question_mark")
+        await pilot_wait_until(pilot, lambda: isinstance(app.screen, TextScreen), what="help")
+        help_screen = app.screen
+        assert isinstance(help_screen, TextScreen)
+        assert "H" in help_screen.body
+        assert "History" in help_screen.body
+        assert "Search log" in help_screen.body
+        assert "Filter log" in help_screen.body
+        await pilot.press("escape")
+        await pilot_wait_until(pilot, lambda: isinstance(app.screen, MainScreen), what="back")
+        await pilot.press("H")  # the keymap moved it
+        await pilot_wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen), what="H")
+        await pilot.press("escape")
+        await pilot_wait_until(pilot, lambda: isinstance(app.screen, MainScreen), what="back")
+        await pilot.press("ctrl+p")
+        await pilot_wait_until(pilot, lambda: bool(app.screen.query(CommandList)), what="palette")
+        await pilot.press(*"status history")
+
+        def top_hit() -> str:
+            hits = app.screen.query_one(CommandList)
+            return str(hits.get_option_at_index(0).prompt) if hits.option_count else ""
+
+        await pilot_wait_until(
+            pilot, lambda: "Status history" in top_hit(), what="the palette's history entry"
+        )
+        await pilot.press("enter")
+        await pilot_wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen), what="opened")
+
+
+async def test_the_log_filter_survives_crossing_the_wide_narrow_width() -> None:
+    app = make_app(Feed(flaky_events()))
+    async with app.run_test(size=(140, 44)) as pilot:
+        await settled(app, pilot, events=len(flaky_events()))
+        app.screen.query_one(EventLog).set_filter("env:flaky")
+        await pilot.resize_terminal(80, 24)
+        await pilot_wait_until(
+            pilot,
+            lambda: isinstance(app.screen, MainScreen) and not app.screen.wide,
+            what="the narrow layout",
+        )
+        log = app.screen.query_one(EventLog)
+        await pilot_wait_until(pilot, lambda: log.line_count > 0, what="the log drawn")
+        assert log.folded.filter.text == "env:flaky"
+        assert all(" flaky " in line for line in log.lines)
