@@ -35,7 +35,11 @@ def make_app(source: Any = scripted_source, **options: Any) -> EnvTuiApp:
 def log_at_newest(app: EnvTuiApp) -> bool:
     """The log shows its newest line: scrolled to the end, and the end is the store's end."""
     log = app.screen.query_one(EventLog)
-    newest = log.folded.folds[-1].line() if log.folded.folds else None
+    # the store's newest entry is in the log's last line (its last fold, lines folded)
+    fold = log.folded.folds[-1] if log.folded.folds else None
+    newest = None
+    if fold is not None and app.store.log and (fold.last or fold.first) is app.store.log[-1]:
+        newest = fold.line()
     return (
         log.following
         and log.scroll_y >= log.max_scroll_y
