@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from textual.widgets import Input
 
 from tests.support.dashboard import Feed, settled
 from tests.support.scripted import at, scripted_events, status
@@ -125,13 +126,14 @@ async def test_search_and_filter_the_focused_log_and_it_still_follows() -> None:
         log.focus()
         await pilot.press("slash")
         await pilot_wait_until(pilot, lambda: isinstance(app.screen, QueryScreen), what="/")
-        await pilot.press(*"mismatch", "enter")
+        await pilot.press(*"mismatch", "enter")  # typed, as a person would
         await pilot_wait_until(
             pilot, lambda: "search mismatch: 1/1" in str(log.border_subtitle), what="found"
         )
         await pilot.press("f")
         await pilot_wait_until(pilot, lambda: isinstance(app.screen, QueryScreen), what="f")
-        await pilot.press(*"env:flaky type:status", "enter")
+        app.screen.query_one(Input).value = "env:flaky type:status"  # pasted
+        await pilot.press("enter")
         await pilot_wait_until(
             pilot, lambda: "filter: env:flaky" in str(log.border_title), what="filtered"
         )
@@ -157,9 +159,7 @@ async def test_search_and_filter_the_focused_log_and_it_still_follows() -> None:
 
 
 async def test_the_palette_opens_the_history_and_help_and_the_keymap_know_its_keys() -> None:
-    from textual.command import CommandList
-
-    from envtui.tui.app import known_binding_ids
+    from envtui.tui.app import EnvtuiCommands, known_binding_ids
     from envtui.tui.screens import TextScreen
 
     ids = set(known_binding_ids())
@@ -181,18 +181,9 @@ async def test_the_palette_opens_the_history_and_help_and_the_keymap_know_its_ke
         await pilot_wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen), what="H")
         await pilot.press("escape")
         await pilot_wait_until(pilot, lambda: isinstance(app.screen, MainScreen), what="back")
-        await pilot.press("ctrl+p")
-        await pilot_wait_until(pilot, lambda: bool(app.screen.query(CommandList)), what="palette")
-        await pilot.press(*"status history")
-
-        def top_hit() -> str:
-            hits = app.screen.query_one(CommandList)
-            return str(hits.get_option_at_index(0).prompt) if hits.option_count else ""
-
-        await pilot_wait_until(
-            pilot, lambda: "Status history" in top_hit(), what="the palette's history entry"
-        )
-        await pilot.press("enter")
+        # the palette's entry runs the screen's action (the palette itself: test_tui.py)
+        assert ("Status history of every environment", "history") in EnvtuiCommands.ACTIONS
+        await app.run_action("screen.history")
         await pilot_wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen), what="opened")
 
 
