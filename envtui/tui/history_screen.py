@@ -2,10 +2,10 @@
 
 It answers "did flaky drop three times in ten minutes, and when?": a row per environment
 on one time axis (the whole session, or the last 30, 10 or 5 minutes: ``z``), the steps
-on the same axis, availability and flaps per environment over it, and every transition
-held, newest first, with the step that was latest when it happened. It is redrawn every
-second from the store while open. Other marks (incidents) are drawn by passing them to
-:attr:`HistoryScreen.extra_marks`.
+and the steps that raised findings on the same axis, availability and flaps per
+environment over it, and every transition held, newest first, with the step that was
+latest when it happened. It is redrawn every second from the store while open. Other
+marks (incidents) are drawn by passing them to :attr:`HistoryScreen.extra_marks`.
 """
 
 from __future__ import annotations
@@ -25,7 +25,15 @@ from textual.widgets import Static
 from envtui.status_history import strip_end
 from envtui.store import Store
 from envtui.tui.options import DashboardOptions
-from envtui.tui.timeline import Mark, span_of, step_marks, summary, timeline, transitions_text
+from envtui.tui.timeline import (
+    Mark,
+    finding_marks,
+    span_of,
+    step_marks,
+    summary,
+    timeline,
+    transitions_text,
+)
 
 WINDOWS: tuple[tuple[str, timedelta | None], ...] = (
     ("whole session", None),
@@ -83,7 +91,7 @@ class HistoryScreen(ModalScreen[None]):
 
     def redraw(self) -> None:
         rows = sorted(self.store.environments.values(), key=lambda row: row.order)
-        marks = step_marks(self.store.steps)
+        marks = step_marks(self.store.steps) + finding_marks(self.store.steps)
         if self.extra_marks is not None:
             marks += self.extra_marks()
         end = strip_end(self.options.clock(), self.store.latest_at, timedelta(minutes=5))

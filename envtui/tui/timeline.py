@@ -43,6 +43,16 @@ def step_marks(steps: Iterable[StepRow]) -> list[Mark]:
     return [Mark(step.at, "steps", glyphs().mark) for step in steps if step.at is not None]
 
 
+def finding_marks(steps: Iterable[StepRow]) -> list[Mark]:
+    """A mark at each step that raised findings, so a drop and what it raised line up.
+    (Incidents, once folded, are meant to take this row's place.)"""
+    return [
+        Mark(step.at, "findings", glyphs().warning)
+        for step in steps
+        if step.at is not None and step.findings
+    ]
+
+
 def span_of(rows: Iterable[EnvironmentRow], marks: Sequence[Mark], end: datetime) -> datetime:
     """Where the whole session's axis starts: the first transition or mark held."""
     firsts = [row.history.transitions[0].at for row in rows if row.history.transitions]
@@ -84,12 +94,14 @@ def timeline(
     zone: tzinfo | None = None,
 ) -> Text:
     """The axis, a row per kind of mark, then a row per environment, ``width`` cells wide."""
-    label = min(LABEL_MAX, max([5, *(cell_len(clean(row.id)) for row in rows)]))
+    names = list(dict.fromkeys(mark.row for mark in marks))
+    widest = [5, *(len(name) for name in names), *(cell_len(clean(row.id)) for row in rows)]
+    label = min(LABEL_MAX, max(widest))
     cells = max(10, width - label - 1)
     step = (end - start) / cells
     out = Text(no_wrap=True)
     out.append(f"{'':<{label}} {_axis(start, end, cells, zone)}\n", style="dim")
-    for name in dict.fromkeys(mark.row for mark in marks):
+    for name in names:
         out.append(f"{name[:label]:<{label}} ")
         out.append(_mark_row((m for m in marks if m.row == name), start, step, cells))
         out.append("\n")

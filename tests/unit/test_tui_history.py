@@ -84,8 +84,9 @@ async def test_h_shows_every_timeline_with_the_steps_and_each_transition() -> No
         await pilot_wait_until(pilot, lambda: "flaky: available" in body(), what="drawn")
         text = body()
         rows = {line.split(" ", 1)[0]: line for line in text.splitlines() if line}
-        assert {"steps", "flaky", "ghost", "build", "local", "legacy"} <= set(rows)
-        assert "│" in rows["steps"]
+        assert {"steps", "findings", "flaky", "ghost", "build", "local", "legacy"} <= set(rows)
+        assert rows["steps"].count("│") == 2  # the scripted steps at 3 s and 5 s
+        assert rows["findings"].count("⚠") == 2  # each raised findings
         assert rows["flaky"].count("✕") >= 3  # three drops on the axis
         assert "flaky: available 75%, 3 flap(s), 7 transition(s)" in text
         assert "12:01:10  flaky  ready → unavailable  (step 2)" in text
