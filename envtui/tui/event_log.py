@@ -13,18 +13,23 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import ClassVar, Self
 
+from rich.style import Style
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.geometry import Size
 from textual.markup import escape
 from textual.reactive import Reactive
 from textual.screen import ModalScreen
+from textual.strip import Strip
 from textual.widgets import Input, Log
 
 from envtui.log_lines import LogEntry
 from envtui.safe_text import one_line
 from envtui.tui.format import glyphs
 from envtui.tui.log_fold import FoldedLog, LogFilter
+
+MARKED = Style(reverse=True)
+"""The match shown by a search: reversed, so it reads in any theme and without colour."""
 
 
 class QueryScreen(ModalScreen[str | None]):
@@ -82,6 +87,7 @@ class EventLog(Log):
         self.search_text = ""
         self._matches: list[int] = []
         self._match = -1
+        self._marked: int | None = None  # the line of the match shown, drawn reversed
         self._show_state()
 
     # --- writing ----------------------------------------------------------------------------
@@ -98,7 +104,12 @@ class EventLog(Log):
             del self._lines[kept:]
             self._render_line_cache.clear()
             self.refresh()
+        shown = len(self._lines) + len(lines)
         self._append(lines, new=max(0, len(self.folded.folds) - before))
+        if self._marked is not None:  # the match shown moves up as lines leave the top
+            pruned = shown - len(self._lines)
+            moved = self._marked >= kept or self._marked < pruned
+            self._marked = None if moved else self._marked - pruned
         return self
 
     def show_all(self) -> None:
@@ -180,7 +191,19 @@ class EventLog(Log):
     def _search(self) -> None:
         self._matches = self.folded.search(self.search_text) if self.search_text else []
         self._match = -1
+        self._mark(None)
         self._show_state()
+
+    def _mark(self, line: int | None) -> None:
+        """Draw ``line`` reversed (the match shown), and the one marked before plainly."""
+        for old in (self._marked, line):
+            if old is not None and old < len(self._lines):
+                self.refresh_lines(old)
+        self._marked = line
+
+    def _render_line_strip(self, y: int, rich_style: Style) -> Strip:
+        strip = super()._render_line_strip(y, rich_style)
+        return strip.apply_style(MARKED) if y == self._marked else strip
 
     def action_match(self, step: int) -> None:
         self._search()  # lines came or went since the search: look again
@@ -196,6 +219,7 @@ class EventLog(Log):
     def _go_to(self, match: int) -> None:
         self._match = match
         line = self._matches[match]
+        self._mark(line)
         self.following = False
         self.scroll_to(y=max(0, line - self.size.height // 2), animate=False, immediate=True)
         self.following = self.scroll_y >= self.max_scroll_y and line >= self.line_count - 1

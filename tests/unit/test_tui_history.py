@@ -131,6 +131,11 @@ async def test_search_and_filter_the_focused_log_and_it_still_follows() -> None:
         await pilot_wait_until(
             pilot, lambda: "search mismatch: 1/1" in str(log.border_subtitle), what="found"
         )
+        marked = log._marked
+        assert marked is not None
+        assert "mismatch" in log.lines[marked]
+        strip = log._render_line_strip(marked, log.rich_style)
+        assert all(segment.style and segment.style.reverse for segment in strip if segment.text)
         await pilot.press("f")
         await pilot_wait_until(pilot, lambda: isinstance(app.screen, QueryScreen), what="f")
         app.screen.query_one(Input).value = "env:flaky type:status"  # pasted
