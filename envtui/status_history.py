@@ -27,6 +27,8 @@ SEVERITY: dict[str, int] = {"ready": 0, "starting": 1, "unavailable": 2}
 second is never drawn over by the ready around it."""
 
 Cell = LiveState | Literal["unknown"]
+HistoryState = LiveState | Literal["removed"]
+"""What a transition enters: a status, or out of the selection (drawn as not known)."""
 
 
 @dataclass(frozen=True)
@@ -34,7 +36,7 @@ class Transition:
     """The environment entered ``status`` at ``at``."""
 
     at: datetime
-    status: LiveState
+    status: HistoryState
 
 
 @dataclass(frozen=True)
@@ -62,7 +64,7 @@ class StatusHistory:
         self.dropped = 0
         """Transitions pushed out by the bound: the history is complete when this is 0."""
 
-    def record(self, status: LiveState, at: datetime | None) -> bool:
+    def record(self, status: HistoryState, at: datetime | None) -> bool:
         """Note ``status`` at ``at``; True when it is a transition (the status changed).
 
         A status without a time is dated like the last one (it cannot be placed better);
@@ -85,9 +87,11 @@ class StatusHistory:
         return True
 
     def status_at(self, when: datetime) -> LiveState | None:
-        """The status at ``when``; None before the first transition held."""
+        """The status at ``when``; None before the first transition held, or while the
+        environment was out of the selection."""
         index = bisect_right(self._times, when.timestamp())
-        return self.transitions[index - 1].status if index else None
+        status = self.transitions[index - 1].status if index else None
+        return None if status == "removed" else status
 
     def window(self, end: datetime, cells: int, interval: timedelta) -> Window:
         """The ``cells`` intervals before ``end``: each one's worst status (any moment of
@@ -117,14 +121,14 @@ class StatusHistory:
         """The tally from ``start`` over ``length`` cells (fractional) of ``width`` s."""
         finish = start + width * length
         index = bisect_right(self._times, start)
-        current: LiveState | None = self.transitions[index - 1].status if index else None
+        current: HistoryState | None = self.transitions[index - 1].status if index else None
         tally = _Tally(["unknown"] * cells)
         cursor = 0.0
         while index < len(self._times) and self._times[index] < finish:
             moment, status = (self._times[index] - start) / width, self.transitions[index].status
             if current is not None:
                 tally.paint(cursor, moment, current)
-            tally.flaps += current == "ready" and status != "ready"
+            tally.flaps += current == "ready" and status not in ("ready", "removed")
             cursor, current = moment, status
             index += 1
         if current is not None:
@@ -155,9 +159,10 @@ class _Tally:
     ready: float = 0.0
     flaps: int = 0
 
-    def paint(self, begin: float, finish: float, status: LiveState) -> None:
-        """``status`` held from cell position ``begin`` to ``finish`` (fractional)."""
-        if finish <= begin:
+    def paint(self, begin: float, finish: float, status: HistoryState) -> None:
+        """``status`` held from cell position ``begin`` to ``finish`` (fractional); out of
+        the selection is not known, as before the first transition."""
+        if finish <= begin or status == "removed":
             return
         self.known += finish - begin
         if status == "ready":

@@ -41,6 +41,9 @@ DEFAULT_ENVIRONMENT_EVENTS = 50
 MAX_SOURCES = 16
 """Sources named in ``source_status`` events that the store remembers (a replay may name
 any number; a dashboard has one or two)."""
+MAX_HISTORIES = 1_000
+"""Environments whose history the store keeps, present or gone (a replay may name any
+number of ids)."""
 OTHER = "other"
 """The counter for messages of a type envtui does not know: counters stay a fixed set."""
 
@@ -181,6 +184,8 @@ class Store:
         self._max_log_lines = max_log_lines
         self._environment_events = environment_events
         self._status_history = status_history
+        self.histories: dict[str, StatusHistory] = {}
+        """Every environment's status history, also of those that left the selection."""
         self.latest_at: datetime | None = None
         """The newest event time seen: where a finished stream's history ends."""
 
@@ -207,7 +212,9 @@ class Store:
         elif isinstance(msg, EnvironmentConnected | EnvironmentDisconnected):
             self._connection(msg, event.at, line)
         elif isinstance(msg, EnvironmentRemoved):
-            if self.environments.pop(msg.environment_id, None) is not None:
+            gone = self.environments.pop(msg.environment_id, None)
+            if gone is not None:
+                gone.history.record("removed", event.at or self.latest_at)
                 self._changes.removed.add(msg.environment_id)
                 self._changes.environments.discard(msg.environment_id)
         elif isinstance(msg, StepRecorded):
@@ -228,12 +235,21 @@ class Store:
                 environment_id,
                 self._next_order,
                 events=deque(maxlen=self._environment_events),
-                history=StatusHistory(self._status_history),
+                history=self._history_of(environment_id),
             )
             self._next_order += 1
             self.environments[environment_id] = row
             self._changes.removed.discard(environment_id)
         return row
+
+    def _history_of(self, environment_id: str) -> StatusHistory:
+        """The environment's history, kept when it left the selection: one that comes back
+        goes on with it (the oldest of more than MAX_HISTORIES ids are forgotten)."""
+        history = self.histories.pop(environment_id, None) or StatusHistory(self._status_history)
+        self.histories[environment_id] = history  # the newest last
+        if len(self.histories) > MAX_HISTORIES:
+            del self.histories[next(iter(self.histories))]
+        return history
 
     def _status(self, msg: EnvironmentStatus, at: datetime | None, line: str) -> None:
         row = self._row(msg.environment_id)

@@ -23,7 +23,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from envtui.status_history import strip_end
-from envtui.store import Store
+from envtui.store import EnvironmentRow, Store
 from envtui.tui.options import DashboardOptions
 from envtui.tui.timeline import (
     Mark,
@@ -42,6 +42,8 @@ WINDOWS: tuple[tuple[str, timedelta | None], ...] = (
     ("last 5 min", timedelta(minutes=5)),
 )
 TRANSITIONS_SHOWN = 200
+GONE_SHOWN = 20
+"""Environments no longer selected whose timelines are still shown (the latest ones)."""
 
 
 class HistoryScreen(ModalScreen[None]):
@@ -91,6 +93,11 @@ class HistoryScreen(ModalScreen[None]):
 
     def redraw(self) -> None:
         rows = sorted(self.store.environments.values(), key=lambda row: row.order)
+        gone = [i for i in self.store.histories if i not in self.store.environments]
+        rows += [  # those that left the selection, their history to the end
+            EnvironmentRow(i, len(rows) + n, history=self.store.histories[i])
+            for n, i in enumerate(gone[-GONE_SHOWN:])
+        ]
         marks = step_marks(self.store.steps) + finding_marks(self.store.steps)
         if self.extra_marks is not None:
             marks += self.extra_marks()

@@ -12,7 +12,13 @@ from hypothesis import strategies as st
 
 from tests.support.scripted import T0, at, scripted_events, status
 
-from envtui.events import EnvironmentConnected, EnvironmentDisconnected, encode_event, thread_event
+from envtui.events import (
+    EnvironmentConnected,
+    EnvironmentDisconnected,
+    EnvironmentRemoved,
+    encode_event,
+    thread_event,
+)
 from envtui.sources.replay import replay
 from envtui.status_history import StatusHistory, Transition, strip_end
 from envtui.store import Store
@@ -176,3 +182,17 @@ def test_the_kept_intervals_give_what_a_fresh_count_gives(
         again = fresh.recent(now, cells=6, interval=interval)
         assert (recent.cells, recent.flaps) == (again.cells, again.flaps)
         assert recent.availability == pytest.approx(again.availability)
+
+
+def test_an_environment_that_leaves_and_comes_back_keeps_its_history() -> None:
+    store = Store()
+    store.apply(status("build", "ready", 0))
+    store.apply(thread_event(EnvironmentRemoved(environment_id="build"), at=at(10)))
+    assert "build" not in store.environments
+    store.apply(status("build", "starting", 40))
+    history = store.environments["build"].history
+    assert [t.status for t in history.transitions] == ["ready", "removed", "starting"]
+    cells = history.strip(at(60), cells=6, interval=timedelta(seconds=10))
+    assert cells == ["ready", "unknown", "unknown", "unknown", "starting", "starting"]
+    assert history.flaps(T0, at(60)) == 0  # leaving the selection is not a drop
+    assert history.availability(T0, at(60)) == pytest.approx(10 / 30)  # only the known part
