@@ -28,9 +28,10 @@ from terminal import frame_after, run_in_process
 
 from envtui.events import EnvironmentStatus, Event, decode_lines, encode_event, thread_event
 from envtui.sources.replay import replay
-from envtui.store import Store, log_line
+from envtui.store import Store
 from envtui.tui.app import DashboardOptions, EnvTuiApp
-from envtui.tui.widgets import EnvironmentTable, EventLog
+from envtui.tui.event_log import EventLog
+from envtui.tui.widgets import EnvironmentTable
 
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 STATES = ("starting", "ready", "unavailable")
@@ -72,7 +73,11 @@ async def dashboard(path: Path, last: Event) -> tuple[float, float]:
     """Seconds until the last event is on screen (table and log), and from its arrival."""
     msg = last.msg
     assert isinstance(msg, EnvironmentStatus)
-    line = log_line(last)
+    # the line as the store writes it (a status line names the status it left)
+    folded = Store()
+    with path.open(encoding="utf-8") as handle:
+        folded.apply_all(item for item in decode_lines(handle) if isinstance(item, Event))
+    line = next(e.line for e in reversed(folded.log) if e.at == last.at and e.kind == msg.type)
     app = EnvTuiApp(
         functools.partial(replay, path, speed=0),
         DashboardOptions(source_name="replay", clock=lambda: T0),
@@ -82,7 +87,7 @@ async def dashboard(path: Path, last: Event) -> tuple[float, float]:
     arrived = 0.0
     while True:
         await asyncio.sleep(0.002)
-        if not arrived and app.store.log and line in list(app.store.log)[-2:]:
+        if not arrived and app.store.log and line in [e.line for e in list(app.store.log)[-2:]]:
             arrived = time.perf_counter()
         if arrived and shows(app, msg, line):
             shown = await frame_after(time.perf_counter())

@@ -31,11 +31,9 @@ from envtui.events import (
     SourceState,
     SourceStatus,
     StepRecorded,
-    UnknownMessage,
-    WarningMessage,
-    message_to_json,
 )
-from envtui.safe_text import one_line
+from envtui.log_lines import LogEntry, log_entry
+from envtui.status_history import DEFAULT_TRANSITIONS, StatusHistory
 
 DEFAULT_LOG_LINES = 10_000
 DEFAULT_STEPS = 1_000
@@ -43,6 +41,9 @@ DEFAULT_ENVIRONMENT_EVENTS = 50
 MAX_SOURCES = 16
 """Sources named in ``source_status`` events that the store remembers (a replay may name
 any number; a dashboard has one or two)."""
+MAX_HISTORIES = 1_000
+"""Environments whose history the store keeps, present or gone (a replay may name any
+number of ids)."""
 OTHER = "other"
 """The counter for messages of a type envtui does not know: counters stay a fixed set."""
 
@@ -65,6 +66,8 @@ class EnvironmentRow:
     connection: str | None = None  # the latest connection event: connected / disconnected
     recorded_step: int | None = None  # not live: the state a rollout recorded at this step
     events: deque[str] = field(default_factory=lambda: deque(maxlen=DEFAULT_ENVIRONMENT_EVENTS))
+    history: StatusHistory = field(default_factory=StatusHistory)
+    """Its status transitions, dated by their events (bounded)."""
 
 
 @dataclass
@@ -135,7 +138,7 @@ class Changes:
 
     environments: set[str]
     removed: set[str]
-    log_lines: list[str]
+    log_lines: list[LogEntry]
     steps: bool
     findings: bool
     sources: bool = False
@@ -158,42 +161,6 @@ def _no_changes() -> Changes:
     return Changes(set(), set(), [], False, False)
 
 
-def in_zone(when: datetime, zone: tzinfo | None) -> datetime:
-    """``when`` in the display zone (None: local); a time without a zone is shown as is."""
-    return when.astimezone(zone) if when.tzinfo is not None else when
-
-
-def log_line(event: Event, zone: tzinfo | None = None) -> str:
-    """One readable line per event, its time in ``zone``; the event id is always shown."""
-    when = in_zone(event.at, zone).strftime("%H:%M:%S") if event.at else "--:--:--"
-    msg = event.msg
-    if isinstance(msg, EnvironmentConnected | EnvironmentDisconnected | EnvironmentRemoved):
-        detail = msg.environment_id
-    elif isinstance(msg, EnvironmentStatus):
-        detail = f"{msg.environment_id} {msg.status}"
-        if msg.primary:
-            detail += " primary"
-        if msg.error:
-            detail += f": {msg.error}"
-    elif isinstance(msg, WarningMessage):
-        detail = msg.message
-    elif isinstance(msg, StepRecorded):
-        detail = f"#{msg.step}" + (" context sent" if msg.diff else " no context change")
-    elif isinstance(msg, FindingReported):
-        detail = f"{msg.code}: {msg.message}"
-    elif isinstance(msg, SourceStatus):
-        detail = f"{msg.source} {msg.state}" + (f": {msg.reason}" if msg.reason else "")
-        if msg.restarts:
-            detail += f" (restarts {msg.restarts})"
-    elif isinstance(msg, UnknownMessage):
-        method = msg.raw.get("method")
-        detail = str(method) if isinstance(method, str) else str(message_to_json(msg))[:200]
-    else:
-        detail = ""
-    kind = msg.type
-    return one_line(f'{when} id "{event.id}" {kind} {detail}'.rstrip())
-
-
 class Store:
     def __init__(
         self,
@@ -202,9 +169,10 @@ class Store:
         max_steps: int = DEFAULT_STEPS,
         environment_events: int = DEFAULT_ENVIRONMENT_EVENTS,
         zone: tzinfo | None = None,
+        status_history: int = DEFAULT_TRANSITIONS,
     ) -> None:
         self.environments: dict[str, EnvironmentRow] = {}
-        self.log: deque[str] = deque(maxlen=max_log_lines)
+        self.log: deque[LogEntry] = deque(maxlen=max_log_lines)
         self.steps: deque[StepRow] = deque(maxlen=max_steps)
         self.thread_findings: deque[FindingReported] = deque(maxlen=max_steps)
         self.sources: dict[str, SourceRow] = {}
@@ -215,6 +183,11 @@ class Store:
         self._changes = _no_changes()
         self._max_log_lines = max_log_lines
         self._environment_events = environment_events
+        self._status_history = status_history
+        self.histories: dict[str, StatusHistory] = {}
+        """Every environment's status history, also of those that left the selection."""
+        self.latest_at: datetime | None = None
+        """The newest event time seen: where a finished stream's history ends."""
 
     # --- reducing ------------------------------------------------------------------------------
 
@@ -222,10 +195,16 @@ class Store:
         msg = event.msg
         self.counters[msg.type if msg.type in KNOWN_MESSAGES else OTHER] += 1
         self.counters["total"] += 1
-        line = log_line(event, self.zone)
-        self.log.append(line)
+        if event.at is not None and (self.latest_at is None or event.at > self.latest_at):
+            self.latest_at = event.at
+        previous = None
+        if isinstance(msg, EnvironmentStatus) and msg.environment_id in self.environments:
+            previous = self.environments[msg.environment_id].status
+        entry = log_entry(event, self.zone, previous)
+        line = entry.line
+        self.log.append(entry)
         pending = self._changes.log_lines
-        pending.append(line)
+        pending.append(entry)
         if len(pending) > self._max_log_lines:  # a paused view never needs more than the log holds
             del pending[: len(pending) - self._max_log_lines]
         if isinstance(msg, EnvironmentStatus):
@@ -233,7 +212,9 @@ class Store:
         elif isinstance(msg, EnvironmentConnected | EnvironmentDisconnected):
             self._connection(msg, event.at, line)
         elif isinstance(msg, EnvironmentRemoved):
-            if self.environments.pop(msg.environment_id, None) is not None:
+            gone = self.environments.pop(msg.environment_id, None)
+            if gone is not None:
+                gone.history.record("removed", event.at or self.latest_at)
                 self._changes.removed.add(msg.environment_id)
                 self._changes.environments.discard(msg.environment_id)
         elif isinstance(msg, StepRecorded):
@@ -251,12 +232,24 @@ class Store:
         row = self.environments.get(environment_id)
         if row is None:
             row = EnvironmentRow(
-                environment_id, self._next_order, events=deque(maxlen=self._environment_events)
+                environment_id,
+                self._next_order,
+                events=deque(maxlen=self._environment_events),
+                history=self._history_of(environment_id),
             )
             self._next_order += 1
             self.environments[environment_id] = row
             self._changes.removed.discard(environment_id)
         return row
+
+    def _history_of(self, environment_id: str) -> StatusHistory:
+        """The environment's history, kept when it left the selection: one that comes back
+        goes on with it (the oldest of more than MAX_HISTORIES ids are forgotten)."""
+        history = self.histories.pop(environment_id, None) or StatusHistory(self._status_history)
+        self.histories[environment_id] = history  # the newest last
+        if len(self.histories) > MAX_HISTORIES:
+            del self.histories[next(iter(self.histories))]
+        return history
 
     def _status(self, msg: EnvironmentStatus, at: datetime | None, line: str) -> None:
         row = self._row(msg.environment_id)
@@ -270,6 +263,7 @@ class Store:
         row.error = msg.error
         row.next_retry_at = msg.next_retry_at
         row.recorded_step = msg.recorded_step
+        row.history.record(msg.status, at or self.latest_at)
         row.events.append(line)
         self._changes.environments.add(row.id)
 
@@ -283,6 +277,7 @@ class Store:
         # follows with its own, more precise, reason a moment later.
         if row.connection == "disconnected" and row.status == "ready":
             row.status, row.error, row.changed_at = "unavailable", "disconnected", at
+            row.history.record("unavailable", at or self.latest_at)
         row.events.append(line)
         self._changes.environments.add(row.id)
 

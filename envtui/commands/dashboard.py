@@ -261,6 +261,7 @@ def _run_app(args: argparse.Namespace, config: Config, source: Source) -> int:
         max_log_lines=config.event_log_lines,
         max_steps=config.step_history,
         environment_events=config.environment_events,
+        status_history=config.status_history,
         zone=UTC if args.utc else None,
         export_dir=Path(args.export_dir) if args.export_dir else export_dir(),
     )

@@ -20,11 +20,13 @@ from envtui.locations import export_dir
 from envtui.store import StepRow, Store, step_export
 from envtui.tui.delivery import copy_text, deliver_file
 from envtui.tui.details import environment_details, export_file_name, finding_details, keys_help
+from envtui.tui.event_log import EventLog
 from envtui.tui.format import SORTABLE
+from envtui.tui.history_screen import HistoryScreen
 from envtui.tui.keymap import keys_in_force
 from envtui.tui.options import DashboardOptions
 from envtui.tui.screens import TextScreen
-from envtui.tui.widgets import VIEWS, ContextPanel, EnvironmentTable, EventLog, FindingsList
+from envtui.tui.widgets import VIEWS, ContextPanel, EnvironmentTable, FindingsList
 
 
 class DashboardActions(Screen[None]):
@@ -47,6 +49,7 @@ class DashboardActions(Screen[None]):
         Binding("t", "theme", "Theme", id="theme"),
         Binding("s", "sort", "Sort", id="sort"),
         Binding("S", "sort_reverse", "Reverse", show=False, id="sort_reverse"),
+        Binding("h", "history", "History", id="history"),
         Binding("q", "quit", "Quit", id="quit"),
     ]
 
@@ -68,12 +71,31 @@ class DashboardActions(Screen[None]):
             return self.store.steps[-1]
         return self.store.step(self.step_number) or self.store.steps[-1]
 
+    def status_styles(self) -> dict[str, str]:
+        """The theme's status colours, by status (and "primary")."""
+        variables = self.app.theme_variables
+        return {
+            "ready": variables.get("status-ready", ""),
+            "starting": variables.get("status-starting", ""),
+            "unavailable": variables.get("status-unavailable", ""),
+            "primary": variables.get("status-primary", ""),
+        }
+
     # --- actions ----------------------------------------------------------------------------------
+
+    def action_history(self) -> None:
+        """Every environment's timeline with the steps, on one axis."""
+        self.app.push_screen(HistoryScreen(self.store, self.options, self.status_styles()))
 
     def action_help(self) -> None:
         """Every key in force (the config's keymap applied), as it is typed."""
         keymap: dict[str, str] = getattr(self.app, "keymap_in_force", {})
-        bindings = [*self.BINDINGS, *EventLog.BINDINGS, *self.app.BINDINGS]
+        bindings = [
+            *self.BINDINGS,
+            *EventLog.BINDINGS,
+            *HistoryScreen.BINDINGS,
+            *self.app.BINDINGS,
+        ]
         self.app.push_screen(TextScreen("help", keys_help(keys_in_force(bindings, keymap))))
 
     def action_filter(self) -> None:

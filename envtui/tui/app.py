@@ -54,6 +54,7 @@ class EnvtuiCommands(Provider):
         ("Export the selected step", "export"),
         ("Copy the context text", "copy"),
         ("Filter environments", "filter"),
+        ("Status history of every environment", "history"),
         ("Show the keys", "help"),
     )
 
@@ -75,13 +76,16 @@ class EnvtuiCommands(Provider):
 
 def known_binding_ids() -> list[str]:
     """Every binding id a keymap may name: the app's, its screens' and widgets'."""
+    from envtui.tui.event_log import EventLog
+    from envtui.tui.history_screen import HistoryScreen
     from envtui.tui.screens import TextScreen
-    from envtui.tui.widgets import EnvironmentTable, EventLog
+    from envtui.tui.widgets import EnvironmentTable
 
     groups = (
         EnvTuiApp.BINDINGS,
         MainScreen.BINDINGS,
         TextScreen.BINDINGS,
+        HistoryScreen.BINDINGS,
         EnvironmentTable.BINDINGS,
         EventLog.BINDINGS,
     )
@@ -109,6 +113,7 @@ class EnvTuiApp(App[None]):
             max_steps=self.options.max_steps,
             environment_events=self.options.environment_events,
             zone=self.options.zone,
+            status_history=self.options.status_history,
         )
         self.source = source
         self._stop = asyncio.Event()

@@ -16,8 +16,10 @@ from typing import Any
 
 from rich.cells import cell_len
 
+from envtui.log_lines import in_zone
 from envtui.safe_text import one_line
-from envtui.store import EnvironmentRow, SourceRow, in_zone
+from envtui.status_history import STRIP_CELLS, STRIP_INTERVAL, Cell, strip_end
+from envtui.store import EnvironmentRow, SourceRow
 
 
 @dataclass(frozen=True)
@@ -31,6 +33,14 @@ class Glyphs:
     warning: str
     ended: str
     below: str
+    times: str
+    """Before a folded line's count (a multiplication sign, or x)."""
+    unknown: str
+    """A status strip's cell before anything was known."""
+    mark: str
+    """A step on the history screen's time axis."""
+    arrow: str
+    """From one status to the next."""
 
     def status(self, status: str) -> str:
         return {
@@ -40,8 +50,8 @@ class Glyphs:
         }.get(status, "?")
 
 
-UNICODE = Glyphs("●", "◐", "✕", "★", "⚠", "■", "↓")
-ASCII = Glyphs("+", "~", "x", "*", "!", "#", "v")
+UNICODE = Glyphs("●", "◐", "✕", "★", "⚠", "■", "↓", "\N{MULTIPLICATION SIGN}", "·", "│", "→")
+ASCII = Glyphs("+", "~", "x", "*", "!", "#", "v", "x", ".", "|", "->")
 """Glyphs every terminal and font has (``--ascii``, or ``ascii = true`` in the config)."""
 
 _glyphs = UNICODE
@@ -73,34 +83,58 @@ class Column:
 
 
 COLUMNS: tuple[Column, ...] = (
-    Column("primary", "", 1, 9),
-    Column("status", "status", 13, 8),
-    Column("id", "id", 16, 7),
+    Column("primary", "", 1, 12),
+    Column("status", "status", 13, 11),
+    Column("id", "id", 16, 10),
+    Column("strip", "last 5 min", STRIP_CELLS, 8),
+    Column("avail", "avail", 5, 5),
+    Column("flaps", "flaps", 5, 4),
     Column("kind", "kind", 11, 3),
-    Column("cwd", "cwd", 12, 4),
+    Column("cwd", "cwd", 12, 6),
     Column("shell", "shell", 8, 2),
-    Column("changed", "changed", 10, 5),
-    Column("error", "error", 28, 6),
+    Column("changed", "changed", 10, 7),
+    Column("error", "error", 28, 9),
 )
-SORTABLE = ("selection", "status", "id", "kind", "cwd", "shell", "changed", "error")
+SORTABLE = (
+    "selection",
+    "status",
+    "id",
+    "avail",
+    "flaps",
+    "kind",
+    "cwd",
+    "shell",
+    "changed",
+    "error",
+)
+STRIP_WINDOW = STRIP_INTERVAL * STRIP_CELLS
+TIMED = frozenset({"changed", "strip", "avail", "flaps"})
+HISTORY_KEYS = frozenset({"strip", "avail", "flaps"})
+"""The columns whose text moves on with the clock alone."""
 CELL_PADDING = 2  # DataTable's one space either side of a cell
 CWD_MAX = 40
+ERROR_MAX = 120
 ID_MAX = 24
 
 
 def column_layout(width: int, longest: dict[str, int]) -> tuple[tuple[str, str, int], ...]:
     """``(key, label, width)`` of the columns that fit in ``width`` cells, in display order.
 
-    ``longest`` is the widest value of ``id`` and ``cwd``: the id column is as wide as the
-    longest id (4 to 24). Columns leave in the order of their ``keep``; what is left over
-    widens ``cwd`` up to its longest value (at most 40) with a third of it, and ``error``
-    with the rest, so a wide terminal shows long errors whole and a narrow one every error.
+    ``longest`` is the widest value of ``id``, ``cwd`` and ``error``: the id column is as
+    wide as the longest id (4 to 24). Columns leave in the order of their ``keep``; the
+    error column takes room for its longest error (up to 120) before the columns that
+    leave sooner (the status strip, availability, flaps), so an error is read whole rather
+    than a history. What is left over widens ``cwd`` up to its longest value (at most 40)
+    with a third of it, and ``error`` with the rest.
     """
     minimum = {c.key: c.width for c in COLUMNS}
     minimum["id"] = max(4, min(longest.get("id", 0), ID_MAX))
     kept: list[str] = []
     used = 0
     for column in sorted(COLUMNS, key=lambda c: -c.keep):
+        if column.key == "error":
+            wanted = min(max(longest.get("error", 0), minimum["error"]), ERROR_MAX)
+            minimum["error"] = max(minimum["error"], min(wanted, width - used - CELL_PADDING))
         if used + minimum[column.key] + CELL_PADDING <= width:
             kept.append(column.key)
             used += minimum[column.key] + CELL_PADDING
@@ -162,15 +196,51 @@ def clean(value: str | None) -> str:
     return one_line(unicodedata.normalize("NFC", value or ""))
 
 
-def row_values(row: EnvironmentRow, now: datetime) -> dict[str, str]:
+def strip_text(cells: Sequence[Cell]) -> str:
+    """A status strip as glyphs, oldest first: readable without colour (and in ASCII)."""
+    shown = glyphs()
+    return "".join(shown.unknown if cell == "unknown" else shown.status(cell) for cell in cells)
+
+
+def strip_statuses(text: str) -> list[str]:
+    """The status of each glyph of a strip (for its colours); "" where none is known."""
+    shown = glyphs()
+    by_glyph = {shown.ready: "ready", shown.starting: "starting", shown.unavailable: "unavailable"}
+    return [by_glyph.get(char, "") for char in text]
+
+
+def timed_values(
+    row: EnvironmentRow, now: datetime, latest: datetime | None, keys: frozenset[str] = TIMED
+) -> dict[str, str]:
+    """The cells among ``keys`` that change with time: the strip of the last minutes, the
+    availability and the flaps over them (ending at the last event when a replay is over),
+    and "changed". Only the columns shown are computed."""
+    values = {"changed": relative(row.changed_at, now)}
+    if not keys & HISTORY_KEYS:
+        return values
+    window = row.history.recent(strip_end(now, latest, STRIP_WINDOW), STRIP_CELLS, STRIP_INTERVAL)
+    values["strip"] = strip_text(window.cells)
+    availability = window.availability
+    values["avail"] = "-" if availability is None else f"{availability:.0%}"
+    values["flaps"] = str(window.flaps)
+    return values
+
+
+def row_values(
+    row: EnvironmentRow,
+    now: datetime,
+    latest: datetime | None = None,
+    keys: frozenset[str] = TIMED,
+) -> dict[str, str]:
+    """Every cell's text; of the history's columns, those among ``keys`` (the ones shown)."""
     return {
         "primary": glyphs().primary if row.primary else "",
         "status": status_text(row.status),
         "id": clean(row.id),
+        **timed_values(row, now, latest, keys),
         "kind": clean(row.kind),
         "cwd": clean(row.cwd),
         "shell": clean(row.shell) or "-",
-        "changed": relative(row.changed_at, now),
         "error": clean(row.error),
     }
 
@@ -184,6 +254,9 @@ def sort_value(row: EnvironmentRow, key: str, values: dict[str, str]) -> Any:
         return (STATUS_ORDER.get(row.status, 3), row.order)
     if key == "changed":
         return (row.changed_at.timestamp() if row.changed_at else float("-inf"), row.order)
+    if key in ("avail", "flaps"):  # numbers: the least available, the fewest flaps first
+        digits = values.get(key, "").rstrip("%")
+        return (int(digits) if digits.isdigit() else 101, row.order)
     return (values[key].lower(), row.order)
 
 

@@ -30,12 +30,12 @@ from textual.widgets import (
 from envtui.safe_text import one_line
 from envtui.store import Store
 from envtui.tui.actions import DashboardActions
+from envtui.tui.event_log import EventLog
 from envtui.tui.format import clock_text, fit, glyphs, source_badge
 from envtui.tui.options import DashboardOptions
 from envtui.tui.widgets import (
     ContextPanel,
     EnvironmentTable,
-    EventLog,
     FindingsList,
     ToolsPanel,
 )
@@ -60,6 +60,7 @@ class Chosen:
     cursor: str | None = None
     focus: str | None = "table"
     log_following: bool = True
+    log_filter: str = ""
 
 
 class MainScreen(DashboardActions):
@@ -83,7 +84,7 @@ class MainScreen(DashboardActions):
         yield Static("", id="header", markup=False)
         yield Static("", id="banner", markup=False)
         yield EnvironmentTable(id="table")
-        log = EventLog(self.options.max_log_lines, id="log")
+        log = EventLog(self.options.max_log_lines, self.store.log, id="log")
         context = ContextPanel(id="context")
         tools = ToolsPanel("", id="tools")
         findings = FindingsList(id="findings")
@@ -134,6 +135,7 @@ class MainScreen(DashboardActions):
             cursor=table.selected_id(),
             focus=self.focused.id if self.focused is not None else None,
             log_following=self.query_one(EventLog).following,
+            log_filter=self.query_one(EventLog).folded.filter.text,
         )
 
     def _restore(self) -> None:
@@ -147,6 +149,7 @@ class MainScreen(DashboardActions):
         box = self.query_one("#filter", Input)
         box.value = chosen.filter
         box.set_class(chosen.filter_open, "-visible")
+        self.query_one(EventLog).set_filter(chosen.log_filter)
         self._watch_widgets()
         self._header = ""  # the header widget is new too
         self.redraw_all()
@@ -190,28 +193,17 @@ class MainScreen(DashboardActions):
 
     # --- drawing ---------------------------------------------------------------------------------
 
-    def _styles(self) -> dict[str, str]:
-        variables = self.app.theme_variables
-        return {
-            "ready": variables.get("status-ready", ""),
-            "starting": variables.get("status-starting", ""),
-            "unavailable": variables.get("status-unavailable", ""),
-            "primary": variables.get("status-primary", ""),
-        }
-
     def _restyle(self) -> None:
         table = self.query_one(EnvironmentTable)
-        table.styles_for = self._styles()
+        table.styles_for = self.status_styles()
         table.restyle()
         self._resync_table()
 
     def redraw_all(self) -> None:
         self.store.take_changes()
-        self.query_one(EnvironmentTable).styles_for = self._styles()
+        self.query_one(EnvironmentTable).styles_for = self.status_styles()
         self._resync_table()
-        log = self.query_one(EventLog)
-        log.clear()
-        log.write_lines(list(self.store.log))
+        self.query_one(EventLog).show_all()
         self._draw_step()
         self._draw_findings()
         self._draw_header()
@@ -243,12 +235,13 @@ class MainScreen(DashboardActions):
         if not changes.any and not new_second:
             return
         table = self.query_one(EnvironmentTable)
+        table.latest_at = self.store.latest_at
         if changes.environments or changes.removed:
             table.sync(self.store.environments.values(), changes.environments, changes.removed, now)
         elif new_second:
             table.refresh_times(self.store.environments.values(), now)
         if changes.log_lines:
-            self.query_one(EventLog).write_lines(changes.log_lines)
+            self.query_one(EventLog).write_entries(changes.log_lines)
         if changes.steps_restarted:
             self.step_number = None  # the step shown is gone with its run
         if changes.steps or changes.findings:
@@ -258,6 +251,7 @@ class MainScreen(DashboardActions):
 
     def _resync_table(self) -> None:
         """Every row again, from the store: the filter, the sort, the width or the theme changed."""
+        self.query_one(EnvironmentTable).latest_at = self.store.latest_at
         self.query_one(EnvironmentTable).sync(
             self.store.environments.values(), None, set(), self.options.clock()
         )

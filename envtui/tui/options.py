@@ -22,6 +22,8 @@ class DashboardOptions:
     max_steps: int = 1_000
     environment_events: int = 50
     """Lines of its own history each environment keeps (its details show them)."""
+    status_history: int = 500
+    """Status transitions each environment keeps (its strip and the history screen)."""
     export_dir: Path | None = None
     """Where ``e`` writes a step; None means the exports folder ``envtui info`` names."""
     clock: Callable[[], datetime] = system_clock

@@ -9,31 +9,31 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from datetime import datetime
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar
 
 from rich.cells import cell_len
 from rich.syntax import Syntax
 from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
-from textual.geometry import Size
 from textual.markup import escape
 from textual.message import Message
-from textual.reactive import Reactive, var
-from textual.widgets import DataTable, Log, OptionList, Static
+from textual.reactive import var
+from textual.widgets import DataTable, OptionList, Static
 from textual.widgets.option_list import Option
 
 from envtui.events import FindingReported
 from envtui.safe_text import for_terminal, one_line
 from envtui.store import EnvironmentRow, StepRow
 from envtui.tui.format import (
+    TIMED,
     clean,
     column_layout,
-    glyphs,
     matches,
-    relative,
     row_values,
     sort_value,
+    strip_statuses,
+    timed_values,
 )
 
 VIEWS = ("full", "diff", "snapshot", "patch")
@@ -74,9 +74,13 @@ class EnvironmentTable(DataTable[Text]):
     def __init__(self, **kwargs: object) -> None:
         super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)  # type: ignore[arg-type]
         self.styles_for: dict[str, str] = {}
+        self.latest_at: datetime | None = None
+        """The newest event's time: a finished replay's strips end there, not now."""
         self._layout: tuple[tuple[str, str, int], ...] = ()
         self._shown: dict[str, dict[str, str]] = {}  # the text of every cell on screen
         self._order: dict[str, Any] = {}  # what each row sorts by
+        self._keys: frozenset[str] = frozenset()  # the columns laid out
+        self._error_room = (0, 0)  # (for this width, the longest error seen)
 
     def selected_id(self) -> str | None:
         if not self.row_count:
@@ -98,6 +102,11 @@ class EnvironmentTable(DataTable[Text]):
         options: dict[str, Any] = {"style": style, "no_wrap": True, "overflow": "ellipsis"}
         if key == "id":
             return IdCell(values[key], env_id, **options)
+        if key == "strip":  # each cell in its status's colour; the glyphs read without it
+            text = Text(no_wrap=True, overflow="crop")
+            for char, status in zip(values[key], strip_statuses(values[key]), strict=True):
+                text.append(char, style=self.styles_for.get(status, ""))
+            return text
         return Text(values[key], **options)
 
     def _fit_columns(self, rows: list[EnvironmentRow]) -> bool:
@@ -107,8 +116,14 @@ class EnvironmentTable(DataTable[Text]):
         width = (self.size.width or self.app.size.width) - 4
         longest = {
             key: max((cell_len(clean(getattr(row, key))) for row in rows), default=0)
-            for key in ("id", "cwd")
+            for key in ("id", "cwd", "error")
         }
+        # the room for errors only grows while the width holds: errors come and go at
+        # every retry, and each new layout adds every row again
+        if width != self._error_room[0]:
+            self._error_room = (width, 0)
+        self._error_room = (width, max(self._error_room[1], longest["error"]))
+        longest["error"] = self._error_room[1]
         layout = column_layout(width, longest)
         if layout == self._layout:
             return False
@@ -116,6 +131,7 @@ class EnvironmentTable(DataTable[Text]):
         for key, label, column_width in layout:
             self.add_column(label, key=key, width=column_width)
         self._layout, self._shown = layout, {}
+        self._keys = frozenset(key for key, _, _ in layout)
         return True
 
     def sync(
@@ -136,7 +152,7 @@ class EnvironmentTable(DataTable[Text]):
             if changed is not None and row.id not in changed and row.id in self._shown:
                 wanted.add(row.id)
                 continue
-            values = row_values(row, now)
+            values = row_values(row, now, self.latest_at, self._keys)
             if self.filter and not matches(values, self.filter):
                 continue
             wanted.add(row.id)
@@ -183,95 +199,25 @@ class EnvironmentTable(DataTable[Text]):
         self._shown = {key: {} for key in self._shown}
 
     def refresh_times(self, rows: Iterable[EnvironmentRow], now: datetime) -> None:
-        """Relative times move on: redraw the ``changed`` cells whose text is now different."""
-        if not any(key == "changed" for key, _, _ in self._layout):
+        """Time moves on: redraw the timed cells (relative times, strips, availability,
+        flaps) whose text is now different."""
+        keys = self._keys & TIMED
+        if not keys:
             return
         for row in rows:
             shown = self._shown.get(row.id)
             if shown is not None:
-                text = relative(row.changed_at, now)
-                if shown.get("changed") != text:
-                    shown["changed"] = text
-                    self.update_cell(row.id, "changed", self._cell(row.id, "changed", shown))
+                values = timed_values(row, now, self.latest_at, keys)
+                for key in keys:
+                    if shown.get(key) != values[key]:
+                        shown[key] = values[key]
+                        self.update_cell(row.id, key, self._cell(row.id, key, shown))
 
     def on_resize(self) -> None:
         self.post_message(self.Relayout())
 
     class Relayout(Message):
         """The table's width changed: whoever holds the rows syncs them again."""
-
-
-class EventLog(Log):
-    """The event stream, newest at the bottom, written in batches; bounded.
-
-    It follows the newest line unless the reader scrolls up; then the lines that arrive
-    below are counted in the border, and ``end`` (or ``G``) follows again. Following is
-    its own state, not "the view happens to be at the end", so a layout change (a filter
-    box that opens, a resize, a hidden tab) or a burst larger than the bound never stops it.
-    """
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("end,G", "follow", "Follow", show=False, id="follow_log")
-    ]
-    DEFAULT_CSS = "EventLog { overflow-x: scroll; overflow-y: scroll; }"
-
-    virtual_size: Reactive[Size] = Reactive(Size(0, 0))
-    """As Textual's, but a new line does not lay the whole screen out again: the scrollbars
-    are always shown, so growing only moves their thumbs (see :meth:`watch_virtual_size`).
-    A step every two seconds would otherwise re-render every panel every two seconds."""
-
-    def watch_virtual_size(self, size: Size) -> None:
-        self._scroll_update(size)  # the scrollbars' thumbs, as a layout would set them
-        self.refresh()
-
-    def __init__(self, max_lines: int, **kwargs: object) -> None:
-        super().__init__(max_lines=max_lines, auto_scroll=False, **kwargs)  # type: ignore[arg-type]
-        self.border_title = "events"
-        self.following = True
-        self.unseen = 0  # lines that arrived below while not following
-
-    def write_lines(self, lines: Iterable[str], scroll_end: bool | None = None) -> Self:
-        lines = list(lines)
-        before = self.line_count
-        super().write_lines(lines, scroll_end=False)
-        if self.following:
-            self.scroll_end(animate=False, immediate=True, x_axis=False)
-        else:
-            pruned = before + len(lines) - self.line_count
-            if pruned:  # keep the lines being read in view while older ones are dropped
-                self.scroll_to(y=max(0, self.scroll_y - pruned), animate=False, immediate=True)
-            self.unseen += len(lines)
-            self._show_state()
-        return self
-
-    def follow(self) -> None:
-        """Show the newest line and keep following."""
-        self.following = True
-        self.unseen = 0
-        self.scroll_end(animate=False, immediate=True, x_axis=False)
-        self._show_state()
-
-    def action_follow(self) -> None:
-        self.follow()
-
-    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
-        super().watch_scroll_y(old_value, new_value)
-        at_end = new_value >= self.max_scroll_y
-        if at_end != self.following:
-            self.following = at_end
-            if at_end:
-                self.unseen = 0
-            self._show_state()
-
-    def on_resize(self) -> None:
-        if self.following:
-            self.scroll_end(animate=False, immediate=True, x_axis=False)
-
-    def _show_state(self) -> None:
-        if self.following:
-            self.border_subtitle = ""
-        else:
-            self.border_subtitle = f"{glyphs().below} {self.unseen} new below · end: follow"
 
 
 class ContextPanel(VerticalScroll):

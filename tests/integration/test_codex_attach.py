@@ -307,7 +307,7 @@ async def test_an_app_server_on_an_ssh_host_comes_back_after_the_link_is_lost(
         thread, steps = source.thread_id, [s.number for s in store.steps]
         server.drop_connections()  # the SSH link to the app-server's host is lost
         await wait_until(
-            lambda: any("codex app-server exited" in line for line in store.log),
+            lambda: any("codex app-server exited" in entry.line for entry in store.log),
             timeout=30,
             what="the loss",
         )

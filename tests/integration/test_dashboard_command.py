@@ -174,7 +174,7 @@ def test_a_record_that_fails_is_a_notice_and_the_replay_goes_on(
     assert main(["replay", str(stream), "--speed", "0", "--record", "/dev/full"]) == 0
     [store] = stores
     assert sorted(store.environments) == ["build", "legacy", "local"]
-    assert any("recording stopped: /dev/full: cannot write" in line for line in store.log)
+    assert any("recording stopped: /dev/full: cannot write" in entry.line for entry in store.log)
 
 
 @pytest.mark.usefixtures("no_screen")

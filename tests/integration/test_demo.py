@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from datetime import timedelta
+from pathlib import Path
 
 from tests.support.waiting import wait_until
 
+from envtui.events import Event, encode_event
 from envtui.sources.demo import run_demo
+from envtui.sources.replay import replay
+from envtui.status_history import Transition
 from envtui.store import Store
 
 
@@ -47,3 +52,44 @@ async def test_after_five_seconds_something_is_always_ready_starting_and_unavail
         stop.set()
         with contextlib.suppress(asyncio.CancelledError):
             await asyncio.wait_for(task, timeout=20)
+
+
+async def test_a_recording_of_the_demo_replays_into_the_same_status_history(tmp_path: Path) -> None:
+    """The demo's real SSH hosts drop and come back; its recording, replayed at full speed
+    long after, gives every environment the same transitions at the same times, and the
+    flaky host's drop is a flap in both."""
+    live = Store()
+    recorded: list[Event] = []
+
+    def sink(event: Event) -> None:
+        live.apply(event)
+        recorded.append(event)
+
+    stop = asyncio.Event()
+    task = asyncio.ensure_future(run_demo(sink, stop, step_interval=0.5))
+    try:
+
+        def flaky_came_back() -> bool:
+            row = live.environments.get("flaky")
+            states = [t.status for t in row.history.transitions] if row is not None else []
+            return "unavailable" in states[1:] and states[-1] == "ready"
+
+        await wait_until(flaky_came_back, timeout=40, what="flaky dropped and came back")
+    finally:
+        stop.set()
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.wait_for(task, timeout=20)
+    path = tmp_path / "demo.jsonl"
+    path.write_text("".join(encode_event(e) + "\n" for e in recorded), encoding="utf-8")
+    replayed = Store()
+    await replay(path, replayed.apply, asyncio.Event(), speed=0)
+
+    def histories(store: Store) -> dict[str, list[Transition]]:
+        return {i: list(row.history.transitions) for i, row in store.environments.items()}
+
+    assert histories(replayed) == histories(live)
+    flaky = replayed.environments["flaky"].history
+    first, last = flaky.transitions[0].at, flaky.transitions[-1].at
+    assert flaky.flaps(first - timedelta(seconds=1), last + timedelta(seconds=1)) >= 1
+    ghost = replayed.environments["ghost"].history
+    assert ghost.transitions[-1].status in ("unavailable", "starting")  # its host left

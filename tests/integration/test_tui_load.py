@@ -75,7 +75,8 @@ async def test_burst_keeps_the_app_responsive_and_the_table_equal_to_the_store()
 
         def shown() -> dict[str, tuple[str, str]]:
             rows = (table.get_row_at(i) for i in range(table.row_count))
-            return {row[2].plain: (row[1].plain.split(" ")[-1], row[7].plain) for row in rows}
+            error = [key for key, _, _ in table._layout].index("error")
+            return {row[2].plain: (row[1].plain.split(" ")[-1], row[error].plain) for row in rows}
 
         def stored() -> dict[str, tuple[str, str]]:
             return {

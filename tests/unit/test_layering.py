@@ -43,6 +43,8 @@ LAYERS: dict[str, int] = {
     # 2 turn logic: pure, synchronous.
     "envtui.steps": 2,
     "envtui.store": 2,
+    "envtui.status_history": 2,
+    "envtui.log_lines": 2,
     # 3 runtime: transports, the manager, processes, the app-server client.
     "envtui.environments": 3,
     # 4 sources: streams of events.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import functools
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from envtui.profiles import Profile
 from envtui.sources.rollout_follow import follow_rollout
 from envtui.steps.model import StepView
 from envtui.steps.rules import check_step
-from envtui.store import StepRow
+from envtui.store import StepRow, Store
 from envtui.tui.app import DashboardOptions, EnvTuiApp
 from envtui.tui.widgets import ContextPanel, EnvironmentTable
 
@@ -54,8 +55,9 @@ def _rollout(tmp_path: Path) -> Path:
 
 def _rows(app: EnvTuiApp) -> dict[str, tuple[str, ...]]:
     table = app.screen.query_one(EnvironmentTable)
+    shell = [key for key, _, _ in table._layout].index("shell")
     rows = [[cell.plain for cell in table.get_row_at(i)] for i in range(table.row_count)]
-    return {row[2]: (row[0], row[1], row[5]) for row in rows}
+    return {row[2]: (row[0], row[1], row[shell]) for row in rows}
 
 
 async def test_the_table_shows_each_steps_recorded_snapshot_and_says_so(tmp_path: Path) -> None:
@@ -118,3 +120,18 @@ def test_messages_about_several_environments_agree_in_number() -> None:
     assert stale.message == (
         "the context presents 'a', 'b' as available, but the connections are known to be lost"
     )
+
+
+async def test_a_rollout_rebuilds_the_status_history_from_its_steps_times(tmp_path: Path) -> None:
+    """Read twice, the same transitions at the same times: each is dated by its step."""
+    path = _rollout(tmp_path)
+    stores = [Store(), Store()]
+    for store in stores:
+        await follow_rollout(path, store.apply, asyncio.Event())
+    first, second = (
+        {i: list(r.history.transitions) for i, r in s.environments.items()} for s in stores
+    )
+    assert first == second
+    steps = {step.number: step.at for step in stores[0].steps}
+    devbox = [(t.status, t.at) for t in first["devbox"]]
+    assert devbox == [("starting", steps[1]), ("ready", steps[2])]

@@ -17,9 +17,10 @@ from tests.support.scripted import clock, scripted_events, scripted_source, stat
 from tests.support.waiting import pilot_wait_until, wait_until
 
 from envtui.tui.app import DashboardOptions, EnvTuiApp
+from envtui.tui.event_log import EventLog
 from envtui.tui.main_screen import MainScreen
 from envtui.tui.screens import TextScreen
-from envtui.tui.widgets import ContextPanel, EnvironmentTable, EventLog, FindingsList, ToolsPanel
+from envtui.tui.widgets import ContextPanel, EnvironmentTable, FindingsList, ToolsPanel
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -47,24 +48,45 @@ def table_rows(app: EnvTuiApp) -> list[list[str]]:
 
 async def test_panels_show_the_scripted_stream(tmp_path: Path) -> None:
     app = make_app(tmp_path)
-    async with app.run_test(size=(140, 44)) as pilot:
+    async with app.run_test(size=(200, 50)) as pilot:  # wide enough for every column
         await settled(app, pilot)
+        # the strip is the last minutes in 30 s cells aligned on the clock, then the one under
+        # way (here 12:00:30 on), each the worst status in it:
+        # build was starting, ready for 2 s, then lost (1 flap, 2 of 30 known seconds ready)
         assert table_rows(app) == [
             [
                 "",
                 "✕ unavailable",
                 "build",
+                "········✕✕",
+                "7%",
+                "1",
                 "ssh",
                 "/srv/build",
                 "-",
                 "24 s ago",
                 "connection lost: Connection lost",
             ],
-            ["★", "● ready", "local", "local", "/repo", "bash", "29 s ago", ""],
+            [
+                "★",
+                "● ready",
+                "local",
+                "········◐●",
+                "97%",
+                "0",
+                "local",
+                "/repo",
+                "bash",
+                "29 s ago",
+                "",
+            ],
             [
                 "",
                 "✕ unavailable",
                 "legacy",
+                "········✕✕",
+                "0%",
+                "0",
                 "ssh",
                 "/",
                 "-",
@@ -73,8 +95,12 @@ async def test_panels_show_the_scripted_stream(tmp_path: Path) -> None:
             ],
         ]
         log = app.screen.query_one(EventLog)
-        assert log.line_count == len(scripted_events())
+        assert log.line_count == len(scripted_events())  # no two lines alike: none folded
         assert any('id "" environment_connected build' in line for line in log.lines)
+        assert any(
+            line.endswith(" environment_status build starting → ready primary")
+            for line in log.lines
+        )
         context = app.screen.query_one(ContextPanel)
         assert context.text.startswith("<environment_context>\n  <environments>")
         assert context.border_title == "context · step 2 · full"
@@ -357,11 +383,18 @@ async def test_relative_times_move_on_without_events(tmp_path: Path) -> None:
     )
     async with app.run_test(size=(140, 44)) as pilot:
         await settled(app, pilot)
-        assert table_rows(app)[1][2:7:4] == ["local", "29 s ago"]
+        keys = [key for key, _, _ in screen(app).query_one(EnvironmentTable)._layout]
+        changed, strip = keys.index("changed"), keys.index("strip")
+        assert [table_rows(app)[1][i] for i in (2, changed, strip)] == [
+            "local",
+            "29 s ago",
+            "········◐●",
+        ]
         now[0] += timedelta(minutes=1)
         await wait_until(
-            lambda: table_rows(app)[1][6] == "1 min ago", timeout=5, what="the changed column"
+            lambda: table_rows(app)[1][changed] == "1 min ago", timeout=5, what="the changed column"
         )
+        assert table_rows(app)[1][strip] == "······◐●●●"  # the strip moved on with the clock
 
 
 async def test_keymap_from_config_moves_a_key(tmp_path: Path) -> None:

@@ -13,36 +13,18 @@ from zoneinfo import ZoneInfo
 import pytest
 from textual.widgets import Static, TabbedContent
 
-from tests.support.dashboard import settled
+from tests.support.dashboard import Feed, settled
 from tests.support.scripted import at, clock, scripted_events, scripted_source, status
 from tests.support.waiting import pilot_wait_until
 
 from envtui.events import Event, EventSink, SourceStatus, thread_event
 from envtui.tui.app import DashboardOptions, EnvTuiApp
+from envtui.tui.event_log import EventLog
 from envtui.tui.main_screen import MainScreen
 from envtui.tui.screens import TextScreen
-from envtui.tui.widgets import ContextPanel, EnvironmentTable, EventLog
+from envtui.tui.widgets import ContextPanel, EnvironmentTable
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
-
-
-class Feed:
-    """A source the test drives: what it is given goes to the dashboard; it stays up."""
-
-    def __init__(self, events: list[Event] | None = None) -> None:
-        self.sink: EventSink | None = None
-        self._first = events if events is not None else scripted_events()
-
-    async def __call__(self, sink: EventSink, stop: asyncio.Event) -> None:
-        self.sink = sink
-        for event in self._first:
-            sink(event)
-        await stop.wait()
-
-    def send(self, *events: Event) -> None:
-        assert self.sink is not None
-        for event in events:
-            self.sink(event)
 
 
 def make_app(source: Any = scripted_source, **options: Any) -> EnvTuiApp:
@@ -53,7 +35,11 @@ def make_app(source: Any = scripted_source, **options: Any) -> EnvTuiApp:
 def log_at_newest(app: EnvTuiApp) -> bool:
     """The log shows its newest line: scrolled to the end, and the end is the store's end."""
     log = app.screen.query_one(EventLog)
-    newest = app.store.log[-1] if app.store.log else None
+    # the store's newest entry is in the log's last line (its last fold, lines folded)
+    fold = log.folded.folds[-1] if log.folded.folds else None
+    newest = None
+    if fold is not None and app.store.log and (fold.last or fold.first) is app.store.log[-1]:
+        newest = fold.line()
     return (
         log.following
         and log.scroll_y >= log.max_scroll_y
@@ -205,14 +191,15 @@ async def test_the_changed_column_sorts_by_the_time_and_keeps_its_order_as_time_
     app = make_app(Feed(events), clock=lambda: now[0])
     async with app.run_test(size=(140, 44)) as pilot:
         await settled(app, pilot, events=3)
-        for _ in range(6):
-            await pilot.press("s")  # selection, status, id, kind, cwd, shell, changed
+        for _ in range(8):
+            await pilot.press("s")  # selection, status, id, avail, flaps, kind, cwd, shell, changed
         table = app.screen.query_one(EnvironmentTable)
         assert table.sort_key == "changed"
 
         def rows() -> list[tuple[str, str]]:
             cells = [table.get_row_at(i) for i in range(table.row_count)]
-            return [(row[2].plain, row[6].plain) for row in cells]
+            changed = [key for key, _, _ in table._layout].index("changed")
+            return [(row[2].plain, row[changed].plain) for row in cells]
 
         assert rows() == [("c", "30 s ago"), ("b", "9 s ago"), ("a", "5 s ago")]
         now[0] += timedelta(seconds=40)

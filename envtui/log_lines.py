@@ -1,0 +1,102 @@
+"""The event log's lines: one per event, its time apart from its text.
+
+Keeping the time apart lets a view fold identical lines (the same text at other times)
+into one with a count, and the type and environment let it filter; the text is made safe
+for a terminal here, once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, tzinfo
+
+from envtui.events import (
+    EnvironmentConnected,
+    EnvironmentDisconnected,
+    EnvironmentRemoved,
+    EnvironmentStatus,
+    Event,
+    FindingReported,
+    LiveState,
+    SourceStatus,
+    StepRecorded,
+    UnknownMessage,
+    WarningMessage,
+    message_to_json,
+)
+from envtui.safe_text import one_line
+
+__all__ = ["OWN_MESSAGES", "LogEntry", "in_zone", "log_entry", "log_line"]
+
+
+def in_zone(when: datetime, zone: tzinfo | None) -> datetime:
+    """``when`` in the display zone (None: local); a time without a zone is shown as is."""
+    return when.astimezone(zone) if when.tzinfo is not None else when
+
+
+OWN_MESSAGES = frozenset(
+    {"environment_status", "environment_removed", "warning", "step", "finding", "source_status"}
+)
+"""envtui's own messages: their empty thread id is left out of the log line. Codex's own
+(connections, anything unknown) always show it, ``id ""`` included."""
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    """One event as a log line: its time apart from the rest, so identical lines (the same
+    text at another time) can be folded, and its type and environment, to filter by."""
+
+    at: datetime | None
+    time: str
+    text: str
+    kind: str
+    environment_id: str | None
+
+    @property
+    def line(self) -> str:
+        return f"{self.time} {self.text}"
+
+
+def _detail(msg: object, previous: LiveState | None) -> str:
+    if isinstance(msg, EnvironmentConnected | EnvironmentDisconnected | EnvironmentRemoved):
+        return msg.environment_id
+    if isinstance(msg, EnvironmentStatus):
+        moved = f"{previous} → " if previous is not None and previous != msg.status else ""
+        detail = f"{msg.environment_id} {moved}{msg.status}"
+        if msg.primary:
+            detail += " primary"
+        return detail + (f": {msg.error}" if msg.error else "")
+    if isinstance(msg, WarningMessage):
+        return msg.message
+    if isinstance(msg, StepRecorded):
+        return f"#{msg.step}" + (" context sent" if msg.diff else " no context change")
+    if isinstance(msg, FindingReported):
+        return f"{msg.code}: {msg.message}"
+    if isinstance(msg, SourceStatus):
+        detail = f"{msg.source} {msg.state}" + (f": {msg.reason}" if msg.reason else "")
+        return detail + (f" (restarts {msg.restarts})" if msg.restarts else "")
+    if isinstance(msg, UnknownMessage):
+        method = msg.raw.get("method")
+        return str(method) if isinstance(method, str) else str(message_to_json(msg))[:200]
+    return ""
+
+
+def log_entry(
+    event: Event, zone: tzinfo | None = None, previous: LiveState | None = None
+) -> LogEntry:
+    """The event as a log line, its time in ``zone``; ``previous`` is the environment's
+    status before a status event, shown as ``starting → unavailable``."""
+    when = in_zone(event.at, zone).strftime("%H:%M:%S") if event.at else "--:--:--"
+    msg = event.msg
+    kind = msg.type
+    shown_id = "" if kind in OWN_MESSAGES and event.id == "" else f'id "{event.id}" '
+    text = one_line(f"{shown_id}{kind} {_detail(msg, previous)}".rstrip())
+    environment = getattr(msg, "environment_id", None)
+    return LogEntry(
+        event.at, when, text, kind, environment if isinstance(environment, str) else None
+    )
+
+
+def log_line(event: Event, zone: tzinfo | None = None) -> str:
+    """One readable line per event, its time in ``zone``."""
+    return log_entry(event, zone).line

@@ -1,0 +1,135 @@
+"""The event log as read: folded lines with counts, filters by environment and type, search."""
+
+from __future__ import annotations
+
+from tests.support.scripted import at, scripted_events, status
+
+from envtui.events import EnvironmentDisconnected, WarningMessage, thread_event
+from envtui.log_lines import LogEntry, log_entry
+from envtui.store import Store
+from envtui.tui.format import use_ascii
+from envtui.tui.log_fold import FoldedLog, LogFilter
+
+
+def entries(events: list) -> list[LogEntry]:  # type: ignore[type-arg]
+    store = Store()
+    store.apply_all(events)
+    return list(store.log)
+
+
+def refusing_host(retries: int) -> list:  # type: ignore[type-arg]
+    """ghost's host refuses every retry: starting and unavailable take turns every 2.5 s."""
+    events = [status("ghost", "starting", 0)]
+    for retry in range(retries):
+        events.append(status("ghost", "unavailable", 5 * retry + 1, error="refused"))
+        events.append(status("ghost", "starting", 5 * retry + 3.5))
+    return events
+
+
+def test_identical_consecutive_lines_are_one_line_with_a_count_and_a_span() -> None:
+    warning = WarningMessage(message="disk almost full")
+    log = FoldedLog(limit=100)
+    kept, lines = log.add(
+        [log_entry(thread_event(warning, at=at(second))) for second in range(0, 30, 2)]
+    )
+    assert (kept, lines) == (
+        0,
+        ["12:00:28 warning disk almost full \N{MULTIPLICATION SIGN}15 in 28 s"],
+    )
+    kept, lines = log.add([log_entry(thread_event(warning, at=at(40)))])
+    assert (kept, lines) == (
+        0,
+        ["12:00:40 warning disk almost full \N{MULTIPLICATION SIGN}16 in 40 s"],
+    )  # rewritten
+
+
+def test_a_host_that_refuses_every_retry_is_one_line() -> None:
+    log = FoldedLog(limit=100)
+    _, lines = log.add(entries(refusing_host(12)))
+    assert lines == [
+        "12:00:00 environment_status ghost starting",
+        "12:00:58 environment_status ghost starting → unavailable: refused \N{MULTIPLICATION SIGN}12 in 57 s"
+        " · with environment_status ghost unavailable → starting \N{MULTIPLICATION SIGN}12",
+    ]
+
+
+def test_a_different_line_ends_a_fold_and_lines_keep_their_order() -> None:
+    log = FoldedLog(limit=100)
+    log.add(entries(refusing_host(3)))
+    kept, lines = log.add(entries([status("local", "ready", 20)]))
+    assert kept == 2  # the lines already shown stay
+    assert lines == ["12:00:20 environment_status local ready"]
+
+
+def test_connection_events_keep_their_empty_id_and_envtuis_own_leave_it_out() -> None:
+    lines = [e.line for e in entries(scripted_events())]
+    assert '12:00:04 id "" environment_connected build' in lines
+    assert "12:00:04 environment_status build starting → ready primary" in lines
+    assert not any(
+        line.startswith("12:00:04 id") and "environment_status" in line for line in lines
+    )
+    disconnected = thread_event(EnvironmentDisconnected(environment_id="x\x1b[2J"), at=at(0))
+    assert log_entry(disconnected).line == '12:00:00 id "" environment_disconnected x\\x1b[2J'
+
+
+def test_filter_by_environment_type_and_words() -> None:
+    shown = entries(scripted_events())
+    log = FoldedLog(limit=100, filter=LogFilter.parse("env:build type:status"))
+    lines = log.rebuild(shown)
+    assert len(lines) == 3
+    assert all("environment_status build" in line for line in lines)
+    log.filter = LogFilter.parse("type:connection")
+    connections = log.rebuild(shown)
+    assert len(connections) == 2
+    assert all("_connected" in line or "_disconnected" in line for line in connections)
+    log.filter = LogFilter.parse("env:legacy mismatch")
+    assert len(log.rebuild(shown)) == 1
+    log.filter = LogFilter.parse("")
+    assert len(log.rebuild(shown)) == len(shown)
+    assert not log.filter
+
+
+def test_search_finds_lines_oldest_first() -> None:
+    log = FoldedLog(limit=100)
+    log.rebuild(entries(scripted_events()))
+    found = log.search("BUILD")
+    assert found == sorted(found)
+    assert len(found) >= 3
+    assert all("build" in log.folds[i].line() for i in found)
+
+
+def test_the_bound_drops_the_oldest_lines() -> None:
+    log = FoldedLog(limit=5)
+    many = [log_entry(thread_event(WarningMessage(message=f"w{i}"), at=at(i))) for i in range(8)]
+    kept, lines = log.add(many)
+    assert (kept, len(lines)) == (0, 5)
+    assert [fold.first.text for fold in log.folds] == [f"warning w{i}" for i in range(3, 8)]
+
+
+def test_ascii_glyphs_fold_with_x_and_an_ascii_arrow() -> None:
+    use_ascii(True)
+    try:
+        log = FoldedLog(limit=10)
+        _, lines = log.add(entries(refusing_host(2)))
+        assert lines[1].startswith("12:00:08 environment_status ghost starting -> unavailable")
+        assert " x2 in 7 s" in lines[1]
+    finally:
+        use_ascii(False)
+
+
+def test_a_line_that_comes_again_between_others_moves_down_with_its_count() -> None:
+    def warning(text: str, second: int) -> LogEntry:
+        return log_entry(thread_event(WarningMessage(message=text), at=at(second)))
+
+    log = FoldedLog(limit=100)
+    log.add([warning("a", 0), warning("b", 1), warning("c", 2)])
+    kept, lines = log.add([warning("a", 3)])
+    assert kept == 0  # "a" left the first line: everything from there is written again
+    assert lines == [
+        "12:00:01 warning b",
+        "12:00:02 warning c",
+        "12:00:03 warning a \N{MULTIPLICATION SIGN}2 in 3 s",
+    ]
+    distinct = [warning(f"w{i}", 10 + i) for i in range(120)]  # more than LOOKBACK between
+    log.add([*distinct, warning("b", 200)])
+    assert log.folds[-1].line() == "12:03:20 warning b"  # too far back: a line of its own

@@ -1,0 +1,198 @@
+"""Each environment's status history: bounded, dated by its events, strips, availability, flaps."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tests.support.scripted import T0, at, scripted_events, status
+
+from envtui.events import (
+    EnvironmentConnected,
+    EnvironmentDisconnected,
+    EnvironmentRemoved,
+    encode_event,
+    thread_event,
+)
+from envtui.sources.replay import replay
+from envtui.status_history import StatusHistory, Transition, strip_end
+from envtui.store import Store
+
+STATUSES = st.sampled_from(["ready", "starting", "unavailable"])
+
+
+def flapping(history: StatusHistory, cycles: int, every: float = 10.0) -> None:
+    """ready, then ``cycles`` times: unavailable for ``every`` s, ready for ``every`` s."""
+    history.record("ready", at(0))
+    for cycle in range(cycles):
+        history.record("unavailable", at(every * (2 * cycle + 1)))
+        history.record("ready", at(every * (2 * cycle + 2)))
+
+
+def test_only_changes_are_transitions_and_the_bound_drops_the_oldest() -> None:
+    history = StatusHistory(limit=3)
+    assert history.record("starting", at(0))
+    assert not history.record("starting", at(1))  # the same status again: no transition
+    for second, state in enumerate(["ready", "unavailable", "starting", "ready"], start=2):
+        assert history.record(state, at(second))  # type: ignore[arg-type]
+    assert [t.status for t in history.transitions] == ["unavailable", "starting", "ready"]
+    assert history.dropped == 2
+
+
+def test_an_event_older_than_the_last_transition_is_placed_at_its_time() -> None:
+    history = StatusHistory()
+    history.record("ready", at(10))
+    history.record("unavailable", at(5))  # sources interleave: never out of order
+    assert list(history.transitions) == [
+        Transition(at(10), "ready"),
+        Transition(at(10), "unavailable"),
+    ]
+
+
+def test_flaps_and_availability_over_a_window() -> None:
+    history = StatusHistory()
+    flapping(history, cycles=3)  # down 10-20, 30-40, 50-60; ready otherwise
+    assert history.flaps(at(0), at(60)) == 3
+    assert history.flaps(at(25), at(60)) == 2  # the first drop is before the window
+    assert history.availability(at(0), at(60)) == pytest.approx(0.5)
+    assert history.availability(at(60), at(120)) == 1.0
+    assert history.availability(T0 - timedelta(minutes=5), T0) is None  # nothing known yet
+
+
+def test_a_strip_cell_shows_the_worst_status_in_its_interval() -> None:
+    history = StatusHistory()
+    history.record("ready", at(0))
+    history.record("unavailable", at(61))  # one second down in the third 30 s cell
+    history.record("ready", at(62))
+    cells = history.strip(at(120), cells=6, interval=timedelta(seconds=30))
+    assert cells == ["unknown", "unknown", "ready", "ready", "unavailable", "ready"]
+
+
+def test_a_finished_stream_strips_end_at_its_last_event() -> None:
+    window = timedelta(minutes=5)
+    assert strip_end(at(1000), at(10), window) == at(10)  # an old replay: its last minutes
+    assert strip_end(at(100), at(10), window) == at(100)  # live: now
+
+
+@given(st.lists(st.tuples(STATUSES, st.integers(0, 30)), max_size=60))
+def test_properties_of_any_stream(changes: list[tuple[str, int]]) -> None:
+    """Transitions are the changes; flaps never exceed them; availability is a share."""
+    history = StatusHistory()
+    seconds = 0
+    previous = None
+    expected = 0
+    for state, gap in changes:
+        seconds += gap
+        expected += state != previous
+        previous = state
+        history.record(state, at(seconds))  # type: ignore[arg-type]
+    assert len(history.transitions) == expected
+    assert [t.at for t in history.transitions] == sorted(t.at for t in history.transitions)
+    assert history.flaps(T0, at(seconds + 1)) <= expected
+    share = history.availability(T0, at(seconds + 1))
+    assert share is None or 0.0 <= share <= 1.0
+    strip = history.strip(at(seconds + 1), cells=8, interval=timedelta(seconds=20))
+    assert len(strip) == 8
+    if previous is not None:
+        assert strip[-1] != "unknown"
+
+
+def test_the_store_records_statuses_and_lost_connections_with_the_events_times() -> None:
+    store = Store(status_history=4)
+    store.apply_all(scripted_events())
+    build = store.environments["build"].history
+    assert [(t.at, t.status) for t in build.transitions] == [
+        (at(0), "starting"),
+        (at(4), "ready"),
+        (at(6), "unavailable"),
+    ]
+    store.apply(thread_event(EnvironmentConnected(environment_id="raw"), at=at(7)))
+    store.apply(status("raw", "ready", 8))
+    store.apply(thread_event(EnvironmentDisconnected(environment_id="raw"), at=at(9)))
+    raw = store.environments["raw"].history  # a lost connection alone makes it unavailable
+    assert [(t.at, t.status) for t in raw.transitions] == [(at(8), "ready"), (at(9), "unavailable")]
+    for second in range(10, 20):
+        store.apply(status("raw", "ready" if second % 2 else "starting", second))
+    assert len(raw.transitions) == 4  # the config's bound
+    assert store.latest_at == at(19)
+
+
+def test_a_replay_rebuilds_the_same_history_whatever_the_pace(tmp_path: Path) -> None:
+    """Dated by the events, not by their arrival: a recording replayed at full speed, long
+    after, gives the history the live run had."""
+    events = [*scripted_events()]
+    for cycle in range(5):
+        events.append(status("flaky", "ready", 40 + 20 * cycle))
+        events.append(status("flaky", "unavailable", 50 + 20 * cycle, error="dropped"))
+    live = Store()
+    live.apply_all(events)
+    path = tmp_path / "recording.jsonl"
+    path.write_text("".join(encode_event(e) + "\n" for e in events), encoding="utf-8")
+    replayed = Store()
+    asyncio.run(replay(path, replayed.apply, asyncio.Event(), speed=0))
+
+    def histories(store: Store) -> dict[str, list[Transition]]:
+        return {i: list(r.history.transitions) for i, r in store.environments.items()}
+
+    assert histories(replayed) == histories(live)
+    flaky = replayed.environments["flaky"].history
+    assert flaky.flaps(T0, at(200)) == 5
+    end = strip_end(at(10_000), replayed.latest_at, timedelta(minutes=5))
+    assert end == at(130)  # the replay is over: its strip ends at its last event
+
+
+def test_the_strip_of_the_last_minutes_is_aligned_on_the_clock_and_kept_until_it_changes() -> None:
+    history = StatusHistory()
+    flapping(history, cycles=3)  # down 10-20, 30-40, 50-60
+    interval = timedelta(seconds=30)
+    recent = history.recent(at(75), cells=4, interval=interval)
+    # three whole intervals before 60 s (0-30, 30-60 and the unknown -30-0), then 60-75
+    assert recent.cells == ["unknown", "unavailable", "unavailable", "ready"]
+    assert recent.flaps == 3
+    assert recent.availability == pytest.approx(45 / 75)
+    assert history.recent(at(76), cells=4, interval=interval).flaps == 3  # from the cache
+    history.record("starting", at(77))  # a new transition: the cache is not used
+    assert history.recent(at(78), cells=4, interval=interval).cells[-1] == "starting"
+
+
+@given(
+    st.lists(st.tuples(STATUSES, st.integers(0, 40)), max_size=40),
+    st.integers(0, 600),
+    st.integers(0, 600),
+)
+def test_the_kept_intervals_give_what_a_fresh_count_gives(
+    changes: list[tuple[str, int]], first: int, second: int
+) -> None:
+    history = StatusHistory()
+    seconds = 0
+    for state, gap in changes:
+        seconds += gap
+        history.record(state, at(seconds))  # type: ignore[arg-type]
+    interval = timedelta(seconds=30)
+    for now in (at(first), at(max(first, second))):  # the second call may use the cache
+        recent = history.recent(now, cells=6, interval=interval)
+        fresh = StatusHistory()
+        for transition in history.transitions:
+            fresh.record(transition.status, transition.at)
+        again = fresh.recent(now, cells=6, interval=interval)
+        assert (recent.cells, recent.flaps) == (again.cells, again.flaps)
+        assert recent.availability == pytest.approx(again.availability)
+
+
+def test_an_environment_that_leaves_and_comes_back_keeps_its_history() -> None:
+    store = Store()
+    store.apply(status("build", "ready", 0))
+    store.apply(thread_event(EnvironmentRemoved(environment_id="build"), at=at(10)))
+    assert "build" not in store.environments
+    store.apply(status("build", "starting", 40))
+    history = store.environments["build"].history
+    assert [t.status for t in history.transitions] == ["ready", "removed", "starting"]
+    cells = history.strip(at(60), cells=6, interval=timedelta(seconds=10))
+    assert cells == ["ready", "unknown", "unknown", "unknown", "starting", "starting"]
+    assert history.flaps(T0, at(60)) == 0  # leaving the selection is not a drop
+    assert history.availability(T0, at(60)) == pytest.approx(10 / 30)  # only the known part
