@@ -14,13 +14,14 @@ import dataclasses
 from collections.abc import Awaitable, Callable, Sequence
 
 from envtui.config import AnyEnvironmentConfig, Config
-from envtui.events import EventSink, thread_event
+from envtui.events import EventSink
 from envtui.profiles import Profile
 from envtui.sources.engine import Engine
 from envtui.steps.capture import StepCapture, StepContext
 from envtui.steps.check import CheckReport, StepReport
-from envtui.steps.events import finding_event, step_events
-from envtui.steps.model import ToolCall
+from envtui.steps.coverage import CONTEXT_CODES, EXECUTION_CODE, unchecked_codes
+from envtui.steps.events import step_events
+from envtui.steps.model import Finding, ToolCall
 from envtui.steps.rules import check_step, selected_never_resolved
 from envtui.steps.tools import ToolSpec
 from envtui.stopping import CLEANUP_GRACE, wait_for_stop, within
@@ -65,31 +66,32 @@ class LiveRun:
                 for _ in range(self.turn_steps):
                     if await wait_for_stop(stop, self.step_interval):
                         return
-                    if pending is not None:
-                        self._execute(*pending)
+                    executed = self._execute(*pending) if pending is not None else None
                     step = self.capture.capture(
                         turn.refreshed(), connection=dict(self.engine.connection)
                     )
-                    for event in step_events(step, thread=self.thread):
+                    for event in step_events(step, thread=self.thread, executed=executed):
                         self._sink(event)
                     calls = self._plan_calls(step) if self._plan_calls is not None else ()
                     pending = (step, calls) if calls else None
         finally:
             await self.engine.aclose()
 
-    def _execute(self, step: StepContext, calls: Sequence[ToolCall]) -> None:
-        """Run the calls a step's model made, routed as the source says, and check where."""
+    def _execute(self, step: StepContext, calls: Sequence[ToolCall]) -> list[Finding] | None:
+        """Run the calls a step's model made, routed as the source says, and check where.
+
+        The findings (about ``step``) go out with the next step's, whose record says the
+        rule ran; None when nothing routes calls here, so the rule did not run.
+        """
         if self._route_live is None:
-            return
+            return None
         executed = [
             ToolCall(c.tool, c.environment_id, self._route_live(c), c.call_id) for c in calls
         ]
         result = check_step(
             step.view, step.tools, self.capture.profile, calls=executed, connection=None
         )
-        for finding in result.findings:
-            if finding.code == "execution-routed-elsewhere":
-                self._sink(thread_event(finding_event(finding), at=self.engine.clock()))
+        return [f for f in result.findings if f.code == EXECUTION_CODE]
 
 
 async def watch(
@@ -137,8 +139,17 @@ async def check_engine_steps(
             )
     finally:
         await within(CLEANUP_GRACE, engine.aclose())
+    not_run = (*CONTEXT_CODES, EXECUTION_CODE)  # no calls, no Codex context to compare
     reports = [
-        StepReport(s.number, 1, None, s.diff_text, list(s.findings), [n.text for n in s.notes])
+        StepReport(
+            s.number,
+            1,
+            None,
+            s.diff_text,
+            list(s.findings),
+            [n.text for n in s.notes],
+            set(unchecked_codes(s.notes, not_run)),
+        )
         for s in captured
     ]
     thread = selected_never_resolved(

@@ -27,6 +27,7 @@ LAYERS: dict[str, int] = {
     "envtui": 1,
     "envtui.context": 1,
     "envtui.events": 1,
+    "envtui.incident_events": 1,
     "envtui.profiles": 1,
     "envtui.validation": 1,
     "envtui.config": 1,
