@@ -4,8 +4,4 @@ The package's core (``envtui.context`` and the command line's headless commands)
 imports Textual; only ``envtui.tui`` does.
 """
 
-import logging
-
 __version__ = "0.1.0"
-
-logging.getLogger(__name__).addHandler(logging.NullHandler())  # silent unless --debug

@@ -13,14 +13,17 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
-import logging
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from envtui import __version__, debug_log
+from envtui import __version__
 from envtui.commands.output import OutputError, error_line
+
+if TYPE_CHECKING:
+    import logging
 
 COMMAND_MODULES: dict[str, str] = {
     "render": "envtui.commands.render",
@@ -147,6 +150,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     finally:
         if handler is not None:
+            from envtui import debug_log
+
             debug_log.stop(handler)
     return code
 
@@ -162,10 +167,11 @@ def _start_debug_log(args: argparse.Namespace) -> logging.Handler | None:
     """The debug log's handler when ``--debug`` or ``--log-file`` asks for one."""
     if not args.debug and not args.log_file:
         return None
+    from envtui import debug_log
     from envtui.locations import log_file
 
     handler = debug_log.start(Path(args.log_file) if args.log_file else log_file())
-    logging.getLogger("envtui").debug("envtui %s: argv %s", __version__, sys.argv[1:])
+    debug_log.logger("envtui").debug("envtui %s: argv %s", __version__, sys.argv[1:])
     return handler
 
 

@@ -203,6 +203,7 @@ class Config(_Strict):
     event_log_lines: Annotated[int, Field(ge=10, le=1_000_000)] = 10_000
     step_history: Annotated[int, Field(ge=1, le=100_000)] = 1_000
     environment_events: Annotated[int, Field(ge=1, le=10_000)] = 50  # each one's own history
+    ascii: bool = False  # the dashboard draws every glyph in ASCII
     step_interval: Seconds = 2.0  # seconds between the engine's own steps
     network: NetworkConfig | None = None
     environments: list[EnvironmentConfig] = []

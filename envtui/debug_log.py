@@ -1,7 +1,9 @@
 """The debug log: what a bug report needs, through the standard ``logging`` module.
 
-envtui logs nothing unless asked: the ``envtui`` logger has a ``NullHandler`` (set in the
-package), so a library-style call never reaches a terminal. ``--debug`` attaches a file
+envtui logs nothing unless asked: every module logs through :func:`logger`, which gives the
+``envtui`` logger a ``NullHandler`` first, so a record never reaches a terminal through
+Python's last-resort handler. (The package itself does not import ``logging``: commands
+that log nothing, such as ``envtui render``, start without it.) ``--debug`` attaches a file
 handler at DEBUG level: connection attempts and their outcome, retries and their delay,
 and the protocol messages exchanged with exec-servers and the app-server, each cut to
 :data:`EXCERPT` characters. Values from config files that may be secret (an exec-server's
@@ -17,6 +19,15 @@ EXCERPT = 500
 """How much of one protocol message the log keeps."""
 
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+
+
+_ROOT = logging.getLogger("envtui")
+_ROOT.addHandler(logging.NullHandler())
+
+
+def logger(name: str) -> logging.Logger:
+    """The logger of module ``name``: silent unless ``--debug`` attached a handler."""
+    return logging.getLogger(name)
 
 
 def excerpt(text: str, limit: int = EXCERPT) -> str:

@@ -3,7 +3,7 @@
 The directories follow each platform's convention through ``platformdirs`` (already
 installed with Textual): on Linux ``$XDG_CONFIG_HOME/envtui`` (``~/.config/envtui``) for
 what a person writes, ``$XDG_STATE_HOME/envtui`` (``~/.local/state/envtui``) for what envtui
-writes and a person may want back (exports, screenshots, the remembered theme, the debug
+writes and a person may want back (exports and screenshots, the remembered theme, the debug
 log). ``envtui info`` prints every one of them, so nobody has to guess.
 """
 
@@ -40,13 +40,9 @@ def state_dir() -> Path:
 
 
 def export_dir() -> Path:
-    """Where ``e`` writes a step's export (``--export-dir`` replaces it)."""
+    """Where ``e`` writes a step's export and the palette its screenshot (``--export-dir``
+    replaces it)."""
     return state_dir() / "exports"
-
-
-def screenshot_dir() -> Path:
-    """Where the palette's screenshot goes."""
-    return state_dir() / "screenshots"
 
 
 def ui_state_file() -> Path:

@@ -27,6 +27,7 @@ from envtui.commands.output import fail
 from envtui.config import Config
 from envtui.events import EventSink, Source
 from envtui.locations import export_dir
+from envtui.ui_state import remembered_theme
 
 SourceBuilder = Callable[[argparse.Namespace, Config], Source | int]
 """A command's source from its arguments and the config, or the exit code after an error."""
@@ -50,7 +51,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--theme",
         metavar="NAME",
-        help="the theme (default: the last one chosen, else the config's, else envtui-dark)",
+        help="the theme (default: the last one chosen with t, else the config's, else envtui-dark)",
     )
     parser.add_argument(
         "--export-dir",
@@ -59,6 +60,12 @@ def _common(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--utc", action="store_true", help="show every time in UTC (default: the local zone)"
+    )
+    parser.add_argument(
+        "--ascii",
+        action="store_true",
+        help="draw every glyph in ASCII, for terminals and fonts without them (also "
+        "`ascii = true` in the config)",
     )
 
 
@@ -243,7 +250,9 @@ def _run_app(args: argparse.Namespace, config: Config, source: Source) -> int:
 
     options = DashboardOptions(
         source_name=f"rollout {Path(args.file).name}" if command == "rollout" else command,
-        theme=args.theme or config.theme,
+        theme=args.theme or remembered_theme() or config.theme,
+        remember_theme=True,
+        ascii=args.ascii or config.ascii,
         keymap=dict(config.keymap),
         max_log_lines=config.event_log_lines,
         max_steps=config.step_history,

@@ -1,7 +1,7 @@
 """``envtui info``: the version, the profile, and every path envtui reads or writes.
 
 Nothing about where envtui keeps things should have to be guessed: which config it would
-load and why, where themes, exports, screenshots, the remembered state and the debug log
+load and why, where themes, exports and screenshots, the remembered state and the debug log
 go, which codex it would start, and which known_hosts files vouch for SSH hosts, each with
 whether it exists. A file that looks like a config but is not where envtui looks is named
 too. It never fails on a broken config: the error is one of the things it reports.
@@ -32,7 +32,6 @@ from envtui.locations import (
     export_dir,
     log_file,
     lookalike_configs,
-    screenshot_dir,
     theme_dir,
     ui_state_file,
 )
@@ -48,7 +47,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         COMMAND,
         help="print the version, the profile and every path envtui reads or writes",
         description="Print envtui's version, the Codex profile in force, and every path it "
-        "reads or writes (config, themes, exports, screenshots, state, debug log, the codex "
+        "reads or writes (config, themes, exports and screenshots, state, debug log, the codex "
         "binary, known_hosts files), each with whether it exists. Always exits 0.",
     )
     parser.add_argument(
@@ -108,8 +107,11 @@ def collect(config_flag: str | None = None) -> tuple[list[Entry], list[str], dic
     entries = [
         _entry("config", source.path or default_config_file(), config_note),
         _entry("themes", theme_dir(), f"your themes (*.toml); built-in: {builtin_theme_dir()}"),
-        _entry("exports", export_dir(), "where `e` writes a step; --export-dir replaces it"),
-        _entry("screenshots", screenshot_dir(), "where the palette's screenshot goes"),
+        _entry(
+            "exports",
+            export_dir(),
+            "where `e` writes a step and the palette its screenshot; --export-dir replaces it",
+        ),
         _entry("state", ui_state_file(), "what the dashboard remembers (the theme)"),
         _entry("debug log", log_file(), "written with --debug; --log-file replaces it"),
         Entry("recordings", None, None, "where --record FILE says; never overwritten silently"),

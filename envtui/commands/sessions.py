@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -18,9 +17,11 @@ from typing import TYPE_CHECKING
 
 from envtui.commands.common import add_config_argument, load, number
 from envtui.commands.metrics_options import add_metrics_arguments, duration, metrics_for
-from envtui.commands.output import fail
+from envtui.commands.output import fail, write_output
 from envtui.locations import export_dir
+from envtui.safe_text import dumps_json_line
 from envtui.stopping import stop_on_signals
+from envtui.ui_state import remembered_theme
 
 if TYPE_CHECKING:
     from envtui.sources.metrics_state import MetricsState
@@ -73,6 +74,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     add_metrics_arguments(parser)
     add_config_argument(parser)
     parser.add_argument("--theme", metavar="NAME", help="the theme (as for the dashboard)")
+    parser.add_argument("--ascii", action="store_true", help="draw every glyph in ASCII")
     parser.set_defaults(handler=run)
 
 
@@ -120,8 +122,10 @@ def failing(threads: list[ThreadSummary]) -> bool:
 
 
 def _print(threads: list[ThreadSummary]) -> None:
+    """One JSON line per thread; ids and paths from the files can hold anything, so the
+    characters a terminal would act on are written as escapes (the values stay the same)."""
     for summary in sorted(threads, key=lambda s: s.thread_id):
-        print(json.dumps(summary.as_json(), ensure_ascii=False), flush=True)
+        write_output(dumps_json_line(summary.as_json()) + "\n")
 
 
 def publisher(
@@ -200,7 +204,9 @@ def _dashboard(args: argparse.Namespace, files: SessionFiles, state: MetricsStat
 
     options = DashboardOptions(
         source_name=f"sessions {files.name}",
-        theme=args.theme or config.theme,
+        theme=args.theme or remembered_theme() or config.theme,
+        remember_theme=True,
+        ascii=args.ascii or config.ascii,
         keymap=dict(config.keymap),
         max_log_lines=config.event_log_lines,
         max_steps=config.step_history,

@@ -16,11 +16,12 @@ import logging
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from envtui import debug_log
 from envtui.debug_log import excerpt
 from envtui.limits import JsonInputError, load_json
 from envtui.stopping import cancel_and_wait
 
-log = logging.getLogger(__name__)
+log = debug_log.logger(__name__)
 
 
 class MessageChannel(Protocol):

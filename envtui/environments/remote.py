@@ -11,7 +11,6 @@ retried: it needs a change of config.
 from __future__ import annotations
 
 import asyncio
-import logging
 from abc import abstractmethod
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
@@ -19,12 +18,13 @@ from typing import ClassVar, Generic, Protocol, TypeVar
 
 import asyncssh
 
+from envtui import debug_log
 from envtui.context.local_time import system_clock
 from envtui.environments.backoff import Backoff
 from envtui.environments.base import Environment, LiveStatus
 from envtui.steps.selection import Readiness
 
-log = logging.getLogger(__name__)
+log = debug_log.logger(__name__)
 
 
 class PermanentError(Exception):

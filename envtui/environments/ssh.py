@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import os
 import shlex
 import stat
@@ -27,6 +26,7 @@ from typing import Any, ClassVar
 
 import asyncssh
 
+from envtui import debug_log
 from envtui.environments.remote import PermanentError, RemoteEnvironment, RetryableError
 from envtui.environments.remote_commands import run_bounded
 from envtui.limits import MAX_INPUT_FILE, MAX_PROBE_OUTPUT, TooLargeError, size_text
@@ -34,7 +34,7 @@ from envtui.locations import DEFAULT_KNOWN_HOSTS
 from envtui.steps.selection import Readiness
 from envtui.stopping import within
 
-log = logging.getLogger(__name__)
+log = debug_log.logger(__name__)
 
 
 @dataclass(frozen=True)

@@ -9,20 +9,20 @@ rollout exists twice (a copy, a resumed file) is shown once, from the file writt
 from __future__ import annotations
 
 import asyncio
-import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from envtui import debug_log
 from envtui.sources.rollout_parent import ParentRollouts
 from envtui.sources.session_files import FileInfo, LocalSessionFiles, SessionFiles
 from envtui.sources.thread_file import ThreadFile
 from envtui.steps.thread_summary import ThreadSummary
 from envtui.stopping import wait_for_stop
 
-log = logging.getLogger(__name__)
+log = debug_log.logger(__name__)
 
 POLL = 1.0
 LIVE_WINDOW = 120.0

@@ -21,6 +21,7 @@ from envtui.store import StepRow, Store, step_export
 from envtui.tui.delivery import copy_text, deliver_file
 from envtui.tui.details import environment_details, export_file_name, finding_details, keys_help
 from envtui.tui.format import SORTABLE
+from envtui.tui.keymap import keys_in_force
 from envtui.tui.options import DashboardOptions
 from envtui.tui.screens import TextScreen
 from envtui.tui.widgets import VIEWS, ContextPanel, EnvironmentTable, EventLog, FindingsList
@@ -70,13 +71,10 @@ class DashboardActions(Screen[None]):
     # --- actions ----------------------------------------------------------------------------------
 
     def action_help(self) -> None:
-        keys = [
-            (self.app.get_key_display(b), b.description)
-            for b in self.BINDINGS
-            if isinstance(b, Binding)
-        ]
-        keys.append(("ctrl+c", "Quit"))
-        self.app.push_screen(TextScreen("help", keys_help(keys)))
+        """Every key in force (the config's keymap applied), as it is typed."""
+        keymap: dict[str, str] = getattr(self.app, "keymap_in_force", {})
+        bindings = [*self.BINDINGS, *EventLog.BINDINGS, *self.app.BINDINGS]
+        self.app.push_screen(TextScreen("help", keys_help(keys_in_force(bindings, keymap))))
 
     def action_filter(self) -> None:
         box = self.query_one("#filter", Input)
@@ -144,12 +142,9 @@ class DashboardActions(Screen[None]):
             self.app.push_screen(TextScreen(f"environment · {row.id}", live))
 
     def action_copy(self) -> None:
-        text = self.query_one(ContextPanel).text
-        where = copy_text(self.app, text)
-        self.notify(
-            f"copied {len(text)} characters of the {self.query_one(ContextPanel).view} view{where}",
-            markup=False,
-        )
+        panel = self.query_one(ContextPanel)
+        what = f"{len(panel.text)} characters of the {panel.view} view"
+        self.run_worker(copy_text(self.app, panel.text, what), group="copy", exclusive=True)
 
     def action_export(self) -> None:
         step = self.current_step()

@@ -16,6 +16,7 @@ import contextlib
 import os
 import signal
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, ClassVar
 
 from textual.app import App
@@ -23,12 +24,17 @@ from textual.binding import Binding, BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
+from textual.theme import Theme
 
+from envtui import ui_state
 from envtui.events import Event, Source, SourceState, SourceStatus, WarningMessage, thread_event
+from envtui.locations import export_dir
 from envtui.safe_text import for_terminal, one_line
 from envtui.stopping import on_signals
 from envtui.store import Store
-from envtui.tui.delivery import download, screenshot_file_name
+from envtui.tui.delivery import deliver_file, download, screenshot_file_name
+from envtui.tui.format import use_ascii
+from envtui.tui.keymap import binding_ids, check_keymap
 from envtui.tui.main_screen import MainScreen
 from envtui.tui.options import DashboardOptions
 from envtui.tui.themes import DEFAULT_THEME, STATUS_VARIABLES, available_themes
@@ -67,6 +73,21 @@ class EnvtuiCommands(Provider):
                 yield Hit(score, matcher.highlight(label), self._run(action))
 
 
+def known_binding_ids() -> list[str]:
+    """Every binding id a keymap may name: the app's, its screens' and widgets'."""
+    from envtui.tui.screens import TextScreen
+    from envtui.tui.widgets import EnvironmentTable, EventLog
+
+    groups = (
+        EnvTuiApp.BINDINGS,
+        MainScreen.BINDINGS,
+        TextScreen.BINDINGS,
+        EnvironmentTable.BINDINGS,
+        EventLog.BINDINGS,
+    )
+    return [binding_id for group in groups for binding_id in binding_ids(group)]
+
+
 class EnvTuiApp(App[None]):
     """The dashboard on one source (None: an empty dashboard, as in some tests)."""
 
@@ -99,8 +120,13 @@ class EnvTuiApp(App[None]):
             self.register_theme(theme)
         wanted = self.options.theme or DEFAULT_THEME
         self.theme = wanted if wanted in self.available_themes else DEFAULT_THEME
-        if self.options.keymap:
-            self.set_keymap(self.options.keymap)
+        use_ascii(self.options.ascii)
+        checked = check_keymap(self.options.keymap or {}, known_binding_ids())
+        self.keymap_in_force = checked.usable
+        """The config's keymap, as far as it names bindings and keys that exist."""
+        self.keymap_problems = checked.problems
+        if checked.usable:
+            self.set_keymap(checked.usable)
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         colors = self.current_theme.to_color_system().generate()
@@ -117,9 +143,19 @@ class EnvTuiApp(App[None]):
     ) -> str | None:
         """The palette's screenshot: in a browser a download like a step export (Textual
         would open it in a new tab), confirmed by Textual's notice once the browser has it;
-        in a terminal Textual's own, saved as before."""
+        in a terminal a file in the exports folder ``envtui info`` names, beside the step
+        exports (``--export-dir`` moves both; created when needed, never over an earlier
+        one), with its whole path in the notice."""
         if not self.is_web:
-            return super().deliver_screenshot(filename, path, time_format)
+            deliver_file(
+                self,
+                self.export_screenshot(),
+                file_name=filename or screenshot_file_name(self.options.clock()),
+                directory=Path(path) if path else (self.options.export_dir or export_dir()),
+                mime_type="image/svg+xml",
+                name="screenshot",
+            )
+            return None
         return download(
             self,
             self.export_screenshot(),
@@ -127,6 +163,12 @@ class EnvTuiApp(App[None]):
             mime_type="image/svg+xml",
             name="screenshot",
         )
+
+    def _remember_theme(self, theme: Theme) -> None:
+        """The next run starts in the theme chosen now (``t`` or the palette)."""
+        problem = ui_state.remember("theme", theme.name)
+        if problem is not None:
+            self.notify(f"the theme is not remembered: {problem}", severity="warning")
 
     def get_default_screen(self) -> Screen[Any]:
         self.main_screen = MainScreen(self.store, self.options)
@@ -156,6 +198,15 @@ class EnvTuiApp(App[None]):
 
     def on_mount(self) -> None:
         self._signals.enter_context(on_signals(self.exit, self.QUIT_SIGNALS))
+        if self.keymap_problems:
+            self.notify(
+                "keymap entries not applied:\n" + "\n".join(self.keymap_problems),
+                severity="error",
+                timeout=15,
+                markup=False,
+            )
+        if self.options.remember_theme:
+            self.theme_changed_signal.subscribe(self, self._remember_theme)
         if self.theme_problems:
             listed = "\n".join(p.reason for p in self.theme_problems)
             self.notify(

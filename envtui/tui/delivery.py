@@ -18,6 +18,7 @@ from typing import Any
 
 from textual.app import App
 
+from envtui.clipboard import copy_notice, local_tools, run_tool, tmux_clipboard
 from envtui.tui.details import unused_path
 
 
@@ -58,12 +59,22 @@ def download(app: App[Any], text: str, *, file_name: str, mime_type: str, name: 
     )
 
 
-def copy_text(app: App[Any], text: str) -> str:
-    """Copy ``text`` to the person's clipboard; returns the end of the notice: which
-    clipboard, where that is not obvious (in a browser, which allows it on https and on
-    localhost only)."""
+async def copy_text(app: App[Any], text: str, what: str) -> None:
+    """Copy ``text`` everywhere it can go, then say where it went.
+
+    In a browser: its clipboard (which allows it on https and on localhost only). In a
+    terminal: the OSC 52 request, plus every local clipboard tool found (the tmux buffer
+    inside tmux), and a notice that names each place, or says that the request may have
+    been dropped and how to let it through (:mod:`envtui.clipboard`).
+    """
     app.copy_to_clipboard(text)
-    return " to the browser's clipboard" if app.is_web else ""
+    if app.is_web:
+        app.notify(f"copied {what} to the browser's clipboard", markup=False)
+        return
+    tools = local_tools()
+    took = [tool.name for tool in tools if await run_tool(tool, text)]
+    setting = await tmux_clipboard()
+    app.notify(copy_notice(what, took=took, tmux_setting=setting), markup=False)
 
 
 def screenshot_file_name(now: datetime) -> str:

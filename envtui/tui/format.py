@@ -1,8 +1,9 @@
 """What the table, header and panels show, as plain values: glyphs, words, times, widths.
 
 Status is never colour alone: every status is a glyph and a word, readable with NO_COLOR
-and in any theme; ``ascii=True`` gives glyphs every terminal has. Every time on the screen
-is written in one zone, named next to the clock; relative times read "5 s ago", "in 5 s".
+and in any theme; :func:`use_ascii` switches every glyph to ones every terminal has.
+Every time on the screen is written in one zone, named next to the clock; relative times
+read "5 s ago", "in 5 s".
 """
 
 from __future__ import annotations
@@ -18,10 +19,45 @@ from rich.cells import cell_len
 from envtui.safe_text import one_line
 from envtui.store import EnvironmentRow, SourceRow, in_zone
 
-GLYPHS = {"ready": "●", "starting": "◐", "unavailable": "✕"}
-ASCII_GLYPHS = {"ready": "+", "starting": "~", "unavailable": "x"}
-PRIMARY, ASCII_PRIMARY = "★", "*"
-WARNING, ASCII_WARNING = "⚠", "!"
+
+@dataclass(frozen=True)
+class Glyphs:
+    """Every glyph the dashboard draws; each status is also always a word beside it."""
+
+    ready: str
+    starting: str
+    unavailable: str
+    primary: str
+    warning: str
+    ended: str
+    below: str
+
+    def status(self, status: str) -> str:
+        return {
+            "ready": self.ready,
+            "starting": self.starting,
+            "unavailable": self.unavailable,
+        }.get(status, "?")
+
+
+UNICODE = Glyphs("●", "◐", "✕", "★", "⚠", "■", "↓")
+ASCII = Glyphs("+", "~", "x", "*", "!", "#", "v")
+"""Glyphs every terminal and font has (``--ascii``, or ``ascii = true`` in the config)."""
+
+_glyphs = UNICODE
+
+
+def glyphs() -> Glyphs:
+    """The glyphs in force for this dashboard."""
+    return _glyphs
+
+
+def use_ascii(enabled: bool) -> None:
+    """Draw with :data:`ASCII` (or back to :data:`UNICODE`): chosen once, when the app starts."""
+    global _glyphs
+    _glyphs = ASCII if enabled else UNICODE
+
+
 STATUS_ORDER = {"ready": 0, "starting": 1, "unavailable": 2}
 """How statuses sort: by meaning, not by the code points of their glyphs."""
 
@@ -79,9 +115,8 @@ def column_layout(width: int, longest: dict[str, int]) -> tuple[tuple[str, str, 
     return tuple((c.key, c.label, widths[c.key]) for c in COLUMNS if c.key in widths)
 
 
-def status_text(status: str, *, ascii: bool = False) -> str:
-    glyph = (ASCII_GLYPHS if ascii else GLYPHS).get(status, "?")
-    return f"{glyph} {status}"
+def status_text(status: str) -> str:
+    return f"{glyphs().status(status)} {status}"
 
 
 def relative(then: datetime | None, now: datetime) -> str:
@@ -127,10 +162,10 @@ def clean(value: str | None) -> str:
     return one_line(unicodedata.normalize("NFC", value or ""))
 
 
-def row_values(row: EnvironmentRow, now: datetime, *, ascii: bool = False) -> dict[str, str]:
+def row_values(row: EnvironmentRow, now: datetime) -> dict[str, str]:
     return {
-        "primary": (ASCII_PRIMARY if ascii else PRIMARY) if row.primary else "",
-        "status": status_text(row.status, ascii=ascii),
+        "primary": glyphs().primary if row.primary else "",
+        "status": status_text(row.status),
         "id": clean(row.id),
         "kind": clean(row.kind),
         "cwd": clean(row.cwd),
@@ -177,8 +212,8 @@ def source_badge(row: SourceRow, now: datetime, zone: tzinfo | None) -> str:
     if row.state == "up":
         return f"{name} up{restarts}" if row.restarts else ""
     if row.state == "ended":
-        return f"■ {name} ended {since}"
-    badge = f"✕ {name} down since {since}{reason}{restarts}"
+        return f"{glyphs().ended} {name} ended {since}"
+    badge = f"{glyphs().unavailable} {name} down since {since}{reason}{restarts}"
     if row.state == "restarting" and row.next_retry_at is not None:
         badge += f" · restart {relative(row.next_retry_at, now)}"
     return badge

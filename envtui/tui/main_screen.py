@@ -30,7 +30,7 @@ from textual.widgets import (
 from envtui.safe_text import one_line
 from envtui.store import Store
 from envtui.tui.actions import DashboardActions
-from envtui.tui.format import WARNING, clock_text, fit, source_badge
+from envtui.tui.format import clock_text, fit, glyphs, source_badge
 from envtui.tui.options import DashboardOptions
 from envtui.tui.widgets import (
     ContextPanel,
@@ -276,7 +276,7 @@ class MainScreen(DashboardActions):
             codes = ", ".join(dict.fromkeys(one_line(f.code) for f in findings))
             banner.update(
                 Text(
-                    f"{WARNING} {len(findings)} finding(s): {codes}"
+                    f"{glyphs().warning} {len(findings)} finding(s): {codes}"
                     "  (enter on a finding explains it)",
                     no_wrap=True,
                     overflow="ellipsis",
@@ -304,7 +304,7 @@ class MainScreen(DashboardActions):
                 parts.append((1, f"context {one_line(when)}"))
         parts.append((6, clock_text(now, self.options.zone)))
         if self._finding_count:
-            parts.append((7, f"{WARNING} {self._finding_count}"))
+            parts.append((7, f"{glyphs().warning} {self._finding_count}"))
         if self.paused:
             parts.append((9, f"PAUSED +{self.store.counters['total'] - self.paused_at} events"))
         return fit(parts, max(20, self.size.width - 2))

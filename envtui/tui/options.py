@@ -23,8 +23,12 @@ class DashboardOptions:
     environment_events: int = 50
     """Lines of its own history each environment keeps (its details show them)."""
     export_dir: Path | None = None
-    """Where ``e`` writes a step; None means the current directory."""
+    """Where ``e`` writes a step; None means the exports folder ``envtui info`` names."""
     clock: Callable[[], datetime] = system_clock
     """The wall clock for relative times and the header, injected so tests pin it."""
     zone: tzinfo | None = None
     """The one zone every time on the screen is written in; None: the local zone."""
+    ascii: bool = False
+    """Draw every glyph with characters every terminal and font has."""
+    remember_theme: bool = False
+    """Keep the theme chosen with ``t`` for the next run (the command line turns it on)."""

@@ -6,7 +6,7 @@ from datetime import datetime
 from typing import Any
 
 from envtui.steps.thread_summary import ThreadSummary
-from envtui.tui.format import GLYPHS, PRIMARY, WARNING, clean, relative
+from envtui.tui.format import clean, glyphs, relative
 
 SESSION_COLUMNS: tuple[tuple[str, str, int], ...] = (
     ("live", "live", 6),
@@ -37,7 +37,7 @@ SESSION_SORTABLE = (
 
 def environments_text(summary: ThreadSummary) -> str:
     return " ".join(
-        f"{GLYPHS[status]}{summary.count(status)}"
+        f"{glyphs().status(status)}{summary.count(status)}"
         for status in ("ready", "starting", "unavailable")
     )
 
@@ -45,7 +45,7 @@ def environments_text(summary: ThreadSummary) -> str:
 def session_values(summary: ThreadSummary, now: datetime) -> dict[str, str]:
     started = summary.started.astimezone().strftime("%Y-%m-%d %H:%M") if summary.started else "-"
     steps = str(summary.steps) if summary.steps_exact else f"≥{summary.steps}"
-    incidents = f"{WARNING} {', '.join(summary.incidents)}" if summary.incidents else ""
+    incidents = f"{glyphs().warning} {', '.join(summary.incidents)}" if summary.incidents else ""
     return {
         "live": "● live" if summary.live else "",
         "thread": clean(summary.thread_id),
@@ -56,7 +56,7 @@ def session_values(summary: ThreadSummary, now: datetime) -> dict[str, str]:
         "written": relative(summary.last_written, now),
         "steps": steps,
         "environments": environments_text(summary),
-        "primary": f"{PRIMARY} {clean(summary.primary)}" if summary.primary else "-",
+        "primary": f"{glyphs().primary} {clean(summary.primary)}" if summary.primary else "-",
         "incidents": incidents,
     }
 

@@ -28,6 +28,7 @@ from envtui.steps.thread_summary import ThreadSummary
 from envtui.store import Store
 from envtui.tui.details import keys_help
 from envtui.tui.format import matches
+from envtui.tui.keymap import keys_in_force
 from envtui.tui.main_screen import MainScreen
 from envtui.tui.options import DashboardOptions
 from envtui.tui.screens import TextScreen
@@ -188,8 +189,10 @@ class SessionsScreen(Screen[None]):
         self.action_open()
 
     def action_help(self) -> None:
-        keys = [(b.key, b.description) for b in self.BINDINGS if isinstance(b, Binding)]
-        self.app.push_screen(TextScreen("help", keys_help(keys)))
+        """Every key in force (the config's keymap applied), as it is typed."""
+        keymap: dict[str, str] = getattr(self.app, "keymap_in_force", {})
+        bindings = [*self.BINDINGS, *self.app.BINDINGS]
+        self.app.push_screen(TextScreen("help", keys_help(keys_in_force(bindings, keymap))))
 
     def action_filter(self) -> None:
         box = self.query_one("#filter", Input)

@@ -26,7 +26,15 @@ from textual.widgets.option_list import Option
 from envtui.events import FindingReported
 from envtui.safe_text import for_terminal, one_line
 from envtui.store import EnvironmentRow, StepRow
-from envtui.tui.format import clean, column_layout, matches, relative, row_values, sort_value
+from envtui.tui.format import (
+    clean,
+    column_layout,
+    glyphs,
+    matches,
+    relative,
+    row_values,
+    sort_value,
+)
 
 VIEWS = ("full", "diff", "snapshot", "patch")
 
@@ -263,7 +271,7 @@ class EventLog(Log):
         if self.following:
             self.border_subtitle = ""
         else:
-            self.border_subtitle = f"↓ {self.unseen} new below · end: follow"
+            self.border_subtitle = f"{glyphs().below} {self.unseen} new below · end: follow"
 
 
 class ContextPanel(VerticalScroll):

@@ -45,6 +45,26 @@ def descendants(pid: int) -> list[psutil.Process]:
     return []
 
 
+def started_child(pid: int, marker: str) -> list[psutil.Process]:
+    """Wait until ``pid`` has a descendant whose command line holds ``marker``; all its
+    descendants then.
+
+    Any descendant is not enough: importing asyncssh runs ``gcc`` and ``ldconfig``
+    (ctypes looking for an optional library) before envtui has installed its signal
+    handlers, and a signal sent then would test the interpreter, not envtui.
+    """
+
+    def the_child() -> bool:
+        for child in descendants(pid):
+            with contextlib.suppress(psutil.Error):
+                if any(marker in part for part in child.cmdline()):
+                    return True
+        return False
+
+    poll_until(the_child, timeout=20, what=f"a child running {marker}")
+    return descendants(pid)
+
+
 @contextlib.contextmanager
 def started(argv: list[str], tmp_path: Path, **kwargs: object) -> Iterator[subprocess.Popen[bytes]]:
     process = subprocess.Popen(
@@ -188,8 +208,7 @@ def test_snapshot_and_check_end_on_sigterm_while_an_environment_never_answers(
         ["check", "--config", str(config), "--steps", "100", "--interval", "5"],
     ):
         with started(argv, tmp_path) as process:
-            poll_until(lambda: bool(descendants(process.pid)), timeout=20, what="the exec-server")
-            children = descendants(process.pid)
+            children = started_child(process.pid, str(FAKE_EXEC_SERVER))
             time.sleep(0.5)
             signal_and_wait(process, signal.SIGTERM)
             assert process.stderr is not None
@@ -287,8 +306,7 @@ def test_events_codex_ends_on_sigterm_while_the_app_server_never_answers(tmp_pat
     silent.write_text("#!/bin/sh\nexec sleep 600\n")  # reads nothing, answers nothing
     silent.chmod(0o755)
     with started(["events", "--codex", str(silent), "--cwd", str(tmp_path)], tmp_path) as process:
-        poll_until(lambda: bool(descendants(process.pid)), timeout=20, what="the app-server")
-        children = descendants(process.pid)
+        children = started_child(process.pid, "sleep")
         signal_and_wait(process, signal.SIGTERM)
     assert process.returncode == 0
     poll_until(lambda: not any(alive(c.pid) for c in children), timeout=5, what="no leftovers")

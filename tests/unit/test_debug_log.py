@@ -53,7 +53,7 @@ def test_an_unwritable_log_is_one_line_and_exit_2(
 
 def test_without_debug_nothing_reaches_the_terminal() -> None:
     # In a fresh interpreter: pytest's own log capture would hide Python's last-resort handler.
-    code = "import logging, envtui; logging.getLogger('envtui.x').warning('not for the terminal')"
+    code = "from envtui.environments import ssh; ssh.log.warning('not for the terminal')"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, check=True)
     assert result.stderr == b""
 

@@ -46,7 +46,7 @@ def test_info_names_every_place_and_whether_it_exists(
     assert paths["config"] == (str(home / "config" / "envtui" / "config.toml"), "missing")
     assert paths["themes"] == (str(home / "config" / "envtui" / "themes"), "missing")
     assert paths["exports"] == (str(home / "state" / "envtui" / "exports"), "exists")
-    assert paths["screenshots"] == (str(home / "state" / "envtui" / "screenshots"), "missing")
+    assert "screenshots" not in paths  # they go with the exports
     assert paths["state"][0] == str(home / "state" / "envtui" / "dashboard.json")
     assert paths["debug log"][0].startswith(str(home / "state" / "envtui"))
     assert paths["known_hosts"] == (str(home / ".ssh" / "known_hosts"), "missing")

@@ -37,8 +37,10 @@ LAYERS: dict[str, int] = {
     "envtui.limits": 1,
     "envtui.theme_files": 1,
     "envtui.stopping": 1,
+    "envtui.clipboard": 3,
     "envtui.locations": 1,
     "envtui.debug_log": 1,
+    "envtui.ui_state": 1,
     # 2 turn logic: pure, synchronous.
     "envtui.steps": 2,
     "envtui.store": 2,

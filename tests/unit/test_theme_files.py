@@ -41,7 +41,6 @@ def test_user_theme_dir_follows_xdg(monkeypatch: pytest.MonkeyPatch, tmp_path: P
         ("name = ", "Invalid value"),
         ('name = "x"\nprimary = "red"', "primary: String should match pattern"),
         ('sparkle = "#000000"\n' + GOOD, "sparkle: Extra inputs are not permitted"),
-        (GOOD.replace('status-ready = "#00ff00"\n', ""), "variables: missing status-ready"),
         ("a = " + "[" * 50_000 + "]" * 50_000, "nested too deeply"),
         ("a = " + "9" * 5000, "Exceeds the limit (4300 digits)"),
         (
@@ -85,3 +84,19 @@ def test_special_files_are_problems_and_never_read(tmp_path: Path) -> None:
         "fifo.toml: not a regular file",
         "loop.toml: cannot read: Too many levels of symbolic links",
     ]
+
+
+def test_a_user_theme_may_leave_out_the_status_variables(tmp_path: Path) -> None:
+    (tmp_path / "plain.toml").write_text(
+        GOOD.replace('status-ready = "#00ff00"\n', ""), encoding="utf-8"
+    )
+    themes, problems = load_themes(tmp_path)
+    assert problems == []
+    assert [t.name for t in themes] == ["mine"]
+    assert themes[0].missing_variables() == ["status-ready"]
+
+
+def test_every_built_in_theme_sets_its_status_colours() -> None:
+    themes, problems = load_themes(builtin_theme_dir())
+    assert problems == []
+    assert all(theme.missing_variables() == [] for theme in themes)

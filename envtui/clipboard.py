@@ -1,0 +1,119 @@
+"""Copying text so that it really lands somewhere, and saying where it landed.
+
+A terminal application can only *ask* for the clipboard, with the OSC 52 escape sequence,
+and many terminals and multiplexers drop that request silently: tmux does unless its
+``set-clipboard`` option is ``on``. So the dashboard also hands the text to the local
+clipboard tools it finds (``wl-copy``, ``xclip``, ``xsel``, ``pbcopy``, ``clip.exe``) and,
+inside tmux, to tmux's own paste buffer, and the notice names each one that took it, or
+says plainly that only the request was sent and how to make it arrive.
+
+The tools are run with no shell, bounded in time, the text on their standard input.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from envtui.stopping import cancel_and_wait, within
+
+TOOL_TIMEOUT = 2.0
+"""Seconds a clipboard tool may take before it is ended and counted as failed."""
+
+
+@dataclass(frozen=True)
+class Tool:
+    """A program that puts its standard input on a clipboard, and what the notice calls it."""
+
+    name: str
+    command: tuple[str, ...]
+
+
+def local_tools(environ: Mapping[str, str] | None = None) -> list[Tool]:
+    """The clipboard tools of this desktop that exist here, in the order they are tried."""
+    env = os.environ if environ is None else environ
+    wanted: list[Tool] = []
+    if env.get("TMUX"):
+        wanted.append(Tool("the tmux buffer", ("tmux", "load-buffer", "-")))
+    if env.get("WAYLAND_DISPLAY"):
+        wanted.append(Tool("wl-copy", ("wl-copy",)))
+    if env.get("DISPLAY"):
+        wanted.append(Tool("xclip", ("xclip", "-selection", "clipboard", "-in")))
+        wanted.append(Tool("xsel", ("xsel", "--clipboard", "--input")))
+    if sys.platform == "darwin":
+        wanted.append(Tool("pbcopy", ("pbcopy",)))
+    if "microsoft" in os.uname().release.lower():
+        wanted.append(Tool("clip.exe", ("clip.exe",)))
+    found: list[Tool] = []
+    for tool in wanted:
+        if tool.name == "xsel" and any(f.name == "xclip" for f in found):
+            continue  # one X clipboard tool is enough
+        if shutil.which(tool.command[0]):
+            found.append(tool)
+    return found
+
+
+async def run_tool(tool: Tool, text: str, timeout: float = TOOL_TIMEOUT) -> bool:
+    """Give ``text`` to ``tool``; True when it took it (exit status 0 in time)."""
+    try:
+        process = await asyncio.create_subprocess_exec(
+            *tool.command,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.DEVNULL,
+        )
+    except OSError:
+        return False
+    communicate = asyncio.ensure_future(process.communicate(text.encode("utf-8")))
+    if not await within(timeout, asyncio.shield(communicate)):
+        await cancel_and_wait(communicate)
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+        return False
+    return process.returncode == 0
+
+
+async def tmux_clipboard(environ: Mapping[str, str] | None = None) -> str | None:
+    """tmux's ``set-clipboard`` option (``on``, ``external``, ``off``), None outside tmux."""
+    env = os.environ if environ is None else environ
+    if not env.get("TMUX") or shutil.which("tmux") is None:
+        return None
+    try:
+        process = await asyncio.create_subprocess_exec(
+            "tmux",
+            "show-options",
+            "-gv",
+            "set-clipboard",
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL,
+        )
+    except OSError:
+        return None
+    output = asyncio.ensure_future(process.communicate())
+    if not await within(TOOL_TIMEOUT, asyncio.shield(output)):
+        await cancel_and_wait(output)
+        process.kill()
+        await process.wait()
+        return None
+    return output.result()[0].decode("utf-8", "replace").strip() or None
+
+
+def copy_notice(what: str, *, took: Sequence[str], tmux_setting: str | None) -> str:
+    """The notice after a copy: where ``what`` went, and whether the OSC 52 request may
+    have been dropped (and how to let it through)."""
+    places = ["your terminal's clipboard (OSC 52)"] if tmux_setting in (None, "on") else []
+    places += list(took)
+    notice = f"copied {what} to " + (" and ".join(places) if places else "nowhere for sure")
+    if tmux_setting is not None and tmux_setting != "on":
+        notice += (
+            f"; tmux drops the terminal clipboard request (set-clipboard is {tmux_setting}):"
+            " `tmux set -g set-clipboard on` lets it through"
+        )
+    elif not took and tmux_setting is None:
+        notice += " (if your terminal allows it: no local clipboard tool was found)"
+    return notice

@@ -1,0 +1,66 @@
+"""Copying: the tools found, a tool really run, and a notice that says where the text went."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from envtui.clipboard import Tool, copy_notice, local_tools, run_tool, tmux_clipboard
+
+
+def _tool(folder: Path, name: str, script: str) -> None:
+    path = folder / name
+    path.write_text(f"#!/bin/sh\n{script}\n")
+    path.chmod(0o755)
+
+
+def test_the_tools_of_this_desktop_are_found_on_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("tmux", "xclip", "xsel", "wl-copy"):
+        _tool(tmp_path, name, "cat >/dev/null")
+    monkeypatch.setenv("PATH", str(tmp_path))
+    names = [t.name for t in local_tools({"TMUX": "/tmp/t,1,0", "DISPLAY": ":0"})]
+    assert names == ["the tmux buffer", "xclip"]  # one X tool is enough
+    assert [t.name for t in local_tools({"WAYLAND_DISPLAY": "wayland-0"})] == ["wl-copy"]
+    assert local_tools({}) == []
+
+
+async def test_a_tool_gets_the_text_on_its_input(tmp_path: Path) -> None:
+    out = tmp_path / "got"
+    _tool(tmp_path, "keep", f"cat > {out}")
+    assert await run_tool(Tool("keep", (str(tmp_path / "keep"),)), "héllo\n")
+    assert out.read_text(encoding="utf-8") == "héllo\n"
+
+
+async def test_a_failing_or_hanging_tool_is_not_counted(tmp_path: Path) -> None:
+    _tool(tmp_path, "fails", "exit 3")
+    _tool(tmp_path, "hangs", "sleep 30")
+    assert not await run_tool(Tool("fails", (str(tmp_path / "fails"),)), "x")
+    assert not await run_tool(Tool("hangs", (str(tmp_path / "hangs"),)), "x", timeout=0.2)
+    assert not await run_tool(Tool("missing", (str(tmp_path / "nope"),)), "x")
+
+
+async def test_outside_tmux_there_is_no_tmux_setting() -> None:
+    assert await tmux_clipboard({}) is None
+
+
+def test_the_notice_names_each_place_and_a_dropped_request() -> None:
+    assert copy_notice("12 characters", took=[], tmux_setting=None) == (
+        "copied 12 characters to your terminal's clipboard (OSC 52)"
+        " (if your terminal allows it: no local clipboard tool was found)"
+    )
+    assert copy_notice("12 characters", took=["xclip"], tmux_setting=None) == (
+        "copied 12 characters to your terminal's clipboard (OSC 52) and xclip"
+    )
+    assert copy_notice("12 characters", took=["the tmux buffer"], tmux_setting="external") == (
+        "copied 12 characters to the tmux buffer; tmux drops the terminal clipboard request"
+        " (set-clipboard is external): `tmux set -g set-clipboard on` lets it through"
+    )
+    assert copy_notice("12 characters", took=[], tmux_setting="off").startswith(
+        "copied 12 characters to nowhere for sure; tmux drops"
+    )
+    assert copy_notice("12 characters", took=["the tmux buffer"], tmux_setting="on") == (
+        "copied 12 characters to your terminal's clipboard (OSC 52) and the tmux buffer"
+    )
