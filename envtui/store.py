@@ -35,7 +35,10 @@ from envtui.events import (
     WarningMessage,
     message_to_json,
 )
+from envtui.incident_events import IncidentAcknowledged, IncidentOpened, IncidentResolved
 from envtui.safe_text import one_line
+from envtui.steps.alert_items import Alert, AlertQueue
+from envtui.steps.incidents import IncidentFold
 
 DEFAULT_LOG_LINES = 10_000
 DEFAULT_STEPS = 1_000
@@ -141,6 +144,7 @@ class Changes:
     sources: bool = False
     steps_restarted: bool = False
     """The step numbers went back (a rollout replaced, another run): the history restarted."""
+    incidents: bool = False
 
     @property
     def any(self) -> bool:
@@ -151,6 +155,7 @@ class Changes:
             or self.steps
             or self.findings
             or self.sources
+            or self.incidents
         )
 
 
@@ -181,6 +186,8 @@ def log_line(event: Event, zone: tzinfo | None = None) -> str:
         detail = f"#{msg.step}" + (" context sent" if msg.diff else " no context change")
     elif isinstance(msg, FindingReported):
         detail = f"{msg.code}: {msg.message}"
+    elif isinstance(msg, IncidentOpened | IncidentResolved | IncidentAcknowledged):
+        detail = f"{msg.code} {msg.environment_id or msg.tool or ''}".rstrip()
     elif isinstance(msg, SourceStatus):
         detail = f"{msg.source} {msg.state}" + (f": {msg.reason}" if msg.reason else "")
         if msg.restarts:
@@ -211,6 +218,11 @@ class Store:
         self.counters: Counter[str] = Counter()
         self.thread: str | None = None
         self.zone = zone
+        self.incidents = IncidentFold(max_incidents=max_steps)
+        """Findings folded into incidents (see :mod:`envtui.steps.incidents`)."""
+        self.alerts = AlertQueue()
+        """What an operator may be alerted about: new and resolved incidents, environments
+        that became unavailable or ready again. Drained by the dashboard, paused or not."""
         self._next_order = 0
         self._changes = _no_changes()
         self._max_log_lines = max_log_lines
@@ -233,6 +245,7 @@ class Store:
         elif isinstance(msg, EnvironmentConnected | EnvironmentDisconnected):
             self._connection(msg, event.at, line)
         elif isinstance(msg, EnvironmentRemoved):
+            self.alerts.removed(msg.environment_id)
             if self.environments.pop(msg.environment_id, None) is not None:
                 self._changes.removed.add(msg.environment_id)
                 self._changes.environments.discard(msg.environment_id)
@@ -242,6 +255,15 @@ class Store:
             self._finding(msg)
         elif isinstance(msg, SourceStatus):
             self._source(msg, event.at)
+        self._incidents(event)
+
+    def _incidents(self, event: Event) -> None:
+        version = self.incidents.version
+        for message in self.incidents.apply(event):
+            if not isinstance(message, IncidentAcknowledged):
+                self.alerts.add(Alert.of_incident(message, event.at))
+        if self.incidents.version != version:
+            self._changes.incidents = True
 
     def apply_all(self, events: Iterable[Event]) -> None:
         for event in events:
@@ -260,6 +282,7 @@ class Store:
 
     def _status(self, msg: EnvironmentStatus, at: datetime | None, line: str) -> None:
         row = self._row(msg.environment_id)
+        self.alerts.status(msg.environment_id, msg.status, at, msg.error)
         if row.status != msg.status or row.changed_at is None:
             row.changed_at = at
         row.kind = msg.kind
@@ -351,17 +374,6 @@ class Store:
         """Every finding still held, newest step first, then the per-thread ones."""
         out = [f for step in reversed(self.steps) for f in step.findings]
         return out + list(self.thread_findings)
-
-    def finding_groups(self) -> list[tuple[FindingReported, int]]:
-        """One entry per (code, environment): its latest finding and how many there are.
-
-        A condition that holds at every step (a stale environment) would otherwise push a
-        rarer finding out of view.
-        """
-        groups: dict[tuple[str, str | None], list[FindingReported]] = {}
-        for finding in self.findings():
-            groups.setdefault((finding.code, finding.environment_id), []).append(finding)
-        return [(items[0], len(items)) for items in groups.values()]
 
     def step(self, number: int) -> StepRow | None:
         return next((s for s in reversed(self.steps) if s.number == number), None)

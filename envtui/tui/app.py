@@ -54,6 +54,7 @@ class EnvtuiCommands(Provider):
         ("Export the selected step", "export"),
         ("Copy the context text", "copy"),
         ("Filter environments", "filter"),
+        ("Acknowledge the incident under the cursor", "acknowledge"),
         ("Show the keys", "help"),
     )
 

@@ -19,7 +19,8 @@ from tests.support.waiting import pilot_wait_until, wait_until
 from envtui.tui.app import DashboardOptions, EnvTuiApp
 from envtui.tui.main_screen import MainScreen
 from envtui.tui.screens import TextScreen
-from envtui.tui.widgets import ContextPanel, EnvironmentTable, EventLog, FindingsList, ToolsPanel
+from envtui.tui.incidents_view import IncidentList
+from envtui.tui.widgets import ContextPanel, EnvironmentTable, EventLog, ToolsPanel
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -84,11 +85,14 @@ async def test_panels_show_the_scripted_stream(tmp_path: Path) -> None:
             "exec_command           environment_id?",  # optional: the marker says so
             "write_stdin",  # absent: no marker
         ]
-        findings = app.screen.query_one(FindingsList)
+        findings = app.screen.query_one(IncidentList)
         assert findings.option_count == 2
         banner = app.screen.query_one("#banner")
         assert banner.has_class("-visible")
-        assert "2 finding(s): stale-available, execution-routed-elsewhere" in str(banner.render())
+        assert (
+            "2 active incident(s): stale-available (build), execution-routed-elsewhere (build)"
+            in str(banner.render())
+        )
         header = str(app.screen.query_one("#header").render())
         assert "thread thread-1" in header
         assert "step 2" in header
@@ -164,7 +168,7 @@ async def test_pause_freezes_the_view_and_resume_catches_up(tmp_path: Path) -> N
         assert app.screen.query_one(EventLog).line_count == len(scripted_events()) + 5
 
 
-async def test_enter_explains_an_environment_and_a_finding(tmp_path: Path) -> None:
+async def test_enter_explains_an_environment_and_an_incident(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(140, 44)) as pilot:
         await settled(app, pilot)
@@ -174,11 +178,12 @@ async def test_enter_explains_an_environment_and_a_finding(tmp_path: Path) -> No
         assert "connection  disconnected" in app.screen.body
         assert "environment_disconnected build" in app.screen.body
         await pilot.press("escape")
-        app.screen.query_one(FindingsList).focus()
+        app.screen.query_one(IncidentList).focus()
         await pilot.press("enter")
         assert isinstance(app.screen, TextScreen)
-        assert app.screen.title_text == "finding · stale-available"
-        assert "known to be lost" in app.screen.body
+        # the newest incident comes first
+        assert app.screen.title_text == "incident · execution-routed-elsewhere · build"
+        assert "ran in 'build', but the step routed" in app.screen.body
         await pilot.press("escape")
 
 
@@ -324,13 +329,13 @@ async def test_narrow_terminal_uses_tabs(tmp_path: Path) -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await settled(app, pilot)
         assert app.screen.query("TabbedContent")
-        assert app.screen.query_one(FindingsList).option_count == 2
+        assert app.screen.query_one(IncidentList).option_count == 2
         await pilot.resize_terminal(130, 40)
         await pilot_wait_until(
             pilot, lambda: not app.screen.query("TabbedContent"), what="the wide layout"
         )
         await settled(app, pilot)
-        assert app.screen.query_one(FindingsList).option_count == 2
+        assert app.screen.query_one(IncidentList).option_count == 2
 
 
 async def test_keys_act_on_the_new_widgets_after_the_layout_changes(tmp_path: Path) -> None:
