@@ -365,6 +365,11 @@ class Store:
 
     # --- reading -------------------------------------------------------------------------------
 
+    @property
+    def has_changes(self) -> bool:
+        """Whether anything changed that no view has taken yet."""
+        return self._changes.any
+
     def take_changes(self) -> Changes:
         """What changed since the last call; the view redraws exactly that."""
         changes, self._changes = self._changes, _no_changes()

@@ -34,9 +34,9 @@ from envtui.events import (
     thread_event,
 )
 from envtui.tui.app import DashboardOptions, EnvTuiApp
+from envtui.tui.incidents_view import IncidentList
 from envtui.tui.main_screen import MainScreen
 from envtui.tui.screens import TextScreen
-from envtui.tui.incidents_view import IncidentList
 from envtui.tui.widgets import EnvironmentTable
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
