@@ -14,6 +14,7 @@ import functools
 from collections.abc import Callable
 from pathlib import Path
 
+from envtui.alerts_config import AlertsConfig
 from envtui.commands.common import (
     add_codex_environments_argument,
     add_config_argument,
@@ -66,6 +67,21 @@ def _common(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="draw every glyph in ASCII, for terminals and fonts without them (also "
         "`ascii = true` in the config)",
+    )
+    alerts = parser.add_argument_group("alerts (also [alerts] in the config; not on replays)")
+    alerts.add_argument(
+        "--bell", action="store_true", help="ring the terminal bell on a new incident or outage"
+    )
+    alerts.add_argument(
+        "--notify",
+        action="store_true",
+        help="a toast and a desktop notification (OSC 9) on each new or resolved incident",
+    )
+    alerts.add_argument(
+        "--alert-command",
+        metavar="CMD",
+        help="run CMD (split like a shell would, but no shell runs it) with a JSON object on "
+        "its standard input for each burst of alerts",
     )
 
 
@@ -257,6 +273,7 @@ def _run_app(args: argparse.Namespace, config: Config, source: Source) -> int:
         max_log_lines=config.event_log_lines,
         max_steps=config.step_history,
         environment_events=config.environment_events,
+        alerts=alerts_for(args, config),
         zone=UTC if args.utc else None,
         export_dir=Path(args.export_dir) if args.export_dir else export_dir(),
     )
@@ -265,3 +282,20 @@ def _run_app(args: argparse.Namespace, config: Config, source: Source) -> int:
     finally:
         end_leftover_processes()
     return 0
+
+
+def alerts_for(args: argparse.Namespace, config: Config) -> AlertsConfig | None:
+    """The config's ``[alerts]`` with the flags added; None for a replay or a rollout read
+    once, which show the past (nobody needs a bell for an incident of last week)."""
+    if args.mode == "replay" or (args.mode == "rollout" and not args.follow):
+        return None
+    import shlex
+
+    update: dict[str, object] = {}
+    if args.bell:
+        update["bell"] = True
+    if args.notify:
+        update["notify"] = True
+    if args.alert_command:
+        update["command"] = shlex.split(args.alert_command)
+    return config.alerts.model_copy(update=update)

@@ -31,6 +31,7 @@ LAYERS: dict[str, int] = {
     "envtui.profiles": 1,
     "envtui.validation": 1,
     "envtui.config": 1,
+    "envtui.alerts_config": 1,
     "envtui.codex_environments": 1,
     "envtui.codex_binary": 1,
     "envtui.safe_text": 1,
