@@ -297,12 +297,20 @@ class IncidentFold:
         return next((i for i in self.incidents() if i.number == number), None)
 
 
+def _naming(incident: Incident) -> dict[str, Any]:
+    """The fields that name an episode in every incident message."""
+    code, environment_id, tool = incident.key
+    return {
+        "code": code,
+        "environment_id": environment_id,
+        "tool": tool,
+        "first_step": incident.first_step,
+    }
+
+
 def resolved_message(incident: Incident) -> IncidentResolved:
     return IncidentResolved(
-        code=incident.code,
-        environment_id=incident.environment_id,
-        tool=incident.tool,
-        first_step=incident.first_step,
+        **_naming(incident),
         step=incident.resolved_step,
         last_step=incident.last_step,
         steps=incident.steps,
@@ -311,9 +319,4 @@ def resolved_message(incident: Incident) -> IncidentResolved:
 
 def acknowledgement(incident: Incident) -> IncidentAcknowledged:
     """The message an operator's acknowledgement of ``incident`` is recorded as."""
-    return IncidentAcknowledged(
-        code=incident.code,
-        environment_id=incident.environment_id,
-        tool=incident.tool,
-        first_step=incident.first_step,
-    )
+    return IncidentAcknowledged(**_naming(incident))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import getpass
+import json
 import os
 import sys
 from pathlib import Path
@@ -20,25 +21,27 @@ pytestmark = pytest.mark.skipif(
 
 
 def write_config(tmp_path: Path, server: OpenSshServer) -> Path:
+    """``local`` and ``real`` (the sshd), written as TOML (JSON strings are TOML strings)."""
+    entries: list[dict[str, object]] = [
+        {"id": "local", "kind": "local", "cwd": str(tmp_path)},
+        {
+            "id": "real",
+            "kind": "ssh",
+            "cwd": str(tmp_path),
+            "host": "127.0.0.1",
+            "port": server.port,
+            "user": getpass.getuser(),
+            "identity_files": [str(server.directory / "clientkey")],
+            "known_hosts": str(server.directory / "known_hosts"),
+            "connect_timeout": 5,
+        },
+    ]
     config = tmp_path / "config.toml"
     config.write_text(
-        f"""
-[[environments]]
-id = "local"
-kind = "local"
-cwd = "{tmp_path}"
-
-[[environments]]
-id = "real"
-kind = "ssh"
-cwd = "{tmp_path}"
-host = "127.0.0.1"
-port = {server.port}
-user = "{getpass.getuser()}"
-identity_files = ["{server.directory / "clientkey"}"]
-known_hosts = "{server.directory / "known_hosts"}"
-connect_timeout = 5
-"""
+        "".join(
+            "[[environments]]\n" + "".join(f"{k} = {json.dumps(v)}\n" for k, v in entry.items())
+            for entry in entries
+        )
     )
     return config
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from textual.command import CommandList
 from textual.pilot import Pilot
 
 from tests.support.scripted import scripted_events
@@ -33,3 +34,17 @@ async def settled(app: EnvTuiApp, pilot: Pilot[Any], events: int | None = None) 
         return every_row and every_line
 
     await pilot_wait_until(pilot, drawn, what=f"{expected} events in the store and drawn")
+
+
+async def run_from_palette(app: EnvTuiApp, pilot: Pilot[Any], typed: str, label: str) -> None:
+    """Open the command palette, type ``typed``, wait until ``label`` is the top hit, run it."""
+    await pilot.press("ctrl+p")
+    await pilot_wait_until(pilot, lambda: bool(app.screen.query(CommandList)), what="palette")
+    await pilot.press(*typed)
+
+    def top_hit() -> str:
+        hits = app.screen.query_one(CommandList)
+        return str(hits.get_option_at_index(0).prompt) if hits.option_count else ""
+
+    await pilot_wait_until(pilot, lambda: top_hit() == label, what=f"the hit {label!r}")
+    await pilot.press("enter")

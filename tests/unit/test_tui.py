@@ -12,7 +12,7 @@ import pytest
 from textual.command import CommandList, CommandPalette
 from textual.theme import Theme
 
-from tests.support.dashboard import settled
+from tests.support.dashboard import run_from_palette, settled
 from tests.support.scripted import clock, scripted_events, scripted_source, status
 from tests.support.waiting import pilot_wait_until, wait_until
 
@@ -430,15 +430,6 @@ async def test_command_palette_keeps_textuals_commands_and_adds_envtuis(tmp_path
     app = make_app(tmp_path)
     async with app.run_test(size=(140, 44)) as pilot:
         await settled(app, pilot)
-        await pilot.press("ctrl+p")
-        await pilot_wait_until(pilot, lambda: bool(app.screen.query(CommandList)))
-        await pilot.press(*"pause or resume")
-
-        def top_hit() -> str:
-            hits = app.screen.query_one(CommandList)
-            return str(hits.get_option_at_index(0).prompt) if hits.option_count else ""
-
-        await pilot_wait_until(pilot, lambda: top_hit() == "envtui: Pause or resume the view")
-        await pilot.press("enter")
+        await run_from_palette(app, pilot, "pause or resume", "envtui: Pause or resume the view")
         await settled(app, pilot)
         assert screen(app).paused

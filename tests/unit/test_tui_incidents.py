@@ -7,10 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from textual.command import CommandList
 from textual.pilot import Pilot
 from textual.widgets import Static
 
+from tests.support.dashboard import run_from_palette
 from tests.support.scripted import at, clock
 from tests.support.waiting import pilot_wait_until
 
@@ -131,20 +131,9 @@ async def test_the_palette_acknowledges_too() -> None:
     app = make_app()
     async with app.run_test(size=(140, 44)) as pilot:
         await feed(app, pilot, step(1, ("stale-available", "flaky")))
-        await pilot.press("ctrl+p")
-        await pilot_wait_until(pilot, lambda: bool(app.screen.query(CommandList)))
-        await pilot.press(*"acknowledge")
-
-        def top_hit() -> str:
-            hits = app.screen.query_one(CommandList)
-            return str(hits.get_option_at_index(0).prompt) if hits.option_count else ""
-
-        await pilot_wait_until(
-            pilot,
-            lambda: top_hit() == "envtui: Acknowledge the incident under the cursor",
-            what="the palette's hit",
+        await run_from_palette(
+            app, pilot, "acknowledge", "envtui: Acknowledge the incident under the cursor"
         )
-        await pilot.press("enter")
         await pilot_wait_until(
             pilot,
             lambda: app.store.incidents.incidents()[0].state == "acknowledged",
