@@ -106,6 +106,15 @@ async def watch(
     await LiveRun(engine, sink, step_interval=config.step_interval).run(stop)
 
 
+def _engine_report(step: StepContext) -> StepReport:
+    """An engine step as the check reports it; with no calls and no Codex context to
+    compare, those rules did not run."""
+    not_run = (*CONTEXT_CODES, EXECUTION_CODE)
+    notes = [n.text for n in step.notes]
+    unchecked = set(unchecked_codes(step.notes, not_run))
+    return StepReport(step.number, 1, None, step.diff_text, list(step.findings), notes, unchecked)
+
+
 async def check_engine_steps(
     engine: Engine,
     *,
@@ -139,19 +148,7 @@ async def check_engine_steps(
             )
     finally:
         await within(CLEANUP_GRACE, engine.aclose())
-    not_run = (*CONTEXT_CODES, EXECUTION_CODE)  # no calls, no Codex context to compare
-    reports = [
-        StepReport(
-            s.number,
-            1,
-            None,
-            s.diff_text,
-            list(s.findings),
-            [n.text for n in s.notes],
-            set(unchecked_codes(s.notes, not_run)),
-        )
-        for s in captured
-    ]
+    reports = [_engine_report(s) for s in captured]
     thread = selected_never_resolved(
         [sel.environment_id for sel in engine.selections], [s.view for s in captured]
     )
