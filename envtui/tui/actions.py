@@ -169,6 +169,8 @@ class DashboardActions(Screen[None]):
             ingest(event)
         else:
             self.store.apply(event)
+        who = incident.environment_id or incident.tool or "thread"
+        self.notify(f"acknowledged: {incident.code} ({who})", markup=False)
 
     def action_copy(self) -> None:
         panel = self.query_one(ContextPanel)
