@@ -1,11 +1,13 @@
 """The dashboard's state: a reducer over the event stream. No Textual, no I/O, no asyncio.
 
 :meth:`Store.apply` folds one event in, touching only what the event concerns, and notes
-what changed (environments by id, new log lines, steps, findings) so a view can redraw
-just that, in one batch per frame. Every collection is bounded by a number the config
-names, however long the dashboard runs: the event log keeps the last ``max_log_lines``
-lines, the step history the last ``max_steps`` steps, each environment its last
-``environment_events`` lines; the counters are counts per known message type.
+what changed (environments by id, new log lines, steps, findings, incidents) so a view can
+redraw just that, in one batch per frame. Findings are folded into incidents
+(:mod:`envtui.steps.incidents`: at most ``max_steps`` of them are kept), and what is worth
+an alert waits in a bounded queue for the front end. Every collection is bounded by a
+number the config names, however long the dashboard runs: the event log keeps the last
+``max_log_lines`` lines, the step history the last ``max_steps`` steps, each environment
+its last ``environment_events`` lines; the counters are counts per known message type.
 
 Times are written in one zone, ``zone`` (None: the local zone, followed across daylight
 saving changes), so the log, the header and the details read the same clock.
@@ -145,6 +147,7 @@ class Changes:
     steps_restarted: bool = False
     """The step numbers went back (a rollout replaced, another run): the history restarted."""
     incidents: bool = False
+    """An incident opened, resolved or was acknowledged (or a step raised it again)."""
 
     @property
     def any(self) -> bool:
