@@ -234,16 +234,6 @@ def run(args: argparse.Namespace) -> int:
     if isinstance(prepared, int):
         return prepared
     config, source = prepared
-    if args.record:
-        problem = record_problem(Path(args.record), append=args.append, force=args.force)
-        if problem is not None:
-            return fail(command, problem)
-        from envtui.sources.recording import check_record_path, recorded
-
-        unwritable = check_record_path(Path(args.record))
-        if unwritable is not None:
-            return fail(command, f"--record {unwritable}")
-        source = recorded(source, Path(args.record), append=args.append)
     served = metrics_for(command, args) if command in ("watch", "codex") else None
     if isinstance(served, int):
         return served
@@ -251,6 +241,18 @@ def run(args: argparse.Namespace) -> int:
         from envtui.sources.metrics_server import with_metrics
 
         source = with_metrics(source, served[0], command)
+    if args.record:  # outermost, so the dashboard can record what the operator does
+        problem = record_problem(Path(args.record), append=args.append, force=args.force)
+        if problem is None:
+            from envtui.sources.recording import check_record_path, recorded
+
+            unwritable = check_record_path(Path(args.record))
+            problem = None if unwritable is None else f"--record {unwritable}"
+        if problem is not None:
+            if served is not None:
+                served[1].close()
+            return fail(command, problem)
+        source = recorded(source, Path(args.record), append=args.append)
     try:
         return _run_app(args, config, source)
     finally:

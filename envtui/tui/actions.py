@@ -164,10 +164,10 @@ class DashboardActions(Screen[None]):
             self.notify(f"{what}: nothing to acknowledge", severity="warning", markup=False)
             return
         event = thread_event(acknowledgement(incident), at=self.options.clock())
-        ingest = getattr(self.app, "ingest", None)
-        if callable(ingest):
-            ingest(event)
-        else:
+        deliver = getattr(self.app, "operator_event", None)
+        if callable(deliver):
+            deliver(event)
+        else:  # an app without a source of its own
             self.store.apply(event)
         who = incident.environment_id or incident.tool or "thread"
         self.notify(f"acknowledged: {incident.code} ({who})", markup=False)

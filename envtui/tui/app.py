@@ -311,6 +311,14 @@ class EnvTuiApp(App[None]):
         if self.main_screen is not None:
             self.main_screen.request_frame()
 
+    def operator_event(self, event: Event) -> None:
+        """An event the operator caused (an acknowledgement): folded like the source's, and
+        written to the recording, when there is one, so a replay shows it too."""
+        self.ingest(event)
+        record = getattr(self.source, "record", None)
+        if callable(record):
+            record(event)
+
     def _notify_on_error(self, event: Event) -> None:
         """A lasting notice for a warning of ``error`` severity: the source itself failed.
 

@@ -4,6 +4,8 @@ palette) and enter shows the whole history."""
 
 from __future__ import annotations
 
+import asyncio
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,7 +16,16 @@ from tests.support.dashboard import run_from_palette
 from tests.support.scripted import at, clock
 from tests.support.waiting import pilot_wait_until
 
-from envtui.events import Event, FindingReported, StepRecorded, thread_event
+from envtui.events import (
+    Event,
+    EventSink,
+    FindingReported,
+    StepRecorded,
+    decode_lines,
+    thread_event,
+)
+from envtui.sources.recording import recorded
+from envtui.store import Store
 from envtui.tui.app import DashboardOptions, EnvTuiApp
 from envtui.tui.incidents_view import IncidentList
 from envtui.tui.main_screen import MainScreen
@@ -163,3 +174,27 @@ async def test_enter_shows_the_incidents_history_with_each_steps_diff() -> None:
         await pilot.press("escape")
         assert isinstance(app.screen, MainScreen)
         assert "\x1b" not in "".join(listed(app))
+
+
+async def test_an_acknowledgement_is_recorded_and_a_replay_shows_it(tmp_path: Path) -> None:
+    events = [*step(1, ("stale-available", "flaky")), *step(2, ("stale-available", "flaky"))]
+
+    async def source(sink: EventSink, stop: asyncio.Event) -> None:
+        for event in events:
+            sink(event)
+        await stop.wait()
+
+    path = tmp_path / "run.jsonl"
+    app = EnvTuiApp(recorded(source, path), DashboardOptions(source_name="test", clock=clock))
+    async with app.run_test(size=(140, 44)) as pilot:
+        await pilot_wait_until(pilot, lambda: bool(app.store.incidents.active()), what="it")
+        await pilot.pause()
+        await pilot.press("a")
+        await pilot_wait_until(pilot, lambda: not app.store.incidents.active(), what="the ack")
+    replayed = Store()
+    replayed.apply_all(
+        e for e in decode_lines(path.read_text().splitlines()) if isinstance(e, Event)
+    )
+    assert replayed.counters["incident_acknowledged"] == 1
+    (incident,) = replayed.incidents.incidents()
+    assert (incident.state, incident.steps) == ("acknowledged", 2)
