@@ -1,58 +1,21 @@
 """The dashboard's incidents, driven by Pilot: the banner goes when the host recovers, the
-cursor stays on its incident while the list re-sorts, ``a`` acknowledges (also from the
-palette) and enter shows the whole history."""
+cursor stays on its incident while the list re-sorts, ``a`` acknowledges and enter shows
+the whole history. (The palette and the recording: tests/integration.)"""
 
 from __future__ import annotations
 
-import asyncio
-from pathlib import Path
-from typing import Any
-
 import pytest
-from textual.pilot import Pilot
 from textual.widgets import Static
 
-from tests.support.dashboard import run_from_palette
-from tests.support.scripted import at, clock
+from tests.support.incidents import feed, make_app, step
 from tests.support.waiting import pilot_wait_until
 
-from envtui.events import (
-    Event,
-    EventSink,
-    FindingReported,
-    StepRecorded,
-    decode_lines,
-    thread_event,
-)
-from envtui.sources.recording import recorded
-from envtui.store import Store
-from envtui.tui.app import DashboardOptions, EnvTuiApp
+from envtui.tui.app import EnvTuiApp
 from envtui.tui.incidents_view import IncidentList
 from envtui.tui.main_screen import MainScreen
 from envtui.tui.screens import TextScreen
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
-
-
-def step(number: int, *raised: tuple[str, str]) -> list[Event]:
-    """Step ``number``, whose check raised ``(code, environment)`` for each of ``raised``."""
-    record = StepRecorded(
-        step=number,
-        diff=f"<environment_context>\n  <cwd>/step-{number}</cwd>\n</environment_context>",
-        unchecked=[],
-        findings=len(raised),
-    )
-    findings = [
-        FindingReported(
-            code=code, severity="error", step=number, environment_id=env, message=f"{env} bad"
-        )
-        for code, env in raised
-    ]
-    return [thread_event(m, at=at(number)) for m in (record, *findings)]
-
-
-def make_app() -> EnvTuiApp:
-    return EnvTuiApp(None, DashboardOptions(source_name="test", clock=clock))
 
 
 def banner(app: EnvTuiApp) -> Static:
@@ -61,14 +24,6 @@ def banner(app: EnvTuiApp) -> Static:
 
 def header(app: EnvTuiApp) -> str:
     return str(app.screen.query_one("#header", Static).render())
-
-
-async def feed(app: EnvTuiApp, pilot: Pilot[Any], events: list[Event]) -> None:
-    """Ingest ``events`` and wait until a frame has drawn them."""
-    for event in events:
-        app.ingest(event)
-    assert isinstance(app.screen, MainScreen)
-    await pilot_wait_until(pilot, lambda: not app.store.has_changes, what="the frame")
 
 
 def listed(app: EnvTuiApp) -> list[str]:
@@ -138,20 +93,6 @@ async def test_a_acknowledges_the_incident_under_the_cursor_until_it_comes_back(
         assert states(app) == ["ACTIVE", "resolved"]
 
 
-async def test_the_palette_acknowledges_too() -> None:
-    app = make_app()
-    async with app.run_test(size=(140, 44)) as pilot:
-        await feed(app, pilot, step(1, ("stale-available", "flaky")))
-        await run_from_palette(
-            app, pilot, "acknowledge", "envtui: Acknowledge the incident under the cursor"
-        )
-        await pilot_wait_until(
-            pilot,
-            lambda: app.store.incidents.incidents()[0].state == "acknowledged",
-            what="the acknowledgement",
-        )
-
-
 async def test_enter_shows_the_incidents_history_with_each_steps_diff() -> None:
     app = make_app()
     async with app.run_test(size=(140, 44)) as pilot:
@@ -174,27 +115,3 @@ async def test_enter_shows_the_incidents_history_with_each_steps_diff() -> None:
         await pilot.press("escape")
         assert isinstance(app.screen, MainScreen)
         assert "\x1b" not in "".join(listed(app))
-
-
-async def test_an_acknowledgement_is_recorded_and_a_replay_shows_it(tmp_path: Path) -> None:
-    events = [*step(1, ("stale-available", "flaky")), *step(2, ("stale-available", "flaky"))]
-
-    async def source(sink: EventSink, stop: asyncio.Event) -> None:
-        for event in events:
-            sink(event)
-        await stop.wait()
-
-    path = tmp_path / "run.jsonl"
-    app = EnvTuiApp(recorded(source, path), DashboardOptions(source_name="test", clock=clock))
-    async with app.run_test(size=(140, 44)) as pilot:
-        await pilot_wait_until(pilot, lambda: bool(app.store.incidents.active()), what="it")
-        await pilot.pause()
-        await pilot.press("a")
-        await pilot_wait_until(pilot, lambda: not app.store.incidents.active(), what="the ack")
-    replayed = Store()
-    replayed.apply_all(
-        e for e in decode_lines(path.read_text().splitlines()) if isinstance(e, Event)
-    )
-    assert replayed.counters["incident_acknowledged"] == 1
-    (incident,) = replayed.incidents.incidents()
-    assert (incident.state, incident.steps) == ("acknowledged", 2)
