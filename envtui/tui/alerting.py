@@ -24,12 +24,20 @@ SHOWN = 5
 NOTIFICATION_CHARS = 200
 
 
-def notification_sequence(text: str, sequence: str) -> str:
-    """The escape that asks the terminal for a desktop notification of ``text``."""
+def notification_sequence(text: str, sequence: str, *, tmux: bool = False) -> str:
+    """The escape that asks the terminal for a desktop notification of ``text``.
+
+    Inside tmux it is wrapped for tmux to pass it on to the terminal (``DCS tmux;``, each ESC
+    doubled), which tmux does when its ``allow-passthrough`` option is on.
+    """
     body = one_line(text)[:NOTIFICATION_CHARS].replace(";", ",")
     if sequence == "osc777":
-        return f"\x1b]777;notify;envtui;{body}\x07"
-    return f"\x1b]9;envtui: {body}\x07"
+        osc = f"\x1b]777;notify;envtui;{body}\x07"
+    else:
+        osc = f"\x1b]9;envtui: {body}\x07"
+    if tmux:
+        return "\x1bPtmux;" + osc.replace("\x1b", "\x1b\x1b") + "\x1b\\"
+    return osc
 
 
 def toast_text(alerts: Sequence[Alert]) -> str:
@@ -51,8 +59,10 @@ class Alerting:
         toast: Callable[[str, bool], None],
         write_terminal: Callable[[str], None],
         command: Callable[[Sequence[Alert]], None] | None = None,
+        tmux: bool = False,
     ) -> None:
         self.settings = settings
+        self.tmux = tmux
         self._bell = bell
         self._toast = toast
         self._write = write_terminal
@@ -70,6 +80,7 @@ class Alerting:
             text = toast_text(alerts)
             self._toast(text, bad)
             summary = alerts[0].summary() if len(alerts) == 1 else f"{len(alerts)} alerts: {text}"
-            self._write(notification_sequence(summary, self.settings.notify_sequence))
+            sequence = self.settings.notify_sequence
+            self._write(notification_sequence(summary, sequence, tmux=self.tmux))
         if self._command is not None:
             self._command(alerts)

@@ -265,6 +265,7 @@ class EnvTuiApp(App[None]):
             ),
             write_terminal=self._write_terminal,
             command=command,
+            tmux=bool(os.environ.get("TMUX")),
         )
         self.set_interval(ALERT_CHECK, self._deliver_alerts)
 

@@ -118,6 +118,12 @@ def test_osc_777_names_envtui_as_the_title() -> None:
     )
 
 
+def test_inside_tmux_the_notification_is_passed_through() -> None:
+    assert notification_sequence("flaky ready again", "osc9", tmux=True) == (
+        "\x1bPtmux;\x1b\x1b]9;envtui: flaky ready again\x07\x1b\\"
+    )
+
+
 def args(mode: str, **flags: object) -> argparse.Namespace:
     values = {"mode": mode, "bell": False, "notify": False, "alert_command": None, "follow": False}
     values.update(flags)
