@@ -33,6 +33,7 @@ from pydantic import (
     model_validator,
 )
 
+from envtui.alerts_config import AlertsConfig
 from envtui.context.paths import path_text
 from envtui.events import LOCAL_ID
 from envtui.limits import TooLargeError, load_toml, read_text_bounded
@@ -207,6 +208,7 @@ class Config(_Strict):
     ascii: bool = False  # the dashboard draws every glyph in ASCII
     step_interval: Seconds = 2.0  # seconds between the engine's own steps
     network: NetworkConfig | None = None
+    alerts: AlertsConfig = AlertsConfig()
     environments: list[EnvironmentConfig] = []
 
     @field_validator("timezone")

@@ -20,6 +20,13 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
+from envtui.incident_events import (
+    IncidentAcknowledged,
+    IncidentOpened,
+    IncidentResolved,
+    IncidentSeverity,
+    VocabularyMessage,
+)
 from envtui.limits import JsonInputError, LineTooLong, load_json
 from envtui.safe_text import dumps_json_line
 from envtui.validation import first_error
@@ -36,7 +43,7 @@ LOCAL_ID = "local"
 LiveState = Literal["starting", "ready", "unavailable"]
 ConnectionState = Literal["connected", "disconnected"]
 """A remote environment's connection, as the latest connection event left it."""
-Severity = Literal["info", "warning", "error"]
+Severity = IncidentSeverity
 SourceState = Literal["up", "down", "restarting", "ended"]
 """A source's own state: producing events, stopped with a reason, being restarted, or done
 (a replay or a rollout read to its end)."""
@@ -62,10 +69,8 @@ AwareTime = Annotated[datetime, AfterValidator(aware_time)]
 """A time that is always aware (see :func:`aware_time`), whoever built the message."""
 
 
-class _Message(BaseModel):
+class _Message(VocabularyMessage):
     """A message of envtui's vocabulary; its ``type`` field's default is its name."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 class EnvironmentConnected(_Message):
@@ -157,7 +162,10 @@ class StepRecorded(_Message):
     """envtui: one sampling step: its full context, the diff sent, snapshot, patch and tools.
 
     ``text`` is the full render; ``diff`` what was sent (None: nothing); ``patch`` the
-    world-state merge patch against the previous step.
+    world-state merge patch against the previous step. ``unchecked`` are the finding codes
+    whose rules could not run at this step (they neither raise nor resolve an incident);
+    ``findings`` how many finding events follow for this step's check. Both None: a
+    recording from before they existed (see :mod:`envtui.steps.incidents`).
     """
 
     type: Literal["step"] = "step"
@@ -169,6 +177,8 @@ class StepRecorded(_Message):
     patch: dict[str, Any] | None = None
     tools: list[StepTool] | None = None
     notes: list[str] = Field(default_factory=list)
+    unchecked: list[str] | None = None
+    findings: int | None = None
 
 
 class FindingReported(_Message):
@@ -191,7 +201,7 @@ class UnknownMessage(BaseModel):
     raw: dict[str, Any]
 
 
-KNOWN_MESSAGES: dict[str, type[_Message]] = {
+KNOWN_MESSAGES: dict[str, type[VocabularyMessage]] = {
     cls.model_fields["type"].default: cls
     for cls in (
         EnvironmentConnected,
@@ -202,6 +212,9 @@ KNOWN_MESSAGES: dict[str, type[_Message]] = {
         SourceStatus,
         StepRecorded,
         FindingReported,
+        IncidentOpened,
+        IncidentResolved,
+        IncidentAcknowledged,
     )
 }
 
@@ -214,6 +227,9 @@ AnyMessage = Annotated[
     | SourceStatus
     | StepRecorded
     | FindingReported
+    | IncidentOpened
+    | IncidentResolved
+    | IncidentAcknowledged
     | UnknownMessage,
     Field(union_mode="left_to_right"),
 ]
@@ -228,7 +244,7 @@ class Event(BaseModel):
     at: AwareTime | None = None
 
 
-def thread_event(msg: _Message | UnknownMessage, *, at: datetime | None = None) -> Event:
+def thread_event(msg: VocabularyMessage | UnknownMessage, *, at: datetime | None = None) -> Event:
     """An event that belongs to the thread, not to a submission: ``id`` is ``""``."""
     return Event(id=THREAD_EVENT_ID, msg=msg, at=at)
 
@@ -286,7 +302,7 @@ class DecodeError:
         return f"line {self.line}: {self.message}"
 
 
-def message_to_json(msg: _Message | UnknownMessage) -> dict[str, Any]:
+def message_to_json(msg: VocabularyMessage | UnknownMessage) -> dict[str, Any]:
     if isinstance(msg, UnknownMessage):
         return msg.raw
     data: dict[str, Any] = msg.model_dump(mode="json", exclude_defaults=False)
@@ -309,7 +325,7 @@ def encode_event(event: Event) -> str:
     return dumps_json_line(data)
 
 
-def decode_message(raw: object) -> _Message | UnknownMessage:
+def decode_message(raw: object) -> VocabularyMessage | UnknownMessage:
     """A ``msg`` object as its typed message; raises ValueError when it is not one."""
     if not isinstance(raw, dict):
         raise ValueError("msg: expected an object")

@@ -24,6 +24,7 @@ from envtui.events import (
     WarningMessage,
     message_to_json,
 )
+from envtui.incident_events import IncidentAcknowledged, IncidentOpened, IncidentResolved
 from envtui.safe_text import one_line
 
 __all__ = ["OWN_MESSAGES", "LogEntry", "in_zone", "log_entry", "log_line"]
@@ -35,7 +36,17 @@ def in_zone(when: datetime, zone: tzinfo | None) -> datetime:
 
 
 OWN_MESSAGES = frozenset(
-    {"environment_status", "environment_removed", "warning", "step", "finding", "source_status"}
+    {
+        "environment_status",
+        "environment_removed",
+        "warning",
+        "step",
+        "finding",
+        "source_status",
+        "incident_opened",
+        "incident_resolved",
+        "incident_acknowledged",
+    }
 )
 """envtui's own messages: their empty thread id is left out of the log line. Codex's own
 (connections, anything unknown) always show it, ``id ""`` included."""
@@ -72,6 +83,8 @@ def _detail(msg: object, previous: LiveState | None) -> str:
         return f"#{msg.step}" + (" context sent" if msg.diff else " no context change")
     if isinstance(msg, FindingReported):
         return f"{msg.code}: {msg.message}"
+    if isinstance(msg, IncidentOpened | IncidentResolved | IncidentAcknowledged):
+        return f"{msg.code} {msg.environment_id or msg.tool or ''}".rstrip()
     if isinstance(msg, SourceStatus):
         detail = f"{msg.source} {msg.state}" + (f": {msg.reason}" if msg.reason else "")
         return detail + (f" (restarts {msg.restarts})" if msg.restarts else "")

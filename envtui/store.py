@@ -1,11 +1,13 @@
 """The dashboard's state: a reducer over the event stream. No Textual, no I/O, no asyncio.
 
 :meth:`Store.apply` folds one event in, touching only what the event concerns, and notes
-what changed (environments by id, new log lines, steps, findings) so a view can redraw
-just that, in one batch per frame. Every collection is bounded by a number the config
-names, however long the dashboard runs: the event log keeps the last ``max_log_lines``
-lines, the step history the last ``max_steps`` steps, each environment its last
-``environment_events`` lines; the counters are counts per known message type.
+what changed (environments by id, new log lines, steps, findings, incidents) so a view can
+redraw just that, in one batch per frame. Findings are folded into incidents
+(:mod:`envtui.steps.incidents`: at most ``max_steps`` of them are kept), and what is worth
+an alert waits in a bounded queue for the front end. Every collection is bounded by a
+number the config names, however long the dashboard runs: the event log keeps the last
+``max_log_lines`` lines, the step history the last ``max_steps`` steps, each environment
+its last ``environment_events`` lines; the counters are counts per known message type.
 
 Times are written in one zone, ``zone`` (None: the local zone, followed across daylight
 saving changes), so the log, the header and the details read the same clock.
@@ -32,8 +34,11 @@ from envtui.events import (
     SourceStatus,
     StepRecorded,
 )
+from envtui.incident_events import IncidentAcknowledged
 from envtui.log_lines import LogEntry, log_entry
 from envtui.status_history import DEFAULT_TRANSITIONS, StatusHistory
+from envtui.steps.alert_items import Alert, AlertQueue
+from envtui.steps.incidents import IncidentFold
 
 DEFAULT_LOG_LINES = 10_000
 DEFAULT_STEPS = 1_000
@@ -144,6 +149,8 @@ class Changes:
     sources: bool = False
     steps_restarted: bool = False
     """The step numbers went back (a rollout replaced, another run): the history restarted."""
+    incidents: bool = False
+    """An incident opened, resolved or was acknowledged (or a step raised it again)."""
 
     @property
     def any(self) -> bool:
@@ -154,6 +161,7 @@ class Changes:
             or self.steps
             or self.findings
             or self.sources
+            or self.incidents
         )
 
 
@@ -179,6 +187,11 @@ class Store:
         self.counters: Counter[str] = Counter()
         self.thread: str | None = None
         self.zone = zone
+        self.incidents = IncidentFold(max_incidents=max_steps)
+        """Findings folded into incidents (see :mod:`envtui.steps.incidents`)."""
+        self.alerts = AlertQueue()
+        """What an operator may be alerted about: new and resolved incidents, environments
+        that became unavailable or ready again. Drained by the dashboard, paused or not."""
         self._next_order = 0
         self._changes = _no_changes()
         self._max_log_lines = max_log_lines
@@ -212,6 +225,7 @@ class Store:
         elif isinstance(msg, EnvironmentConnected | EnvironmentDisconnected):
             self._connection(msg, event.at, line)
         elif isinstance(msg, EnvironmentRemoved):
+            self.alerts.removed(msg.environment_id)
             gone = self.environments.pop(msg.environment_id, None)
             if gone is not None:
                 gone.history.record("removed", event.at or self.latest_at)
@@ -223,6 +237,15 @@ class Store:
             self._finding(msg)
         elif isinstance(msg, SourceStatus):
             self._source(msg, event.at)
+        self._incidents(event)
+
+    def _incidents(self, event: Event) -> None:
+        version = self.incidents.version
+        for message in self.incidents.apply(event):
+            if not isinstance(message, IncidentAcknowledged):
+                self.alerts.add(Alert.of_incident(message, event.at))
+        if self.incidents.version != version:
+            self._changes.incidents = True
 
     def apply_all(self, events: Iterable[Event]) -> None:
         for event in events:
@@ -253,6 +276,7 @@ class Store:
 
     def _status(self, msg: EnvironmentStatus, at: datetime | None, line: str) -> None:
         row = self._row(msg.environment_id)
+        self.alerts.status(msg.environment_id, msg.status, at, msg.error)
         if row.status != msg.status or row.changed_at is None:
             row.changed_at = at
         row.kind = msg.kind
@@ -337,6 +361,11 @@ class Store:
 
     # --- reading -------------------------------------------------------------------------------
 
+    @property
+    def has_changes(self) -> bool:
+        """Whether anything changed that no view has taken yet."""
+        return self._changes.any
+
     def take_changes(self) -> Changes:
         """What changed since the last call; the view redraws exactly that."""
         changes, self._changes = self._changes, _no_changes()
@@ -346,17 +375,6 @@ class Store:
         """Every finding still held, newest step first, then the per-thread ones."""
         out = [f for step in reversed(self.steps) for f in step.findings]
         return out + list(self.thread_findings)
-
-    def finding_groups(self) -> list[tuple[FindingReported, int]]:
-        """One entry per (code, environment): its latest finding and how many there are.
-
-        A condition that holds at every step (a stale environment) would otherwise push a
-        rarer finding out of view.
-        """
-        groups: dict[tuple[str, str | None], list[FindingReported]] = {}
-        for finding in self.findings():
-            groups.setdefault((finding.code, finding.environment_id), []).append(finding)
-        return [(items[0], len(items)) for items in groups.values()]
 
     def step(self, number: int) -> StepRow | None:
         return next((s for s in reversed(self.steps) if s.number == number), None)

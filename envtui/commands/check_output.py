@@ -1,10 +1,12 @@
 """How ``envtui check`` writes its report while it checks: one step at a time.
 
 Text: one line per finding on standard output as soon as it is found, then the notes and
-a summary on standard error. JSON: ``{"steps", "findings", "notes", "rollout"}`` on one
-line, written as it goes; the findings, which come after every step in that object, wait
-in a spooled temporary file (memory up to a megabyte, disk after), so a long rollout never
-has to be held in memory.
+a summary on standard error. JSON: ``{"steps", "findings", "incidents", "notes",
+"rollout"}`` on one line, written as it goes; the findings, which come after every step in
+that object, wait in a spooled temporary file (memory up to a megabyte, disk after), so a
+long rollout never has to be held in memory. The findings are folded into incidents as the
+steps come (:mod:`envtui.steps.incidents`, the dashboard's fold), which keeps at most its
+bound of them.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from typing import IO, Any
 from envtui.commands.output import error_line
 from envtui.safe_text import dumps_json_line, for_terminal
 from envtui.steps.check import CheckReport, StepReport
+from envtui.steps.events import finding_event
+from envtui.steps.incidents import IncidentFold
 from envtui.steps.model import Finding
 
 SPOOL_BYTES = 1 << 20
@@ -45,6 +49,7 @@ class ReportWriter:
         self.out = out if out is not None else sys.stdout
         self.steps = 0
         self.findings = 0
+        self.incidents = IncidentFold()
         self._spool: IO[str] | None = None
         self._terminal = self.out.isatty()
         if as_json:
@@ -57,10 +62,12 @@ class ReportWriter:
         if self.as_json:
             self.out.write(("," if self.steps else "") + _step_json(report))
         self.steps += 1
+        self.incidents.step(report.number, None, report.unchecked, len(report.findings))
         for f in report.findings:
             self.finding(f)
 
     def finding(self, f: Finding) -> None:
+        self.incidents.finding(finding_event(f), None)
         if self._spool is not None:
             self._spool.write(("," if self.findings else "") + dumps_json_line(f.as_json()))
         else:
@@ -69,13 +76,15 @@ class ReportWriter:
         self.findings += 1
 
     def finish(self, notes: list[str], rollout: dict[str, Any] | None) -> None:
+        self.incidents.settle()
         if self._spool is not None:
             self.out.write('],"findings":[')
             self._spool.seek(0)
             while chunk := self._spool.read(SPOOL_BYTES):
                 self.out.write(chunk)
             self._spool.close()
-            tail: dict[str, Any] = {"notes": notes}
+            incidents = sorted(self.incidents.incidents(), key=lambda i: i.number)
+            tail: dict[str, Any] = {"incidents": [i.as_json() for i in incidents], "notes": notes}
             if rollout is not None:
                 tail["rollout"] = rollout
             self.out.write("]," + dumps_json_line(tail)[1:] + "\n")

@@ -30,6 +30,7 @@ from envtui.ui_state import remembered_theme
 if TYPE_CHECKING:  # the config and event models load when a command runs, not for --help
     import asyncio
 
+    from envtui.alerts_config import AlertsConfig
     from envtui.config import Config
     from envtui.events import EventSink, Source
 
@@ -70,6 +71,21 @@ def _common(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="draw every glyph in ASCII, for terminals and fonts without them (also "
         "`ascii = true` in the config)",
+    )
+    alerts = parser.add_argument_group("alerts (also [alerts] in the config; not on replays)")
+    alerts.add_argument(
+        "--bell", action="store_true", help="ring the terminal bell on a new incident or outage"
+    )
+    alerts.add_argument(
+        "--notify",
+        action="store_true",
+        help="a toast and a desktop notification (OSC 9) on each new or resolved incident",
+    )
+    alerts.add_argument(
+        "--alert-command",
+        metavar="CMD",
+        help="run CMD (split like a shell would, but no shell runs it) with a JSON object on "
+        "its standard input for each burst of alerts",
     )
 
 
@@ -222,16 +238,6 @@ def run(args: argparse.Namespace) -> int:
     if isinstance(prepared, int):
         return prepared
     config, source = prepared
-    if args.record:
-        problem = record_problem(Path(args.record), append=args.append, force=args.force)
-        if problem is not None:
-            return fail(command, problem)
-        from envtui.sources.recording import check_record_path, recorded
-
-        unwritable = check_record_path(Path(args.record))
-        if unwritable is not None:
-            return fail(command, f"--record {unwritable}")
-        source = recorded(source, Path(args.record), append=args.append)
     served = metrics_for(command, args) if command in ("watch", "codex") else None
     if isinstance(served, int):
         return served
@@ -239,6 +245,18 @@ def run(args: argparse.Namespace) -> int:
         from envtui.sources.metrics_server import with_metrics
 
         source = with_metrics(source, served[0], command)
+    if args.record:  # outermost, so the dashboard can record what the operator does
+        problem = record_problem(Path(args.record), append=args.append, force=args.force)
+        if problem is None:
+            from envtui.sources.recording import check_record_path, recorded
+
+            unwritable = check_record_path(Path(args.record))
+            problem = None if unwritable is None else f"--record {unwritable}"
+        if problem is not None:
+            if served is not None:
+                served[1].close()
+            return fail(command, problem)
+        source = recorded(source, Path(args.record), append=args.append)
     try:
         return _run_app(args, config, source)
     finally:
@@ -262,6 +280,7 @@ def _run_app(args: argparse.Namespace, config: Config, source: Source) -> int:
         max_steps=config.step_history,
         environment_events=config.environment_events,
         status_history=config.status_history,
+        alerts=alerts_for(args, config),
         zone=UTC if args.utc else None,
         export_dir=Path(args.export_dir) if args.export_dir else export_dir(),
     )
@@ -270,3 +289,20 @@ def _run_app(args: argparse.Namespace, config: Config, source: Source) -> int:
     finally:
         end_leftover_processes()
     return 0
+
+
+def alerts_for(args: argparse.Namespace, config: Config) -> AlertsConfig | None:
+    """The config's ``[alerts]`` with the flags added; None for a replay or a rollout read
+    once, which show the past (nobody needs a bell for an incident of last week)."""
+    if args.mode == "replay" or (args.mode == "rollout" and not args.follow):
+        return None
+    import shlex
+
+    update: dict[str, object] = {}
+    if args.bell:
+        update["bell"] = True
+    if args.notify:
+        update["notify"] = True
+    if args.alert_command:
+        update["command"] = shlex.split(args.alert_command)
+    return config.alerts.model_copy(update=update)

@@ -123,13 +123,26 @@ def _run_engine(
 
 
 def _writing(writer: LineWriter, state: MetricsState | None) -> EventSink:
-    """Each event as a line of the output, and into the metrics when they are served."""
-    from envtui.events import encode_event
+    """Each event as a line of the output, and into the metrics when they are served; after
+    a step's findings, the incidents they opened or resolved (``incident_opened``,
+    ``incident_resolved``), as the dashboard's fold derives them. A replay derives them
+    again from the steps and findings, so it shows the same incidents."""
+    from envtui.events import encode_event, thread_event
+    from envtui.incident_events import IncidentOpened, IncidentResolved
+    from envtui.steps.incidents import IncidentFold
+
+    fold = IncidentFold()
 
     def write(event: Event) -> None:
-        writer.write(encode_event(event))
-        if state is not None:
-            state.event(event)
+        derived = [
+            thread_event(message, at=event.at)
+            for message in fold.apply(event)
+            if isinstance(message, IncidentOpened | IncidentResolved)
+        ]
+        for each in (event, *derived):
+            writer.write(encode_event(each))
+            if state is not None:
+                state.event(each)
 
     return write
 

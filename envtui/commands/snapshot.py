@@ -1,7 +1,8 @@
 """``envtui snapshot``: resolve the configured environments once and report them.
 
 Unavailable environments are information, not failure: the exit code is 0 unless the
-config is bad (2).
+config is bad (2), or ``--require-ready`` is given and an environment (any, or any it
+names) is not ready (1): a CI step can fail on it.
 """
 
 from __future__ import annotations
@@ -44,6 +45,13 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="seconds to wait for environments still starting",
     )
     parser.add_argument("--json", action="store_true", help='print {"environments", "context"}')
+    parser.add_argument(
+        "--require-ready",
+        nargs="*",
+        metavar="ID",
+        help="exit 1 when an environment (any, or any of the IDs named) is not ready; "
+        "2 when a named ID is not configured",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -108,9 +116,26 @@ def run(args: argparse.Namespace) -> int:
     context = render_full(section) if section is not None else None
     if args.json:
         write_output(dumps_json_line({"environments": rows, "context": context}) + "\n")
-        return 0
-    write_output(format_table(rows) + ("\n\n" + context if context is not None else "") + "\n")
-    return 0
+    else:
+        text = format_table(rows) + ("\n\n" + context if context is not None else "")
+        write_output(text + "\n")
+    return 0 if args.require_ready is None else readiness_code(rows, args.require_ready)
+
+
+def readiness_code(rows: list[dict[str, Any]], wanted: list[str]) -> int:
+    """``--require-ready``: 0 when every environment wanted (none named: all) is ready, 1
+    when one is not (each named on standard error), 2 when a named one is not configured."""
+    by_id = {row["id"]: row for row in rows}
+    unknown = [i for i in dict.fromkeys(wanted) if i not in by_id]
+    if unknown:
+        error_line(f"envtui {COMMAND}: --require-ready: not configured: {', '.join(unknown)}")
+        return 2
+    checked = [by_id[i] for i in dict.fromkeys(wanted)] if wanted else rows
+    not_ready = [row for row in checked if row["status"] != "ready"]
+    for row in not_ready:
+        reason = f": {row['error']}" if row["error"] else ""
+        error_line(f"envtui {COMMAND}: not ready: {row['id']} ({row['status']}{reason})")
+    return 1 if not_ready else 0
 
 
 def format_table(rows: list[dict[str, Any]]) -> str:

@@ -14,13 +14,14 @@ import dataclasses
 from collections.abc import Awaitable, Callable, Sequence
 
 from envtui.config import AnyEnvironmentConfig, Config
-from envtui.events import EventSink, thread_event
+from envtui.events import EventSink
 from envtui.profiles import Profile
 from envtui.sources.engine import Engine
 from envtui.steps.capture import StepCapture, StepContext
 from envtui.steps.check import CheckReport, StepReport
-from envtui.steps.events import finding_event, step_events
-from envtui.steps.model import ToolCall
+from envtui.steps.coverage import CONTEXT_CODES, EXECUTION_CODE, unchecked_codes
+from envtui.steps.events import step_events
+from envtui.steps.model import Finding, ToolCall
 from envtui.steps.rules import check_step, selected_never_resolved
 from envtui.steps.tools import ToolSpec
 from envtui.stopping import CLEANUP_GRACE, wait_for_stop, within
@@ -65,31 +66,32 @@ class LiveRun:
                 for _ in range(self.turn_steps):
                     if await wait_for_stop(stop, self.step_interval):
                         return
-                    if pending is not None:
-                        self._execute(*pending)
+                    executed = self._execute(*pending) if pending is not None else None
                     step = self.capture.capture(
                         turn.refreshed(), connection=dict(self.engine.connection)
                     )
-                    for event in step_events(step, thread=self.thread):
+                    for event in step_events(step, thread=self.thread, executed=executed):
                         self._sink(event)
                     calls = self._plan_calls(step) if self._plan_calls is not None else ()
                     pending = (step, calls) if calls else None
         finally:
             await self.engine.aclose()
 
-    def _execute(self, step: StepContext, calls: Sequence[ToolCall]) -> None:
-        """Run the calls a step's model made, routed as the source says, and check where."""
+    def _execute(self, step: StepContext, calls: Sequence[ToolCall]) -> list[Finding] | None:
+        """Run the calls a step's model made, routed as the source says, and check where.
+
+        The findings (about ``step``) go out with the next step's, whose record says the
+        rule ran; None when nothing routes calls here, so the rule did not run.
+        """
         if self._route_live is None:
-            return
+            return None
         executed = [
             ToolCall(c.tool, c.environment_id, self._route_live(c), c.call_id) for c in calls
         ]
         result = check_step(
             step.view, step.tools, self.capture.profile, calls=executed, connection=None
         )
-        for finding in result.findings:
-            if finding.code == "execution-routed-elsewhere":
-                self._sink(thread_event(finding_event(finding), at=self.engine.clock()))
+        return [f for f in result.findings if f.code == EXECUTION_CODE]
 
 
 async def watch(
@@ -102,6 +104,15 @@ async def watch(
     """``envtui watch``: the configured environments, a step every ``step_interval``."""
     engine = Engine(config, sink, environments=environments)
     await LiveRun(engine, sink, step_interval=config.step_interval).run(stop)
+
+
+def _engine_report(step: StepContext) -> StepReport:
+    """An engine step as the check reports it; with no calls and no Codex context to
+    compare, those rules did not run."""
+    not_run = (*CONTEXT_CODES, EXECUTION_CODE)
+    notes = [n.text for n in step.notes]
+    unchecked = set(unchecked_codes(step.notes, not_run))
+    return StepReport(step.number, 1, None, step.diff_text, list(step.findings), notes, unchecked)
 
 
 async def check_engine_steps(
@@ -137,10 +148,7 @@ async def check_engine_steps(
             )
     finally:
         await within(CLEANUP_GRACE, engine.aclose())
-    reports = [
-        StepReport(s.number, 1, None, s.diff_text, list(s.findings), [n.text for n in s.notes])
-        for s in captured
-    ]
+    reports = [_engine_report(s) for s in captured]
     thread = selected_never_resolved(
         [sel.environment_id for sel in engine.selections], [s.view for s in captured]
     )

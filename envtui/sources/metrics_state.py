@@ -1,8 +1,8 @@
 """What ``--metrics`` exports, folded from events or from sessions summaries.
 
 The fold keeps, per thread, each environment's kind, status and primary flag, how often
-each environment entered each status, the findings counted and the active incidents
-(:func:`envtui.steps.thread_summary.active_incidents`); and, for the whole process, the
+each environment entered each status, the findings counted and the active incidents (the
+dashboard's incident fold, :mod:`envtui.steps.incidents`); and, for the whole process, the
 events by type and whether each source is up. The HTTP server reads it from its own
 thread, so every change and every read holds the lock, and a read gets a copy.
 
@@ -25,7 +25,8 @@ from envtui.events import (
     FindingReported,
     StepRecorded,
 )
-from envtui.steps.thread_summary import ThreadSummary, active_incidents
+from envtui.steps.incidents import IncidentFold
+from envtui.steps.thread_summary import SUMMARY_INCIDENTS, ThreadSummary
 
 DEFAULT_RETENTION = 15 * 60.0
 
@@ -41,7 +42,9 @@ class ThreadSeries:
     findings: Counter[str] = field(default_factory=Counter)
     incidents: list[str] = field(default_factory=list)
     latest_step: int | None = None
-    latest_findings: list[tuple[int | None, str]] = field(default_factory=list)
+    fold: IncidentFold = field(
+        default_factory=lambda: IncidentFold(max_incidents=SUMMARY_INCIDENTS, history=1)
+    )
     ended_at: float | None = None
 
 
@@ -88,13 +91,13 @@ class MetricsState:
             elif isinstance(msg, EnvironmentRemoved):
                 series.statuses.pop(msg.environment_id, None)
             elif isinstance(msg, StepRecorded):
-                series.latest_step, series.latest_findings = msg.step, []
-                series.incidents = []
+                series.latest_step = msg.step
             elif isinstance(msg, FindingReported):
                 series.findings[msg.code] += 1
-                if msg.step is not None and msg.step == series.latest_step:
-                    series.latest_findings.append((msg.step, msg.code))
-                    series.incidents = active_incidents(series.latest_step, series.latest_findings)
+            version = series.fold.version
+            series.fold.apply(event)
+            if series.fold.version != version or isinstance(msg, StepRecorded):
+                series.incidents = series.fold.open_codes()
 
     def _rename(self, thread: str) -> None:
         """The thread's id became known: what was counted without it is its own."""

@@ -40,17 +40,29 @@ def check_record_path(path: Path) -> str | None:
     return None
 
 
-def recorded(source: Source, path: Path, *, append: bool = False) -> Source:
+class Recorded:
     """``source``, with each event also written to ``path`` as one line of JSON.
 
     ``append`` adds to an existing file instead of replacing it.
 
     The events reach the sink first, then the file, in the order the source emitted them.
     An event emitted after the source returned (a late callback) still reaches the sink; it
-    is not written, because the file is already closed.
+    is not written, because the file is already closed. :meth:`record` writes an event that
+    did not come from the source (an operator's acknowledgement) while the file is open, so
+    a replay shows it too.
     """
 
-    async def run(sink: EventSink, stop: asyncio.Event) -> None:
+    def __init__(self, source: Source, path: Path, *, append: bool = False) -> None:
+        self.source = source
+        self.path = path
+        self.append = append
+        self._writer: LineWriter | None = None
+
+    def record(self, event: Event) -> None:
+        if self._writer is not None:
+            self._writer.write(encode_event(event))
+
+    async def __call__(self, sink: EventSink, stop: asyncio.Event) -> None:
         loop = asyncio.get_running_loop()
 
         def stopped(reason: str) -> None:  # called on the writer's thread
@@ -58,20 +70,22 @@ def recorded(source: Source, path: Path, *, append: bool = False) -> Source:
             loop.call_soon_threadsafe(sink, thread_event(notice))
 
         try:
-            writer: LineWriter | None = LineWriter.open(str(path), stopped, append=append)
+            self._writer = LineWriter.open(str(self.path), stopped, append=self.append)
         except OSError as exc:
-            writer = None
-            stopped(f"{path}: cannot write: {exc.strerror or exc}")
+            stopped(f"{self.path}: cannot write: {exc.strerror or exc}")
 
         def tee(event: Event) -> None:
             sink(event)
-            if writer is not None:
-                writer.write(encode_event(event))
+            self.record(event)
 
         try:
-            await source(tee, stop)
+            await self.source(tee, stop)
         finally:
+            writer, self._writer = self._writer, None
             if writer is not None:
                 await asyncio.to_thread(writer.close, CLOSE_TIMEOUT)
 
-    return run
+
+def recorded(source: Source, path: Path, *, append: bool = False) -> Recorded:
+    """``source`` recorded to ``path`` (see :class:`Recorded`)."""
+    return Recorded(source, path, append=append)

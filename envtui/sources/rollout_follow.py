@@ -145,6 +145,8 @@ class RolloutFollower:
                 snapshot=step.section,
                 tools=tools,
                 notes=report.notes,
+                unchecked=sorted(report.unchecked),
+                findings=len(report.findings),
             )
             self._sink(thread_event(record, at=step.at))
             self._show_recorded(step)

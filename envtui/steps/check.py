@@ -24,6 +24,7 @@ from envtui.context.snapshot import restore_snapshot
 from envtui.events import LOCAL_ID, Event
 from envtui.profiles import Profile
 from envtui.steps.connection import ConnectionTimeline
+from envtui.steps.coverage import CONTEXT_CODES, EXECUTION_CODE, RULE_CODES, unchecked_codes
 from envtui.steps.model import Finding, StepView, finding
 from envtui.steps.plan import ToolFeatures
 from envtui.steps.rollout import ContextBlock, Rollout, RolloutInfo, RolloutStep
@@ -42,6 +43,8 @@ class StepReport:
     context: str | None
     findings: list[Finding] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    unchecked: set[str] = field(default_factory=set)
+    """The finding codes whose rules could not run at this step (see ``steps.coverage``)."""
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -179,6 +182,17 @@ def check_block(
     return finding("context-mismatch", number, f"{message} ({first})", line=line, diff=diff), []
 
 
+@dataclass(frozen=True)
+class _Rules:
+    """What the rules said about one snapshot, kept while the next steps share it."""
+
+    key: tuple[Any, ...]
+    view: StepView
+    findings: list[Finding]
+    notes: list[str]
+    unchecked: list[str]
+
+
 RULE_NOTES_SAID_ONCE = frozenset({"tool-rules-skipped", "stale-available-unchecked"})
 """Rule notes that the report states once for the whole rollout instead of at each step."""
 
@@ -200,16 +214,21 @@ class RolloutChecker:
         self.timeline = ConnectionTimeline(events) if events is not None else None
         self.restore = _Restorer()
         self.tools_seen = False
-        self._last_rules: tuple[tuple[Any, ...], StepView, list[Finding], list[str]] | None = None
+        self._last_rules: _Rules | None = None
 
     def check(self, step: RolloutStep) -> StepReport:
         """One step: every block against Codex's, then the rules on its snapshot."""
         report = StepReport(step.number, step.turn, step.first_line, step.context_text)
         report.notes += step.notes
+        report.unchecked.add(EXECUTION_CODE)  # a rollout does not record where calls ran
         mismatches = []
         for block in step.blocks:
             mismatch, notes = check_block(block, step.number, self.restore)
             report.notes += notes
+            if block.unchecked or (
+                block.current is not None and self.restore(block.current) is None
+            ):
+                report.unchecked |= CONTEXT_CODES  # the block could not be rendered again
             if mismatch is not None:
                 mismatches.append(mismatch)
         if mismatches:
@@ -219,38 +238,43 @@ class RolloutChecker:
         if state is None:
             if step.section is None:
                 report.notes.append("no environments snapshot yet: rules not run")
+            report.unchecked |= RULE_CODES
             return report
-        findings, notes = self._rules(step, state)
+        findings, notes, unchecked = self._rules(step, state)
         report.findings += findings
         report.notes += notes
+        report.unchecked.update(unchecked)
         return report
 
     def _rules(
         self, step: RolloutStep, state: EnvironmentsState
-    ) -> tuple[list[Finding], list[str]]:
+    ) -> tuple[list[Finding], list[str], list[str]]:
         """The rules on the step. Steps in a row share their snapshot, tools and connection
         state, so what depends only on those is worked out once; the calls every time."""
         tools = self.tools if self.tools is not None else step.tools
         connection = self.timeline.at(step.at) if self.timeline is not None else None
         key = (state, tools, tuple(sorted(connection.items())) if connection is not None else None)
         if self._last_rules is None or any(
-            a is not b and a != b for a, b in zip(self._last_rules[0], key, strict=True)
+            a is not b and a != b for a, b in zip(self._last_rules.key, key, strict=True)
         ):
             view = view_of(0, state)
             result = check_step(
                 view, tools, self.profile, connection=connection, features=self.features
             )
             notes = [n.text for n in result.notes if n.code not in RULE_NOTES_SAID_ONCE]
-            self._last_rules = (key, view, result.findings, notes)
-        _, view, cached, notes = self._last_rules
-        findings = [dataclasses.replace(f, step=step.number) for f in cached]
+            self._last_rules = _Rules(
+                key, view, result.findings, notes, unchecked_codes(result.notes)
+            )
+        rules = self._last_rules
+        view, notes = rules.view, rules.notes
+        findings = [dataclasses.replace(f, step=step.number) for f in rules.findings]
         if step.calls:
             calls = check_calls(dataclasses.replace(view, number=step.number), step.calls)
             split = next(
                 (i for i, f in enumerate(findings) if f.code not in TOOL_CODES), len(findings)
             )
             findings[split:split] = calls
-        return findings, list(notes)
+        return findings, list(notes), rules.unchecked
 
     def notes(self, info: RolloutInfo) -> list[str]:
         """What the whole check could not do, said once."""

@@ -1,7 +1,8 @@
-"""A captured step as events: the step record, then one event per finding."""
+"""A captured step as events: the step record, then one event per finding of its check."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from envtui.events import (
@@ -15,6 +16,7 @@ from envtui.events import (
     thread_event,
 )
 from envtui.steps.capture import StepContext
+from envtui.steps.coverage import CONTEXT_CODES, EXECUTION_CODE, unchecked_codes
 from envtui.steps.model import Finding
 
 
@@ -29,7 +31,20 @@ def finding_event(finding: Finding) -> FindingReported:
     )
 
 
-def step_events(step: StepContext, *, thread: str | None = None) -> list[Event]:
+def step_events(
+    step: StepContext,
+    *,
+    thread: str | None = None,
+    executed: Sequence[Finding] | None = None,
+) -> list[Event]:
+    """The step's record and its findings, for a live step.
+
+    ``executed`` is the check of where the previous step's calls ran, done just before
+    this step was captured (None: no calls ran, so that rule was not evaluated); its
+    findings follow this step's own. A live step never compares its context with Codex's.
+    """
+    findings = [*step.findings, *(executed or ())]
+    not_run = [*CONTEXT_CODES, *([EXECUTION_CODE] if executed is None else [])]
     record = StepRecorded(
         step=step.number,
         thread=thread,
@@ -39,9 +54,11 @@ def step_events(step: StepContext, *, thread: str | None = None) -> list[Event]:
         patch=step.patch,
         tools=[StepTool(name=t.name, environment_id=t.environment_id) for t in step.tools],
         notes=[note.text for note in step.notes],
+        unchecked=unchecked_codes(step.notes, not_run),
+        findings=len(findings),
     )
     events = [thread_event(record, at=step.at)]
-    events += [thread_event(finding_event(f), at=step.at) for f in step.findings]
+    events += [thread_event(finding_event(f), at=step.at) for f in findings]
     return events
 
 

@@ -233,6 +233,10 @@ TOOL_CODES = frozenset(
     }
 )
 """The codes of the tool rules, which :func:`check_step` runs before the call rules."""
+CALL_CODES = frozenset({"call-to-unknown-environment", "execution-routed-elsewhere"})
+"""The codes of the rules about the model's calls."""
+THREAD_CODES = frozenset({"selected-never-resolved"})
+"""Findings about the whole thread, never evaluated at one step."""
 
 
 def _call_rules(step: StepView, calls: Sequence[ToolCall], result: RuleResult) -> None:

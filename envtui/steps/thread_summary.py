@@ -9,21 +9,21 @@ streaming reader cuts into steps and the check judges. Reading a file (where its
 starts, which lines carry state, what was appended) is the sources' business.
 
 The summary's environments are those the latest recorded snapshot names (the state the
-rollout view shows too), and its incidents are :func:`active_incidents` of the latest
-checked step.
+rollout view shows too), and its incidents are :func:`active_incidents`: the dashboard's
+incident fold over the steps read in full, with the step still being written.
 """
 
 from __future__ import annotations
 
 import copy
 from collections import Counter
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from envtui.steps.check import RolloutChecker, StepReport
-from envtui.steps.events import recorded_statuses
+from envtui.steps.events import finding_event, recorded_statuses
+from envtui.steps.incidents import IncidentFold
 from envtui.steps.rollout import RolloutReader, RolloutStep
 from envtui.steps.rollout_items import parse_time, text_of
 from envtui.steps.rollout_lines import parse_line
@@ -36,18 +36,25 @@ TURN_START_TYPE = "task_started"
 STATUSES = ("starting", "ready", "unavailable")
 
 
-def active_incidents(
-    latest_step: int | None, findings: Iterable[tuple[int | None, str]]
-) -> list[str]:
-    """A thread's active incidents: the finding codes raised at its latest checked step.
+SUMMARY_INCIDENTS = 100
+"""Incidents a thread's summary keeps (it shows their codes, never their history)."""
 
-    ``findings`` are (step, code) pairs. A rule that still raises at the latest step is
-    what "active" will mean once the store folds findings into incidents (active, resolved,
-    acknowledged); this function is the one place to replace with that fold.
-    """
-    if latest_step is None:
-        return []
-    return sorted({code for step, code in findings if step == latest_step})
+
+def fold_report(fold: IncidentFold, report: StepReport) -> None:
+    """A checked step into the incident fold: its record, then its findings."""
+    fold.step(report.number, None, report.unchecked, len(report.findings))
+    for finding in report.findings:
+        fold.finding(finding_event(finding), None)
+
+
+def active_incidents(fold: IncidentFold, pending: StepReport | None = None) -> list[str]:
+    """A thread's active incidents: the codes of the incidents the fold holds open (none is
+    acknowledged here), after ``pending``, the step still being written, on a copy."""
+    if pending is not None:
+        fold = copy.deepcopy(fold)
+        fold_report(fold, pending)
+        fold.settle()
+    return fold.open_codes()
 
 
 @dataclass
@@ -135,6 +142,7 @@ class ThreadFold:
         self.started: datetime | None = None
         self.cwd: str | None = None
         self._latest: StepReport | None = None
+        self._incidents = IncidentFold(max_incidents=SUMMARY_INCIDENTS, history=1)
         self._open: StepReport | None = None
         self._open_stale = False
         self._findings: Counter[str] = Counter()
@@ -195,6 +203,7 @@ class ThreadFold:
     def _checked(self, step: RolloutStep) -> None:
         report = self._check(step)
         self._latest = report
+        fold_report(self._incidents, report)
         self._findings.update(f.code for f in report.findings)
         for env_id, status in recorded_statuses(step.section, step.number).items():
             if self._statuses.get(env_id) != status.status:
@@ -211,8 +220,8 @@ class ThreadFold:
 
     def summary(self, thread_id: str, *, size: int = 0) -> ThreadSummary:
         info = self.reader.info
-        latest = self._open_step() or self._latest
-        findings = [] if latest is None else [(latest.number, f.code) for f in latest.findings]
+        pending = self._open_step()
+        latest = pending or self._latest
         statuses = recorded_statuses(self.reader.world.section(), info.steps)
         return ThreadSummary(
             thread_id=info.thread_id or thread_id,
@@ -229,7 +238,7 @@ class ThreadFold:
             environments={
                 i: EnvironmentState(s.kind, s.status, s.primary) for i, s in statuses.items()
             },
-            incidents=active_incidents(latest.number if latest else None, findings),
+            incidents=active_incidents(self._incidents, pending),
             findings=dict(self._findings),
             transitions=dict(self._transitions),
             bad_lines=info.bad_line_count,

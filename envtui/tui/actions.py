@@ -16,17 +16,20 @@ from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import DataTable, Input, OptionList
 
+from envtui.events import thread_event
 from envtui.locations import export_dir
+from envtui.steps.incidents import acknowledgement
 from envtui.store import StepRow, Store, step_export
 from envtui.tui.delivery import copy_text, deliver_file
-from envtui.tui.details import environment_details, export_file_name, finding_details, keys_help
+from envtui.tui.details import environment_details, export_file_name, keys_help
 from envtui.tui.event_log import EventLog
 from envtui.tui.format import SORTABLE
 from envtui.tui.history_screen import HistoryScreen
+from envtui.tui.incidents_view import IncidentList, incident_details
 from envtui.tui.keymap import keys_in_force
 from envtui.tui.options import DashboardOptions
 from envtui.tui.screens import TextScreen
-from envtui.tui.widgets import VIEWS, ContextPanel, EnvironmentTable, FindingsList
+from envtui.tui.widgets import VIEWS, ContextPanel, EnvironmentTable
 
 
 class DashboardActions(Screen[None]):
@@ -44,6 +47,7 @@ class DashboardActions(Screen[None]):
         Binding("right_square_bracket", "step(1)", "Next step", key_display="]", id="next_step"),
         Binding("G", "live", "Live", id="live"),
         Binding("enter", "details", "Details", id="details"),
+        Binding("a", "acknowledge", "Ack incident", id="acknowledge"),
         Binding("y", "copy", "Copy", id="copy"),
         Binding("e", "export", "Export", id="export"),
         Binding("t", "theme", "Theme", id="theme"),
@@ -143,14 +147,9 @@ class DashboardActions(Screen[None]):
         self.query_one(EventLog).follow()
 
     def action_details(self) -> None:
-        findings_list = self.query_one(FindingsList)
-        if self.focused is findings_list and findings_list.highlighted is not None:
-            groups = self.store.finding_groups()
-            if findings_list.highlighted < len(groups):
-                finding, count = groups[findings_list.highlighted]
-                step = self.store.step(finding.step) if finding.step is not None else None
-                text = finding_details(finding, count, step)
-                self.app.push_screen(TextScreen(f"finding · {finding.code}", text))
+        incidents = self.query_one(IncidentList)
+        if self.focused is incidents:
+            self._incident_history(incidents.selected_number())
             return
         env_id = self.query_one(EnvironmentTable).selected_id()
         row = self.store.environments.get(env_id) if env_id is not None else None
@@ -162,6 +161,38 @@ class DashboardActions(Screen[None]):
                 return environment_details(current, self.options.clock(), self.options.zone)
 
             self.app.push_screen(TextScreen(f"environment · {row.id}", live))
+
+    def _incident_history(self, number: int | None) -> None:
+        """The incident's whole history, kept true while it is open (it may resolve)."""
+        incident = self.store.incidents.find(number) if number is not None else None
+        if incident is None:
+            return
+        fold, store, options = self.store.incidents, self.store, self.options
+
+        def history() -> str:
+            current = fold.find(incident.number) or incident
+            return incident_details(current, store.step, options.clock(), options.zone)
+
+        title = f"incident · {incident.code} · {incident.environment_id or incident.tool or ''}"
+        self.app.push_screen(TextScreen(title, history))
+
+    def action_acknowledge(self) -> None:
+        """Acknowledge the active incident under the incidents' cursor, as an event: it is
+        logged, and folded like any other (a recording of it replays the same)."""
+        number = self.query_one(IncidentList).selected_number()
+        incident = self.store.incidents.find(number) if number is not None else None
+        if incident is None or incident.state != "active":
+            what = "no incident" if incident is None else f"the incident is {incident.state}"
+            self.notify(f"{what}: nothing to acknowledge", severity="warning", markup=False)
+            return
+        event = thread_event(acknowledgement(incident), at=self.options.clock())
+        deliver = getattr(self.app, "operator_event", None)
+        if callable(deliver):
+            deliver(event)
+        else:  # an app without a source of its own
+            self.store.apply(event)
+        who = incident.environment_id or incident.tool or "thread"
+        self.notify(f"acknowledged: {incident.code} ({who})", markup=False)
 
     def action_copy(self) -> None:
         panel = self.query_one(ContextPanel)

@@ -32,6 +32,7 @@ from envtui.locations import export_dir
 from envtui.safe_text import for_terminal, one_line
 from envtui.stopping import on_signals
 from envtui.store import Store
+from envtui.tui.alerting import Alerting
 from envtui.tui.delivery import deliver_file, download, screenshot_file_name
 from envtui.tui.format import use_ascii
 from envtui.tui.keymap import binding_ids, check_keymap
@@ -41,6 +42,8 @@ from envtui.tui.themes import DEFAULT_THEME, STATUS_VARIABLES, available_themes
 
 __all__ = ["DashboardOptions", "EnvTuiApp", "EnvtuiCommands"]
 
+ALERT_CHECK = 0.25
+"""Seconds between two looks at the store's alert queue (paused or not)."""
 SERVER_CHECK = 1.0
 """Seconds between two looks, in a browser, at whether textual-serve's server still runs."""
 
@@ -55,6 +58,7 @@ class EnvtuiCommands(Provider):
         ("Copy the context text", "copy"),
         ("Filter environments", "filter"),
         ("Status history of every environment", "history"),
+        ("Acknowledge the incident under the cursor", "acknowledge"),
         ("Show the keys", "help"),
     )
 
@@ -120,6 +124,8 @@ class EnvTuiApp(App[None]):
         self._source_task: asyncio.Task[None] | None = None
         self._signals = contextlib.ExitStack()
         self.main_screen: MainScreen | None = None
+        self.alerting: Alerting | None = None
+        self._alert_command: Any = None  # an AlertCommand, imported only when configured
         themes, self.theme_problems = available_themes()
         for theme in themes:  # registered before the CSS that uses $status-* is parsed
             self.register_theme(theme)
@@ -231,10 +237,57 @@ class EnvTuiApp(App[None]):
             # was killed, or crashed), nothing else would, so it quits when orphaned.
             server = os.getppid()
             self.set_interval(SERVER_CHECK, lambda: self._quit_without(server))
+        self._start_alerting()
         if self.source is not None:
             self._source_task = asyncio.get_running_loop().create_task(
                 self._run_source(self.source)
             )
+
+    def _start_alerting(self) -> None:
+        """The opt-in alerts: the bell, a notification, the command (see ``tui.alerting``)."""
+        settings = self.options.alerts
+        if settings is None or not settings.any:
+            return
+        command = None
+        if settings.command:
+            from envtui.sources.alerts import AlertCommand
+
+            self._alert_command = AlertCommand(
+                settings.command,
+                self._alert_problem,
+                timeout=settings.timeout,
+                coalesce=settings.coalesce,
+            )
+            command = self._alert_command.add
+        self.alerting = Alerting(
+            settings,
+            bell=self.bell,
+            toast=lambda text, bad: self.notify(
+                text,
+                title="envtui alert",
+                severity="warning" if bad else "information",
+                markup=False,
+            ),
+            write_terminal=self._write_terminal,
+            command=command,
+            tmux=bool(os.environ.get("TMUX")),
+        )
+        self.set_interval(ALERT_CHECK, self._deliver_alerts)
+
+    def _deliver_alerts(self) -> None:
+        if self.alerting is not None:
+            self.alerting.deliver(self.store.alerts.take())
+
+    def _alert_problem(self, message: str) -> None:
+        """A failing alert command, said once in the log (never blocking the view)."""
+        self.ingest(thread_event(WarningMessage(message=message), at=self.options.clock()))
+
+    def _write_terminal(self, sequence: str) -> None:
+        """An escape for the terminal itself (a desktop notification), as Textual writes
+        its bell; not in a browser or a headless run."""
+        driver = self._driver
+        if driver is not None and not self.is_headless and not self.is_web:
+            driver.write(sequence)
 
     def _quit_without(self, server: int) -> None:
         if os.getppid() != server:
@@ -264,6 +317,14 @@ class EnvTuiApp(App[None]):
         if self.main_screen is not None:
             self.main_screen.request_frame()
 
+    def operator_event(self, event: Event) -> None:
+        """An event the operator caused (an acknowledgement): folded like the source's, and
+        written to the recording, when there is one, so a replay shows it too."""
+        self.ingest(event)
+        record = getattr(self.source, "record", None)
+        if callable(record):
+            record(event)
+
     def _notify_on_error(self, event: Event) -> None:
         """A lasting notice for a warning of ``error`` severity: the source itself failed.
 
@@ -276,6 +337,8 @@ class EnvTuiApp(App[None]):
     async def on_unmount(self) -> None:
         self._signals.close()
         self._stop.set()
+        if self._alert_command is not None:
+            await self._alert_command.aclose()
         task = self._source_task
         if task is not None:
             try:

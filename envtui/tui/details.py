@@ -1,4 +1,4 @@
-"""The text of the dashboard's detail screens (an environment, a finding, the keys) and the
+"""The text of the dashboard's detail screens (an environment, the keys) and the
 name of a step's export file, as pure functions of the store's rows.
 
 They live outside the widgets so each can be tested as a whole expected string, without a
@@ -11,7 +11,6 @@ from collections.abc import Callable, Iterable
 from datetime import datetime, tzinfo
 from pathlib import Path
 
-from envtui.events import FindingReported
 from envtui.store import EnvironmentRow, StepRow
 from envtui.tui.format import time_text
 
@@ -42,22 +41,6 @@ def environment_details(row: EnvironmentRow, now: datetime, zone: tzinfo | None 
     ]
     body = "\n".join(f"{name:<11} {value}" for name, value in fields)
     return body + "\n\nevents\n" + "\n".join(row.events)
-
-
-def finding_details(finding: FindingReported, count: int, step: StepRow | None) -> str:
-    """One finding explained: its fields, its message, how often it was reported (``count``)
-    and, when its ``step`` is still held, the context that step sent."""
-    where = finding.step if finding.step is not None else "thread"
-    body = (
-        f"code: {finding.code}\nseverity: {finding.severity}\nstep: {where}\n"
-        f"tool: {finding.tool or '-'}\nenvironment: {finding.environment_id or '-'}\n"
-        f"\n{finding.message}\n"
-    )
-    if count > 1:
-        body += f"\nreported {count} times; this is the latest.\n"
-    if step is not None and step.diff:
-        body += f"\nthe step's context:\n{step.diff}\n"
-    return body
 
 
 def keys_help(keys: Iterable[tuple[str, str]]) -> str:

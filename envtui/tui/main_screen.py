@@ -32,13 +32,9 @@ from envtui.store import Store
 from envtui.tui.actions import DashboardActions
 from envtui.tui.event_log import EventLog
 from envtui.tui.format import clock_text, fit, glyphs, source_badge
+from envtui.tui.incidents_view import IncidentList, banner_text
 from envtui.tui.options import DashboardOptions
-from envtui.tui.widgets import (
-    ContextPanel,
-    EnvironmentTable,
-    FindingsList,
-    ToolsPanel,
-)
+from envtui.tui.widgets import ContextPanel, EnvironmentTable, ToolsPanel
 
 WIDE = 120
 """From this many columns on, the panels sit side by side; below it, they are tabs."""
@@ -58,13 +54,14 @@ class Chosen:
     sort_reverse: bool = False
     view: str = "full"
     cursor: str | None = None
+    incident: int | None = None
     focus: str | None = "table"
     log_following: bool = True
     log_filter: str = ""
 
 
 class MainScreen(DashboardActions):
-    """The dashboard's one screen: environments, events, the step's context, tools, findings."""
+    """The dashboard's one screen: environments, events, the step's context, tools, incidents."""
 
     def __init__(self, store: Store, options: DashboardOptions) -> None:
         super().__init__(store, options)
@@ -72,7 +69,7 @@ class MainScreen(DashboardActions):
         self.wide = True
         self.chosen = Chosen()
         self._recomposing = False
-        self._finding_count = 0
+        self._active_count = 0
         self._header = ""
         self._second = 0  # the clock's second the last frame drew
         self._frame_pending = False
@@ -87,7 +84,7 @@ class MainScreen(DashboardActions):
         log = EventLog(self.options.max_log_lines, self.store.log, id="log")
         context = ContextPanel(id="context")
         tools = ToolsPanel("", id="tools")
-        findings = FindingsList(id="findings")
+        findings = IncidentList(id="findings")
         if self.wide:
             with Horizontal(id="lower", classes="-wide"):
                 yield log
@@ -103,7 +100,7 @@ class MainScreen(DashboardActions):
                     yield context
                 with TabPane("tools", id="tab-tools"):
                     yield tools
-                with TabPane("findings", id="tab-findings"):
+                with TabPane("incidents", id="tab-findings"):
                     yield findings
         yield Input(placeholder="filter environments (esc clears)", id="filter")
         yield Footer()
@@ -133,6 +130,7 @@ class MainScreen(DashboardActions):
             sort_reverse=table.sort_reverse,
             view=self.query_one(ContextPanel).view,
             cursor=table.selected_id(),
+            incident=self.query_one(IncidentList).selected_number(),
             focus=self.focused.id if self.focused is not None else None,
             log_following=self.query_one(EventLog).following,
             log_filter=self.query_one(EventLog).folded.filter.text,
@@ -154,6 +152,7 @@ class MainScreen(DashboardActions):
         self._header = ""  # the header widget is new too
         self.redraw_all()
         table.select(chosen.cursor)
+        self.query_one(IncidentList).select_number(chosen.incident)
         if not chosen.log_following:
             log = self.query_one(EventLog)
             log.following = False
@@ -246,6 +245,7 @@ class MainScreen(DashboardActions):
             self.step_number = None  # the step shown is gone with its run
         if changes.steps or changes.findings:
             self._draw_step()
+        if changes.incidents or new_second:  # durations grow with the clock
             self._draw_findings()
         self._draw_header()
 
@@ -262,21 +262,15 @@ class MainScreen(DashboardActions):
         self.query_one(ToolsPanel).show(step)
 
     def _draw_findings(self) -> None:
-        findings = self.store.findings()
-        self._finding_count = len(findings)  # the header reads this every frame
-        self.query_one(FindingsList).show(self.store.finding_groups(), len(findings))
+        """The incidents list, and the banner while any incident is active and not acked."""
+        incidents = self.store.incidents
+        active = incidents.active()
+        self._active_count = len(active)  # the header reads this every frame
+        self.query_one(IncidentList).show(incidents.incidents(), self.options.clock())
         banner = self.query_one("#banner", Static)
-        if findings:
-            codes = ", ".join(dict.fromkeys(one_line(f.code) for f in findings))
-            banner.update(
-                Text(
-                    f"{glyphs().warning} {len(findings)} finding(s): {codes}"
-                    "  (enter on a finding explains it)",
-                    no_wrap=True,
-                    overflow="ellipsis",
-                )
-            )
-        banner.set_class(bool(findings), "-visible")
+        if active:
+            banner.update(Text(banner_text(active), no_wrap=True, overflow="ellipsis"))
+        banner.set_class(bool(active), "-visible")
 
     def header_text(self) -> str:
         """The header line: what runs, any source that is not up, the step, the clock."""
@@ -297,8 +291,8 @@ class MainScreen(DashboardActions):
                 when = f"{step.current_date or '-'} {step.timezone or ''}"
                 parts.append((1, f"context {one_line(when)}"))
         parts.append((6, clock_text(now, self.options.zone)))
-        if self._finding_count:
-            parts.append((7, f"{glyphs().warning} {self._finding_count}"))
+        if self._active_count:
+            parts.append((7, f"{glyphs().warning} {self._active_count}"))
         if self.paused:
             parts.append((9, f"PAUSED +{self.store.counters['total'] - self.paused_at} events"))
         return fit(parts, max(20, self.size.width - 2))

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime, tzinfo
 from pathlib import Path
 
+from envtui.alerts_config import AlertsConfig
 from envtui.context.local_time import system_clock
 
 
@@ -34,3 +35,5 @@ class DashboardOptions:
     """Draw every glyph with characters every terminal and font has."""
     remember_theme: bool = False
     """Keep the theme chosen with ``t`` for the next run (the command line turns it on)."""
+    alerts: AlertsConfig | None = None
+    """How to alert about incidents and hosts going down or back (None: never)."""

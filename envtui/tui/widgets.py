@@ -19,10 +19,8 @@ from textual.containers import VerticalScroll
 from textual.markup import escape
 from textual.message import Message
 from textual.reactive import var
-from textual.widgets import DataTable, OptionList, Static
-from textual.widgets.option_list import Option
+from textual.widgets import DataTable, Static
 
-from envtui.events import FindingReported
 from envtui.safe_text import for_terminal, one_line
 from envtui.store import EnvironmentRow, StepRow
 from envtui.tui.format import (
@@ -317,30 +315,3 @@ class ToolsPanel(Static):
             }.get(parameter, "")
             lines.append(f"{one_line(name):<22} {marker}\n")
         self.update(lines)
-
-
-class FindingsList(OptionList):
-    """Findings grouped by code and environment, newest first; ``enter`` explains one."""
-
-    _labels: list[str] | None = None
-
-    def show(self, groups: list[tuple[FindingReported, int]], total: int) -> None:
-        title = f"findings ({total})"
-        if self.border_title != title:  # a same title would still repaint the whole list
-            self.border_title = title
-        labels = []
-        for finding, count in groups:
-            where = f"step {finding.step}" if finding.step is not None else "thread"
-            times = f"  x{count}" if count > 1 else ""
-            who = one_line(finding.environment_id or "-")
-            labels.append(f"{where}  {one_line(finding.code)}  {who}{times}")
-        if labels == self._labels:
-            return  # the same list: not rebuilt
-        self._labels = labels
-        highlighted = self.highlighted
-        self.clear_options()
-        self.add_options(
-            [Option(Text(label, no_wrap=True), id=str(i)) for i, label in enumerate(labels)]
-        )
-        if groups:
-            self.highlighted = min(highlighted or 0, len(groups) - 1)

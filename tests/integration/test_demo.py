@@ -1,4 +1,5 @@
-"""The embedded demo keeps every panel busy: statuses of all kinds, both findings in view."""
+"""The embedded demo keeps every panel busy: statuses of all kinds, both findings in view,
+and incidents that open and resolve as its flaky host drops and comes back."""
 
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ async def test_after_five_seconds_something_is_always_ready_starting_and_unavail
         statuses = {row.status for row in store.environments.values()}
         assert {"ready", "starting", "unavailable"} <= statuses, statuses
         assert store.primary in {"local", "build"}
-        codes_in_view = {finding.code for finding, _ in store.finding_groups()}
+        codes_in_view = {incident.code for incident in store.incidents.incidents()}
         assert seen_codes <= codes_in_view, f"out of view: {seen_codes - codes_in_view}"
         seen_codes.update(codes_in_view)
         both_seen = {"execution-routed-elsewhere", "stale-available"} <= seen_codes
@@ -41,13 +42,43 @@ async def test_after_five_seconds_something_is_always_ready_starting_and_unavail
         await wait_until(busy, timeout=5.5, what="ready, starting and unavailable environments")
         # The ghost host leaves after eight seconds; stale-available follows at the next step.
         await wait_until(stays_busy_until_both_findings_are_seen, timeout=30, what="both findings")
-        codes_in_view = {finding.code for finding, _ in store.finding_groups()}
+        codes_in_view = {incident.code for incident in store.incidents.incidents()}
         assert {"execution-routed-elsewhere", "stale-available"} <= codes_in_view
         assert store.steps
         assert store.steps[-1].text is not None
         assert store.steps[-1].text.startswith("<environment_context>")
         assert store.counters["environment_connected"] >= 3
         assert store.counters["environment_disconnected"] >= 1
+    finally:
+        stop.set()
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.wait_for(task, timeout=20)
+
+
+async def test_the_flaky_hosts_incident_resolves_when_it_comes_back() -> None:
+    """flaky drops every 15 s and reconnects: while it is down the snapshot still calls it
+    available (stale-available); once it is back, the incident resolves, and the banner's
+    count (active, unacknowledged) goes back down."""
+    store = Store()
+    stop = asyncio.Event()
+    task = asyncio.ensure_future(run_demo(store.apply, stop, step_interval=0.5, turn_steps=16))
+
+    def flaky_incidents() -> list[str]:
+        return [i.state for i in store.incidents.incidents() if i.environment_id == "flaky"]
+
+    try:
+        await wait_until(lambda: "resolved" in flaky_incidents(), timeout=60, what="recovery")
+        (resolved,) = [
+            i
+            for i in store.incidents.incidents()
+            if i.environment_id == "flaky" and i.state == "resolved"
+        ]
+        assert resolved.code == "stale-available"
+        assert resolved.resolved_step is not None
+        assert resolved.last_step is not None
+        assert resolved.resolved_step > resolved.last_step >= (resolved.first_step or 0)
+        assert store.environments["flaky"].status == "ready"
+        assert all(i.environment_id != "flaky" for i in store.incidents.active())
     finally:
         stop.set()
         with contextlib.suppress(asyncio.CancelledError):

@@ -34,9 +34,10 @@ from envtui.events import (
     thread_event,
 )
 from envtui.tui.app import DashboardOptions, EnvTuiApp
+from envtui.tui.incidents_view import IncidentList
 from envtui.tui.main_screen import MainScreen
 from envtui.tui.screens import TextScreen
-from envtui.tui.widgets import EnvironmentTable, FindingsList
+from envtui.tui.widgets import EnvironmentTable
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -164,7 +165,7 @@ async def test_every_view_screen_and_notice_is_inert(
         check("environment details")
         await pilot.press("escape")
         assert isinstance(app.screen, MainScreen)
-        app.screen.query_one(FindingsList).focus()
+        app.screen.query_one(IncidentList).focus()
         await pilot.press("enter")
         assert isinstance(app.screen, TextScreen)
         await pilot.pause(0.05)

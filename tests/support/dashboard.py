@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from textual.command import CommandList
 from textual.pilot import Pilot
 
 from tests.support.scripted import scripted_events
@@ -56,3 +57,17 @@ class Feed:
         assert self.sink is not None
         for event in events:
             self.sink(event)
+
+
+async def run_from_palette(app: EnvTuiApp, pilot: Pilot[Any], typed: str, label: str) -> None:
+    """Open the command palette, type ``typed``, wait until ``label`` is the top hit, run it."""
+    await pilot.press("ctrl+p")
+    await pilot_wait_until(pilot, lambda: bool(app.screen.query(CommandList)), what="palette")
+    await pilot.press(*typed)
+
+    def top_hit() -> str:
+        hits = app.screen.query_one(CommandList)
+        return str(hits.get_option_at_index(0).prompt) if hits.option_count else ""
+
+    await pilot_wait_until(pilot, lambda: top_hit() == label, what=f"the hit {label!r}")
+    await pilot.press("enter")

@@ -321,3 +321,37 @@ def test_bad_events_file_is_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture
     assert code == 2
     assert err.startswith(f"envtui check: error: {events}: cannot read: ")
     assert err.count("\n") == 1
+
+
+def test_json_folds_the_findings_into_incidents_with_their_resolution(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """devbox is lost before step 2 and back before step 3: one stale-available incident,
+    raised at step 2 and resolved at step 3."""
+    events = tmp_path / "events.jsonl"
+    events.write_text(
+        DEVBOX_LOST
+        + '{"id":"","msg":{"type":"environment_connected","environment_id":"devbox"},"at":"2026-11-30T03:16:12+00:00"}\n'
+    )
+    writer = _healthy()
+    writer.turn()
+    writer.step(TWO, at="2026-11-30T03:16:15.000Z")
+    writer.call("exec_command", {"cmd": "ls", "environment_id": "devbox"})
+    writer.end_turn()
+    code, out, _ = run_check(
+        writer.save(tmp_path), "--json", "--events", str(events), capture=capsys
+    )
+    assert code == 1
+    report = json.loads(out)
+    assert [f["code"] for f in report["findings"]] == ["stale-available"]
+    assert report["incidents"] == [
+        {
+            "code": "stale-available",
+            "environments": ["devbox"],
+            "tool": None,
+            "first_step": 2,
+            "last_step": 2,
+            "steps": 1,
+            "resolved_step": 3,
+        }
+    ]

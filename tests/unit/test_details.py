@@ -4,20 +4,21 @@ from __future__ import annotations
 
 import json
 from collections import deque
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from envtui.events import FindingReported
+from envtui.steps.incidents import IncidentFold
 from envtui.store import EnvironmentRow, StepRow, step_export
 from envtui.tui.details import (
     ESCAPING_NOTE,
     environment_details,
     export_file_name,
-    finding_details,
     keys_help,
     unused_path,
 )
+from envtui.tui.incidents_view import incident_details
 
 AT = datetime(2026, 11, 30, 12, 0, 6, tzinfo=UTC)
 STALE = FindingReported(
@@ -96,41 +97,55 @@ def test_an_environment_nothing_is_known_about_shows_dashes() -> None:
     )
 
 
-def test_a_finding_reported_once_without_its_step() -> None:
-    thread_wide = STALE.model_copy(update={"step": None, "tool": "exec_command"})
-    assert finding_details(thread_wide, 1, None) == (
-        "code: stale-available\n"
-        "severity: error\n"
-        "step: thread\n"
-        "tool: exec_command\n"
-        "environment: build\n"
+def test_an_incident_shows_its_fields_then_each_step_with_its_diff() -> None:
+    fold = IncidentFold()
+    diff = "<environment_context>\n  <cwd>/srv/build</cwd>\n</environment_context>"
+    steps = {2: step_row(2, diff=diff), 3: step_row(3, diff=None)}
+    for number in (2, 3):
+        when = AT + timedelta(seconds=10 * (number - 2))
+        fold.step(number, when, [], 1)
+        fold.finding(STALE.model_copy(update={"step": number}), when)
+    fold.step(4, AT + timedelta(seconds=60), [], 0)
+    (incident,) = fold.incidents()
+    now = AT + timedelta(seconds=90)
+    assert incident_details(incident, steps.get, now, UTC) == (
+        "code          stale-available\n"
+        "severity      error\n"
+        "environment   build\n"
+        "tool          -\n"
+        "state         resolved\n"
+        "first seen    step 2 at 12:00:06 UTC (1 min ago)\n"
+        "last seen     step 3 at 12:00:16 UTC (1 min ago)\n"
+        "steps         2\n"
+        "duration      1 min\n"
+        "resolved      step 4 at 12:01:06 UTC (30 s ago)\n"
         "\n"
-        "the context presents 'build' as available, but the connection is known to be lost\n"
-    )
-
-
-def test_a_repeated_finding_says_how_often_and_shows_the_steps_context() -> None:
-    step = step_row(diff="<environment_context>\n  <cwd>/srv/build</cwd>\n</environment_context>")
-    assert finding_details(STALE, 3, step) == (
-        "code: stale-available\n"
-        "severity: error\n"
-        "step: 2\n"
-        "tool: -\n"
-        "environment: build\n"
+        f"{STALE.message}\n"
         "\n"
-        "the context presents 'build' as available, but the connection is known to be lost\n"
-        "\n"
-        "reported 3 times; this is the latest.\n"
-        "\n"
-        "the step's context:\n"
+        f"--- step 2 at 12:00:06 UTC (1 min ago): {STALE.message}\n"
         "<environment_context>\n"
         "  <cwd>/srv/build</cwd>\n"
         "</environment_context>\n"
+        "\n"
+        f"--- step 3 at 12:00:16 UTC (1 min ago): {STALE.message}\n"
+        "(no context change sent at this step)\n"
     )
 
 
-def test_a_step_that_sent_no_context_adds_none_to_the_finding() -> None:
-    assert finding_details(STALE, 1, step_row(diff=None)) == finding_details(STALE, 1, None)
+def test_an_incident_whose_steps_are_gone_says_so_and_how_many_are_kept() -> None:
+    fold = IncidentFold(history=1)
+    for number in (1, 2):
+        fold.step(number, None, [], 1)
+        fold.finding(STALE.model_copy(update={"step": number}), None)
+    (incident,) = fold.incidents()
+    text = incident_details(incident, lambda _n: None, AT)
+    assert "state         active\n" in text
+    assert "first seen    step 1\n" in text
+    assert "duration      -\n" in text
+    assert text.endswith(
+        "(the last 1 of 2 steps are kept)\n"
+        f"\n--- step 2: {STALE.message}\n(the step is no longer held)\n"
+    )
 
 
 def test_the_keys_are_listed_in_order_then_the_palette_and_the_escaping_note() -> None:

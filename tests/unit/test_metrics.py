@@ -60,10 +60,13 @@ def test_an_environment_removed_has_no_series() -> None:
     assert not [k for k in _samples(state) if k[0] == "envtui_environment_status"]
 
 
-def test_incidents_are_the_codes_of_the_latest_step_and_findings_are_counted() -> None:
+def test_incidents_are_the_open_incidents_of_the_fold_and_findings_are_counted() -> None:
+    """stale-available is raised at step 1 and not at step 2, which evaluated its rule: it
+    resolved; primary-mismatch, raised at step 2, is the one active incident."""
     state = MetricsState()
     for step, code in ((1, "stale-available"), (2, "primary-mismatch")):
-        state.event(thread_event(StepRecorded(step=step, thread="t-1")))
+        record = StepRecorded(step=step, thread="t-1", unchecked=[], findings=1)
+        state.event(thread_event(record))
         state.event(
             thread_event(FindingReported(code=code, severity="warning", step=step, message="m"))
         )
@@ -72,6 +75,18 @@ def test_incidents_are_the_codes_of_the_latest_step_and_findings_are_counted() -
     assert active == {(("code", "primary-mismatch"), ("thread", "t-1"))}
     stale = ("envtui_findings_total", (("code", "stale-available"), ("thread", "t-1")))
     assert samples[stale] == 1
+
+
+def test_a_rule_that_could_not_run_keeps_its_incident_active() -> None:
+    state = MetricsState()
+    state.event(thread_event(StepRecorded(step=1, thread="t-1", unchecked=[], findings=1)))
+    state.event(
+        thread_event(FindingReported(code="stale-available", severity="error", step=1, message="m"))
+    )
+    skipped = StepRecorded(step=2, thread="t-1", unchecked=["stale-available"], findings=0)
+    state.event(thread_event(skipped))
+    active = {k[1] for k in _samples(state) if k[0] == "envtui_incidents_active"}
+    assert active == {(("code", "stale-available"), ("thread", "t-1"))}
 
 
 def test_label_values_are_kept_as_they_are() -> None:

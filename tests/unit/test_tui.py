@@ -12,15 +12,16 @@ import pytest
 from textual.command import CommandList, CommandPalette
 from textual.theme import Theme
 
-from tests.support.dashboard import settled
+from tests.support.dashboard import run_from_palette, settled
 from tests.support.scripted import clock, scripted_events, scripted_source, status
 from tests.support.waiting import pilot_wait_until, wait_until
 
 from envtui.tui.app import DashboardOptions, EnvTuiApp
 from envtui.tui.event_log import EventLog
+from envtui.tui.incidents_view import IncidentList
 from envtui.tui.main_screen import MainScreen
 from envtui.tui.screens import TextScreen
-from envtui.tui.widgets import ContextPanel, EnvironmentTable, FindingsList, ToolsPanel
+from envtui.tui.widgets import ContextPanel, EnvironmentTable, ToolsPanel
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -110,11 +111,14 @@ async def test_panels_show_the_scripted_stream(tmp_path: Path) -> None:
             "exec_command           environment_id?",  # optional: the marker says so
             "write_stdin",  # absent: no marker
         ]
-        findings = app.screen.query_one(FindingsList)
+        findings = app.screen.query_one(IncidentList)
         assert findings.option_count == 2
         banner = app.screen.query_one("#banner")
         assert banner.has_class("-visible")
-        assert "2 finding(s): stale-available, execution-routed-elsewhere" in str(banner.render())
+        assert (
+            "2 active incident(s): stale-available (build), execution-routed-elsewhere (build)"
+            in str(banner.render())
+        )
         header = str(app.screen.query_one("#header").render())
         assert "thread thread-1" in header
         assert "step 2" in header
@@ -190,7 +194,7 @@ async def test_pause_freezes_the_view_and_resume_catches_up(tmp_path: Path) -> N
         assert app.screen.query_one(EventLog).line_count == len(scripted_events()) + 5
 
 
-async def test_enter_explains_an_environment_and_a_finding(tmp_path: Path) -> None:
+async def test_enter_explains_an_environment_and_an_incident(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(140, 44)) as pilot:
         await settled(app, pilot)
@@ -200,11 +204,12 @@ async def test_enter_explains_an_environment_and_a_finding(tmp_path: Path) -> No
         assert "connection  disconnected" in app.screen.body
         assert "environment_disconnected build" in app.screen.body
         await pilot.press("escape")
-        app.screen.query_one(FindingsList).focus()
+        app.screen.query_one(IncidentList).focus()
         await pilot.press("enter")
         assert isinstance(app.screen, TextScreen)
-        assert app.screen.title_text == "finding · stale-available"
-        assert "known to be lost" in app.screen.body
+        # the newest incident comes first
+        assert app.screen.title_text == "incident · execution-routed-elsewhere · build"
+        assert "ran in 'build', but the step routed" in app.screen.body
         await pilot.press("escape")
 
 
@@ -350,13 +355,13 @@ async def test_narrow_terminal_uses_tabs(tmp_path: Path) -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await settled(app, pilot)
         assert app.screen.query("TabbedContent")
-        assert app.screen.query_one(FindingsList).option_count == 2
+        assert app.screen.query_one(IncidentList).option_count == 2
         await pilot.resize_terminal(130, 40)
         await pilot_wait_until(
             pilot, lambda: not app.screen.query("TabbedContent"), what="the wide layout"
         )
         await settled(app, pilot)
-        assert app.screen.query_one(FindingsList).option_count == 2
+        assert app.screen.query_one(IncidentList).option_count == 2
 
 
 async def test_keys_act_on_the_new_widgets_after_the_layout_changes(tmp_path: Path) -> None:
@@ -458,15 +463,6 @@ async def test_command_palette_keeps_textuals_commands_and_adds_envtuis(tmp_path
     app = make_app(tmp_path)
     async with app.run_test(size=(140, 44)) as pilot:
         await settled(app, pilot)
-        await pilot.press("ctrl+p")
-        await pilot_wait_until(pilot, lambda: bool(app.screen.query(CommandList)))
-        await pilot.press(*"pause or resume")
-
-        def top_hit() -> str:
-            hits = app.screen.query_one(CommandList)
-            return str(hits.get_option_at_index(0).prompt) if hits.option_count else ""
-
-        await pilot_wait_until(pilot, lambda: top_hit() == "envtui: Pause or resume the view")
-        await pilot.press("enter")
+        await run_from_palette(app, pilot, "pause or resume", "envtui: Pause or resume the view")
         await settled(app, pilot)
         assert screen(app).paused

@@ -1,0 +1,56 @@
+"""Which rules a step could not run: the finding codes it can neither raise nor clear.
+
+An incident resolves when a later step evaluated its rule and did not raise it, so a step
+must say which rules it did *not* evaluate; otherwise a rule that was skipped (no tool
+list, no connection state, no snapshot) would look like a condition that went away. The
+rules say why they skipped with a typed :class:`~envtui.steps.model.Note`; this module is
+the one table from those note codes to the finding codes they silence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from envtui.steps.model import Note, NoteCode
+from envtui.steps.rules import CALL_CODES, THREAD_CODES, TOOL_CODES
+
+ENVIRONMENT_ID_CODES = frozenset({"missing-environment-id", "unexpected-environment-id"})
+CONTEXT_CODES = frozenset({"context-mismatch"})
+RULE_CODES = TOOL_CODES | CALL_CODES | {"stale-available", "primary-mismatch"}
+"""Every code the per-step rules raise (the context check and the thread's aside)."""
+
+SILENCED_BY: dict[NoteCode, frozenset[str]] = {
+    "tool-rules-skipped": TOOL_CODES,
+    "stale-available-unchecked": frozenset({"stale-available"}),
+    "tool-parameter-unknown": ENVIRONMENT_ID_CODES,
+    "rules-not-run": RULE_CODES,
+    "context-unchecked": CONTEXT_CODES,
+}
+"""The finding codes a step cannot evaluate when one of its rules adds this note."""
+
+EXECUTION_CODE = "execution-routed-elsewhere"
+"""Known only once a step's calls ran somewhere: a rollout never records where, and a
+live step's calls run after the step is recorded (its next step carries that check)."""
+
+
+def unchecked_codes(notes: Iterable[Note], *also: Iterable[str]) -> list[str]:
+    """The sorted finding codes the notes silence, with ``also`` (codes a source knows it
+    never evaluates, such as where calls ran)."""
+    codes: set[str] = set()
+    for note in notes:
+        codes |= SILENCED_BY.get(note.code, frozenset())
+    for more in also:
+        codes.update(more)
+    return sorted(codes)
+
+
+def evaluated(code: str, unchecked: Iterable[str] | None) -> bool:
+    """Whether a step with these ``unchecked`` codes evaluated ``code``'s rule.
+
+    A finding of the whole thread (``selected-never-resolved``) is never evaluated per
+    step. ``unchecked`` None is a step recorded before steps said so: read as every per-step
+    rule having run, which is what envtui's own steps did then.
+    """
+    if code in THREAD_CODES:
+        return False
+    return unchecked is None or code not in unchecked

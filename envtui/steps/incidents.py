@@ -1,0 +1,322 @@
+"""Findings folded into incidents: one per episode of a condition, and its state.
+
+A rule raises its finding at every step its cause lasts; an operator asks what is wrong
+now, since when, and whether it recovered. So findings with the same code about the same
+environment (or, for a rule that names tools and no environment, the same tool) are one
+incident while they keep being raised: first and last seen, how many steps raised it, and
+its state:
+
+- **active**: raised at the latest step that evaluated its rule;
+- **acknowledged**: the operator said they know; it stays so until it resolves;
+- **resolved**: a later step evaluated the rule and did not raise it (that step and its
+  time are kept). Raised again later, it is a new incident.
+
+A step says which rules it could not run (``StepRecorded.unchecked``); those neither raise
+nor resolve. A finding that names several environments (``'flaky', 'ghost'``) counts for
+each, so a second environment joining does not end and restart the first one's incident.
+
+The findings of a step follow its record. The step settles (what it did not raise is
+resolved) once the number of findings it announced have arrived, or, for a recording from
+before steps announced it, at the next event that is not one of its findings. Every source
+(live, demo, replay, rollout, codex) goes through this one fold, in the store, in
+``envtui events`` and in ``envtui check``; ``envtui sessions`` and the metrics read it too.
+Memory is bounded: resolved incidents beyond ``max_incidents`` are dropped oldest first,
+and each incident keeps the last ``history`` steps that raised it.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+from envtui.events import Event, FindingReported, Severity, StepRecorded
+from envtui.incident_events import (
+    AnyIncident,
+    IncidentAcknowledged,
+    IncidentOpened,
+    IncidentResolved,
+)
+from envtui.steps.coverage import evaluated
+
+IncidentKey = tuple[str, str | None, str | None]
+"""(code, environment, tool): what one incident is about."""
+IncidentState = Literal["active", "acknowledged", "resolved"]
+STATE_ORDER: dict[IncidentState, int] = {"active": 0, "acknowledged": 1, "resolved": 2}
+
+DEFAULT_INCIDENTS = 1_000
+DEFAULT_HISTORY = 100
+
+
+def _names(text: str | None) -> list[str]:
+    return [part.strip() for part in (text or "").split(",") if part.strip()]
+
+
+def incident_keys(code: str, environment_id: str | None, tool: str | None) -> list[IncidentKey]:
+    """The incidents one finding counts for: one per environment it names, else one per
+    tool it names, else one for its code alone."""
+    environments = list(dict.fromkeys(_names(environment_id)))
+    if environments:
+        return [(code, env, None) for env in environments]
+    tools = list(dict.fromkeys(_names(tool)))
+    return [(code, None, t) for t in tools] if tools else [(code, None, None)]
+
+
+@dataclass(frozen=True)
+class Raise:
+    """One step that raised an incident (None: a finding of the whole thread)."""
+
+    step: int | None
+    at: datetime | None
+    message: str
+
+
+@dataclass
+class Incident:
+    number: int
+    """Its place among the incidents of the run, from 1: a stable id for views."""
+    key: IncidentKey
+    severity: Severity
+    message: str
+    first_step: int | None
+    first_at: datetime | None
+    last_step: int | None
+    last_at: datetime | None
+    steps: int = 0
+    state: IncidentState = "active"
+    resolved_step: int | None = None
+    resolved_at: datetime | None = None
+    acknowledged_at: datetime | None = None
+    raises: deque[Raise] = field(default_factory=lambda: deque(maxlen=DEFAULT_HISTORY))
+
+    @property
+    def code(self) -> str:
+        return self.key[0]
+
+    @property
+    def environment_id(self) -> str | None:
+        return self.key[1]
+
+    @property
+    def tool(self) -> str | None:
+        return self.key[2]
+
+    @property
+    def is_open(self) -> bool:
+        return self.state != "resolved"
+
+    def as_json(self) -> dict[str, Any]:
+        """The incident in ``envtui check --json``."""
+        return {
+            "code": self.code,
+            "environments": [self.environment_id] if self.environment_id else [],
+            "tool": self.tool,
+            "first_step": self.first_step,
+            "last_step": self.last_step,
+            "steps": self.steps,
+            "resolved_step": self.resolved_step,
+        }
+
+
+@dataclass
+class _Window:
+    """The step whose findings are still arriving."""
+
+    step: int
+    at: datetime | None
+    unchecked: frozenset[str] | None
+    expected: int | None
+    seen: int = 0
+    raised: set[IncidentKey] = field(default_factory=set)
+
+
+class IncidentFold:
+    """Steps and findings in, incident messages out; see the module."""
+
+    def __init__(
+        self, *, max_incidents: int = DEFAULT_INCIDENTS, history: int = DEFAULT_HISTORY
+    ) -> None:
+        self.open: dict[IncidentKey, Incident] = {}
+        self.resolved: deque[Incident] = deque(maxlen=max_incidents)
+        self.version = 0
+        """Counts changes, so a view redraws only when something changed."""
+        self._max_incidents = max_incidents
+        self._history = history
+        self._window: _Window | None = None
+        self._last_step: int | None = None
+        self._count = 0
+
+    # --- events in ---------------------------------------------------------------------------
+
+    def apply(self, event: Event) -> list[AnyIncident]:
+        """Fold one event; the incident messages it caused, in order."""
+        msg = event.msg
+        if isinstance(msg, FindingReported):
+            return self.finding(msg, event.at)
+        if isinstance(msg, StepRecorded):
+            return self.step(msg.step, event.at, msg.unchecked, msg.findings)
+        if isinstance(msg, IncidentAcknowledged):
+            return self.acknowledge(msg, event.at)
+        if isinstance(msg, IncidentOpened | IncidentResolved):
+            return []  # derived: folding the same steps gives them again
+        if self._window is not None and self._window.expected is None:
+            return self.settle()  # an old recording's step: its findings are over
+        return []
+
+    def step(
+        self,
+        number: int,
+        at: datetime | None,
+        unchecked: Iterable[str] | None,
+        expected: int | None = None,
+    ) -> list[AnyIncident]:
+        """A step was recorded; ``expected`` findings of its check follow (None: unknown)."""
+        out = self.settle()
+        if self._last_step is not None and number <= self._last_step:
+            self._restart()
+        self._last_step = number
+        codes = frozenset(unchecked) if unchecked is not None else None
+        self._window = _Window(number, at, codes, expected)
+        if expected is not None and expected <= 0:
+            out += self.settle()
+        return out
+
+    def finding(self, msg: FindingReported, at: datetime | None) -> list[AnyIncident]:
+        """A finding: each incident it counts for is raised (opened if none is open)."""
+        window, step = self._window, msg.step
+        out: list[AnyIncident] = []
+        for key in incident_keys(msg.code, msg.environment_id, msg.tool):
+            opened = self._raise(key, msg, step, at)
+            if opened is not None:
+                out.append(opened)
+            if window is not None:
+                window.raised.add(key)
+        if window is not None:
+            window.seen += 1
+            if window.expected is not None and window.seen >= window.expected:
+                out += self.settle()
+        self.version += 1
+        return out
+
+    def acknowledge(self, msg: IncidentAcknowledged, at: datetime | None) -> list[AnyIncident]:
+        """The operator's acknowledgement of an active episode (another episode: ignored)."""
+        incident = self.open.get((msg.code, msg.environment_id, msg.tool))
+        if incident is None or incident.state != "active":
+            return []
+        if msg.first_step is not None and msg.first_step != incident.first_step:
+            return []
+        incident.state, incident.acknowledged_at = "acknowledged", at
+        self.version += 1
+        return [msg]
+
+    def settle(self) -> list[AnyIncident]:
+        """End the pending step: every open incident its rules evaluated and it did not
+        raise is resolved at that step. (Also at the end of a stream.)"""
+        window, self._window = self._window, None
+        if window is None:
+            return []
+        out: list[AnyIncident] = []
+        for key, incident in list(self.open.items()):
+            if key in window.raised or not evaluated(incident.code, window.unchecked):
+                continue
+            incident.state = "resolved"
+            incident.resolved_step, incident.resolved_at = window.step, window.at
+            del self.open[key]
+            self.resolved.append(incident)
+            out.append(resolved_message(incident))
+        if out:
+            self.version += 1
+        return out
+
+    # --- the incidents -----------------------------------------------------------------------
+
+    def _raise(
+        self, key: IncidentKey, msg: FindingReported, step: int | None, at: datetime | None
+    ) -> IncidentOpened | None:
+        incident = self.open.get(key)
+        opened = None
+        if incident is None:
+            self._count += 1
+            incident = Incident(
+                self._count,
+                key,
+                msg.severity,
+                msg.message,
+                first_step=step,
+                first_at=at,
+                last_step=step,
+                last_at=at,
+                raises=deque(maxlen=self._history),
+            )
+            self._make_room()
+            self.open[key] = incident
+            opened = IncidentOpened(
+                code=key[0],
+                environment_id=key[1],
+                tool=key[2],
+                first_step=step,
+                severity=msg.severity,
+                message=msg.message,
+            )
+        elif step is not None and step == incident.last_step and incident.raises:
+            return None  # the same step again (several findings name it): counted once
+        incident.steps += 1
+        incident.message, incident.last_step = msg.message, step
+        incident.last_at = at if at is not None else incident.last_at
+        incident.raises.append(Raise(step, at, msg.message))
+        return opened
+
+    def _make_room(self) -> None:
+        """Keep at most ``max_incidents`` open: the oldest open one is let go first."""
+        while len(self.open) >= self._max_incidents:
+            del self.open[next(iter(self.open))]
+
+    def _restart(self) -> None:
+        """Step numbers went back: a new run (a replaced rollout); its incidents start over."""
+        self.open.clear()
+        self.resolved.clear()
+        self.version += 1
+
+    def incidents(self) -> list[Incident]:
+        """Every incident held: active, then acknowledged, then resolved; newest first."""
+        opened = sorted(self.open.values(), key=lambda i: (STATE_ORDER[i.state], -i.number))
+        return opened + list(reversed(self.resolved))
+
+    def active(self) -> list[Incident]:
+        """The open incidents nobody acknowledged: what the banner and header count."""
+        return [i for i in self.open.values() if i.state == "active"]
+
+    def open_codes(self) -> list[str]:
+        """The codes of every open incident: a thread's "active incidents" for the sessions
+        view and the metrics, which know no acknowledgement."""
+        return sorted({i.code for i in self.open.values()})
+
+    def find(self, number: int) -> Incident | None:
+        return next((i for i in self.incidents() if i.number == number), None)
+
+
+def _naming(incident: Incident) -> dict[str, Any]:
+    """The fields that name an episode in every incident message."""
+    code, environment_id, tool = incident.key
+    return {
+        "code": code,
+        "environment_id": environment_id,
+        "tool": tool,
+        "first_step": incident.first_step,
+    }
+
+
+def resolved_message(incident: Incident) -> IncidentResolved:
+    return IncidentResolved(
+        **_naming(incident),
+        step=incident.resolved_step,
+        last_step=incident.last_step,
+        steps=incident.steps,
+    )
+
+
+def acknowledgement(incident: Incident) -> IncidentAcknowledged:
+    """The message an operator's acknowledgement of ``incident`` is recorded as."""
+    return IncidentAcknowledged(**_naming(incident))

@@ -1,0 +1,117 @@
+"""The dashboard's incidents, driven by Pilot: the banner goes when the host recovers, the
+cursor stays on its incident while the list re-sorts, ``a`` acknowledges and enter shows
+the whole history. (The palette and the recording: tests/integration.)"""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import Static
+
+from tests.support.incidents import feed, make_app, step
+from tests.support.waiting import pilot_wait_until
+
+from envtui.tui.app import EnvTuiApp
+from envtui.tui.incidents_view import IncidentList
+from envtui.tui.main_screen import MainScreen
+from envtui.tui.screens import TextScreen
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+
+def banner(app: EnvTuiApp) -> Static:
+    return app.screen.query_one("#banner", Static)
+
+
+def header(app: EnvTuiApp) -> str:
+    return str(app.screen.query_one("#header", Static).render())
+
+
+def listed(app: EnvTuiApp) -> list[str]:
+    incidents = app.screen.query_one(IncidentList)
+    return [str(incidents.get_option_at_index(i).prompt) for i in range(incidents.option_count)]
+
+
+def states(app: EnvTuiApp) -> list[str]:
+    """The state word of each listed incident, top to bottom."""
+    return [line[2:].split()[0] for line in listed(app)]
+
+
+async def test_the_banner_and_the_count_go_when_the_host_recovers() -> None:
+    app = make_app()
+    async with app.run_test(size=(140, 44)) as pilot:
+        await feed(app, pilot, step(1, ("stale-available", "flaky")))
+        assert banner(app).has_class("-visible")
+        assert "1 active incident(s): stale-available (flaky)" in str(banner(app).render())
+        assert "⚠ 1" in header(app)
+        await feed(app, pilot, step(2))
+        assert not banner(app).has_class("-visible")
+        assert "⚠" not in header(app)
+        (line,) = listed(app)
+        assert "resolved" in line
+        assert "stale-available" in line
+        assert "x1" in line
+
+
+async def test_the_cursor_stays_on_its_incident_while_the_list_resorts() -> None:
+    app = make_app()
+    async with app.run_test(size=(140, 44)) as pilot:
+        await feed(app, pilot, step(1, ("stale-available", "flaky")))
+        incidents = app.screen.query_one(IncidentList)
+        incidents.focus()
+        flaky = incidents.selected_number()
+        # a newer incident goes on top: the cursor moves down with flaky
+        await feed(app, pilot, step(2, ("stale-available", "flaky"), ("primary-mismatch", "b")))
+        assert (incidents.highlighted, incidents.selected_number()) == (1, flaky)
+        await pilot.press("up")
+        b = incidents.selected_number()
+        assert b != flaky
+        await feed(
+            app, pilot, step(3, ("stale-available", "flaky"), ("primary-mismatch", "b"), ("x", "c"))
+        )
+        assert (incidents.highlighted, incidents.selected_number()) == (1, b)
+        # b resolves and sinks below the active ones; the cursor goes with it
+        await feed(app, pilot, step(4, ("stale-available", "flaky"), ("x", "c")))
+        assert states(app) == ["ACTIVE", "ACTIVE", "resolved"]
+        assert (incidents.highlighted, incidents.selected_number()) == (2, b)
+
+
+async def test_a_acknowledges_the_incident_under_the_cursor_until_it_comes_back() -> None:
+    app = make_app()
+    async with app.run_test(size=(140, 44)) as pilot:
+        await feed(app, pilot, step(1, ("stale-available", "flaky")))
+        app.screen.query_one(IncidentList).focus()
+        await pilot.press("a")
+        await pilot_wait_until(pilot, lambda: not banner(app).has_class("-visible"), what="ack")
+        assert "⚠" not in header(app)
+        assert "acked" in listed(app)[0]
+        assert any("incident_acknowledged stale-available flaky" in e.line for e in app.store.log)
+        await feed(app, pilot, step(2, ("stale-available", "flaky")))  # the same episode
+        assert not banner(app).has_class("-visible")
+        await feed(app, pilot, step(3))  # resolved; then it comes back: a new incident
+        await feed(app, pilot, step(4, ("stale-available", "flaky")))
+        assert banner(app).has_class("-visible")
+        assert states(app) == ["ACTIVE", "resolved"]
+
+
+async def test_enter_shows_the_incidents_history_with_each_steps_diff() -> None:
+    app = make_app()
+    async with app.run_test(size=(140, 44)) as pilot:
+        for number in (1, 2):
+            await feed(app, pilot, step(number, ("stale-available", "fl\x1b[31maky")))
+        await feed(app, pilot, step(3))
+        app.screen.query_one(IncidentList).focus()
+        await pilot.press("enter")
+        assert isinstance(app.screen, TextScreen)
+        assert app.screen.title_text == "incident · stale-available · fl\x1b[31maky"
+        body = app.screen.body
+        assert "state         resolved" in body
+        assert "resolved      step 3" in body
+        assert "--- step 1 at" in body
+        assert "<cwd>/step-1</cwd>" in body
+        assert "--- step 2 at" in body
+        assert "<cwd>/step-2</cwd>" in body
+        shown = str(app.screen.query_one("#text-body", Static).render())
+        assert "\x1b" not in shown  # the escape from outside is drawn inert
+        await pilot.press("escape")
+        assert isinstance(app.screen, MainScreen)
+        assert "\x1b" not in "".join(listed(app))
