@@ -2,10 +2,10 @@
 
 It answers "did flaky drop three times in ten minutes, and when?": a row per environment
 on one time axis (the whole session, or the last 30, 10 or 5 minutes: ``z``), the steps
-and the steps that raised findings on the same axis, availability and flaps per
-environment over it, and every transition held, newest first, with the step that was
-latest when it happened. It is redrawn every second from the store while open. Other
-marks (incidents) are drawn by passing them to :attr:`HistoryScreen.extra_marks`.
+and the incidents (where each opened, where each resolved) on the same axis, availability
+and flaps per environment over it, and every transition held, newest first, with the step
+that was latest when it happened. It is redrawn every second from the store while open.
+Marks of other kinds can be added through :attr:`HistoryScreen.extra_marks`.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from envtui.store import EnvironmentRow, Store
 from envtui.tui.options import DashboardOptions
 from envtui.tui.timeline import (
     Mark,
-    finding_marks,
+    incident_marks,
     span_of,
     step_marks,
     summary,
@@ -98,7 +98,8 @@ class HistoryScreen(ModalScreen[None]):
             EnvironmentRow(i, len(rows) + n, history=self.store.histories[i])
             for n, i in enumerate(gone[-GONE_SHOWN:])
         ]
-        marks = step_marks(self.store.steps) + finding_marks(self.store.steps)
+        marks = step_marks(self.store.steps)
+        marks += incident_marks(self.store.incidents.incidents(), self.status_styles)
         if self.extra_marks is not None:
             marks += self.extra_marks()
         end = strip_end(self.options.clock(), self.store.latest_at, timedelta(minutes=5))

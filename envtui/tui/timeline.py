@@ -17,6 +17,7 @@ from rich.text import Text
 
 from envtui.log_lines import in_zone
 from envtui.status_history import Transition
+from envtui.steps.incidents import Incident
 from envtui.store import EnvironmentRow, StepRow
 from envtui.tui.format import clean, glyphs, strip_statuses, strip_text
 
@@ -28,8 +29,7 @@ MIN_SPAN = timedelta(minutes=1)
 class Mark:
     """Something that happened at ``at``, drawn as ``glyph`` on the row named ``row``.
 
-    The steps are one row; incidents (opened, resolved) are meant to be another, drawn
-    by passing their marks to :func:`timeline`.
+    The steps are one row; incidents (opened, resolved) another.
     """
 
     at: datetime
@@ -43,14 +43,18 @@ def step_marks(steps: Iterable[StepRow]) -> list[Mark]:
     return [Mark(step.at, "steps", glyphs().mark) for step in steps if step.at is not None]
 
 
-def finding_marks(steps: Iterable[StepRow]) -> list[Mark]:
-    """A mark at each step that raised findings, so a drop and what it raised line up.
-    (Incidents, once folded, are meant to take this row's place.)"""
-    return [
-        Mark(step.at, "findings", glyphs().warning)
-        for step in steps
-        if step.at is not None and step.findings
-    ]
+def incident_marks(incidents: Iterable[Incident], styles: dict[str, str]) -> list[Mark]:
+    """A mark where each incident opened (the warning glyph, in the unavailable colour) and
+    where it resolved (the ready glyph and colour), so a drop and what it raised line up."""
+    marks = []
+    for incident in incidents:
+        if incident.first_at is not None:
+            marks.append(
+                Mark(incident.first_at, "incidents", glyphs().warning, styles["unavailable"])
+            )
+        if incident.resolved_at is not None:
+            marks.append(Mark(incident.resolved_at, "incidents", glyphs().ready, styles["ready"]))
+    return marks
 
 
 def span_of(rows: Iterable[EnvironmentRow], marks: Sequence[Mark], end: datetime) -> datetime:

@@ -8,14 +8,17 @@ import pytest
 from textual.widgets import Input
 
 from tests.support.dashboard import Feed, settled
+from tests.support.incidents import step
 from tests.support.scripted import at, scripted_events, status
 from tests.support.waiting import pilot_wait_until
 
 from envtui.events import Event
+from envtui.store import Store
 from envtui.tui.app import DashboardOptions, EnvTuiApp
 from envtui.tui.event_log import EventLog, QueryScreen
 from envtui.tui.history_screen import HistoryScreen
 from envtui.tui.main_screen import MainScreen
+from envtui.tui.timeline import Mark, incident_marks
 from envtui.tui.widgets import EnvironmentTable
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
@@ -84,9 +87,9 @@ async def test_h_shows_every_timeline_with_the_steps_and_each_transition() -> No
         await pilot_wait_until(pilot, lambda: "flaky: available" in body(), what="drawn")
         text = body()
         rows = {line.split(" ", 1)[0]: line for line in text.splitlines() if line}
-        assert {"steps", "findings", "flaky", "ghost", "build", "local", "legacy"} <= set(rows)
+        assert {"steps", "incidents", "flaky", "ghost", "build", "local", "legacy"} <= set(rows)
         assert rows["steps"].count("│") == 2  # the scripted steps at 3 s and 5 s
-        assert rows["findings"].count("⚠") == 2  # each raised findings
+        assert rows["incidents"].count("⚠") == 1  # both of step 2's incidents, one column
         assert rows["flaky"].count("✕") >= 3  # three drops on the axis
         assert "flaky: available 75%, 3 flap(s), 7 transition(s)" in text
         assert "12:01:10  flaky  ready → unavailable  (step 2)" in text
@@ -208,3 +211,20 @@ async def test_the_log_filter_survives_crossing_the_wide_narrow_width() -> None:
         await pilot_wait_until(pilot, lambda: log.line_count > 0, what="the log drawn")
         assert log.folded.filter.text == "env:flaky"
         assert all(" flaky " in line for line in log.lines)
+
+
+def test_each_incident_is_marked_where_it_opened_and_where_it_resolved() -> None:
+    store = Store()
+    for event in [
+        *step(1, ("stale-available", "flaky")),
+        *step(2),  # flaky is back: resolved
+        *step(3, ("stale-available", "flaky")),  # a new episode, still active
+    ]:
+        store.apply(event)
+    styles = {"ready": "green", "unavailable": "red"}
+    marks = sorted(incident_marks(store.incidents.incidents(), styles), key=lambda m: m.at)
+    assert marks == [
+        Mark(at(1), "incidents", "⚠", "red"),
+        Mark(at(2), "incidents", "●", "green"),
+        Mark(at(3), "incidents", "⚠", "red"),
+    ]
