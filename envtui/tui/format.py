@@ -115,6 +115,9 @@ CELL_PADDING = 2  # DataTable's one space either side of a cell
 CWD_MAX = 40
 ERROR_MAX = 120
 ID_MAX = 24
+WIDE_TABLE = 120
+HISTORY_ROOM = 60
+"""Cells a wide table keeps from a long error for the columns after it (strip, changed...)."""
 
 
 def column_layout(width: int, longest: dict[str, int]) -> tuple[tuple[str, str, int], ...]:
@@ -124,8 +127,10 @@ def column_layout(width: int, longest: dict[str, int]) -> tuple[tuple[str, str, 
     wide as the longest id (4 to 24). Columns leave in the order of their ``keep``; the
     error column takes room for its longest error (up to 120) before the columns that
     leave sooner (the status strip, availability, flaps), so an error is read whole rather
-    than a history. What is left over widens ``cwd`` up to its longest value (at most 40)
-    with a third of it, and ``error`` with the rest.
+    than a history; from :data:`WIDE_TABLE` columns on it leaves :data:`HISTORY_ROOM` to
+    them, so one very long error (a host key's fingerprint) does not push every other column
+    out of a wide table (`enter` shows it whole). What is left over widens ``cwd`` up to its
+    longest value (at most 40) with a third of it, and ``error`` with the rest.
     """
     minimum = {c.key: c.width for c in COLUMNS}
     minimum["id"] = max(4, min(longest.get("id", 0), ID_MAX))
@@ -133,7 +138,8 @@ def column_layout(width: int, longest: dict[str, int]) -> tuple[tuple[str, str, 
     used = 0
     for column in sorted(COLUMNS, key=lambda c: -c.keep):
         if column.key == "error":
-            wanted = min(max(longest.get("error", 0), minimum["error"]), ERROR_MAX)
+            room = width - HISTORY_ROOM if width >= WIDE_TABLE else width
+            wanted = min(max(longest.get("error", 0), minimum["error"]), ERROR_MAX, room)
             minimum["error"] = max(minimum["error"], min(wanted, width - used - CELL_PADDING))
         if used + minimum[column.key] + CELL_PADDING <= width:
             kept.append(column.key)
