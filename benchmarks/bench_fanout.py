@@ -27,7 +27,8 @@ from pathlib import Path
 import asyncssh
 
 from envtui.environments.manager import EnvironmentManager
-from envtui.environments.ssh import SshEnvironment, SshSettings, probe_command
+from envtui.environments.ssh import SshEnvironment, SshSettings
+from envtui.environments.ssh_probe import probe_command
 from envtui.steps.selection import Selection
 
 SIZES = (10, 100, 300)

@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
-import shlex
 import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -29,6 +27,7 @@ import asyncssh
 from envtui import debug_log
 from envtui.environments.remote import PermanentError, RemoteEnvironment, RetryableError
 from envtui.environments.remote_commands import run_bounded
+from envtui.environments.ssh_probe import parse_probe, probe_command
 from envtui.limits import MAX_INPUT_FILE, MAX_PROBE_OUTPUT, TooLargeError, size_text
 from envtui.locations import DEFAULT_KNOWN_HOSTS
 from envtui.steps.selection import Readiness
@@ -190,27 +189,6 @@ class _Client(asyncssh.SSHClient):
             self._lost.set_result(str(exc) if exc else "closed")
 
 
-def probe_command(cwd: str) -> str:
-    """One POSIX ``sh`` command that prints ``$SHELL`` and the resolved cwd.
-
-    The script goes through ``sh -c`` so it runs the same under any login shell (fish,
-    csh), and cwd is quoted inside it; a leading ``~/`` is expanded by the remote shell.
-    """
-    if cwd == "~" or cwd.startswith("~/"):
-        target = '"$HOME"' + (shlex.quote(cwd[1:]) if len(cwd) > 1 else "")
-    else:
-        target = shlex.quote(cwd)
-    script = f'printf "%s\\n" "${{SHELL:-}}"; cd -- {target} && pwd'
-    return "sh -c " + shlex.quote(script)
-
-
-def parse_probe(stdout: str, cwd: str) -> Readiness:
-    lines = stdout.splitlines()
-    shell_path = lines[0].strip() if lines else ""
-    shell_name = os.path.basename(shell_path.rstrip("/")) or None
-    return Readiness(shell_name=shell_name, shell_path=shell_path or None, cwd=cwd)
-
-
 def usable_known_hosts(settings: SshSettings) -> list[Path]:
     """The known_hosts paths, each existing one checked to be a readable known_hosts file.
 
@@ -271,6 +249,23 @@ def make_private_dirs(directory: Path) -> None:
         folder.mkdir(mode=0o700, exist_ok=True)
 
 
+def _prepare_known_hosts(settings: SshSettings) -> None:
+    """Every known_hosts file exists before the first key is checked: a missing one is an
+    error, unless new keys may be accepted, when it is created (private, 0600)."""
+    missing = [p for p in usable_known_hosts(settings) if not p.exists()]
+    if missing and not settings.accept_new_host_keys:
+        raise HostKeyError(
+            f"known_hosts file {missing[0]} does not exist; create it or set "
+            "accept_new_host_keys = true"
+        )
+    for path in missing:
+        try:
+            make_private_dirs(path.parent)
+            path.touch(mode=0o600)
+        except OSError as exc:
+            raise HostKeyError(f"cannot create known_hosts file {path}: {exc.strerror}") from None
+
+
 async def open_connection(
     settings: SshSettings,
     lost: asyncio.Future[str],
@@ -283,19 +278,7 @@ async def open_connection(
     """
     log.debug("connecting to %s", settings.target())
     identities = usable_identity_files(settings) if client_keys is None else None
-    paths = usable_known_hosts(settings)
-    missing = [p for p in paths if not p.exists()]
-    if missing and not settings.accept_new_host_keys:
-        raise HostKeyError(
-            f"known_hosts file {missing[0]} does not exist; create it or set "
-            "accept_new_host_keys = true"
-        )
-    for path in missing:
-        try:
-            make_private_dirs(path.parent)
-            path.touch(mode=0o600)
-        except OSError as exc:
-            raise HostKeyError(f"cannot create known_hosts file {path}: {exc.strerror}") from None
+    _prepare_known_hosts(settings)
     policy = _KnownHostsPolicy(settings)
     options: dict[str, Any] = {
         "known_hosts": policy.match,

@@ -12,7 +12,8 @@ from tests.support.managers import managed
 from tests.support.ssh_servers import BlackholeProxy, InProcessServer, in_process_server
 from tests.support.waiting import wait_until
 
-from envtui.environments.ssh import SshEnvironment, SshSettings, probe_command
+from envtui.environments.ssh import SshEnvironment, SshSettings
+from envtui.environments.ssh_probe import probe_command
 from envtui.events import WarningMessage
 
 
