@@ -129,7 +129,11 @@ class IncidentList(OptionList):
         if labels == self._labels:
             return  # the same list: not rebuilt
         self._labels = labels
-        kept = self.selected_number()
+        # the cursor follows its incident while someone uses it (focused, or moved off the
+        # first row); left alone, it stays on the first row, so the newest active incident
+        # stays in sight
+        in_use = self.has_focus or (self.highlighted or 0) > 0
+        kept = self.selected_number() if in_use else None
         self.clear_options()
         self.add_options([Option(Text(text, no_wrap=True), id=key) for key, text in labels])
         if labels:

@@ -75,6 +75,17 @@ async def test_the_cursor_stays_on_its_incident_while_the_list_resorts() -> None
         assert (incidents.highlighted, incidents.selected_number()) == (2, b)
 
 
+async def test_left_alone_the_cursor_stays_on_the_first_row_so_the_newest_is_in_sight() -> None:
+    app = make_app()
+    async with app.run_test(size=(140, 44)) as pilot:
+        await feed(app, pilot, step(1, ("stale-available", "flaky")))
+        incidents = app.screen.query_one(IncidentList)
+        assert not incidents.has_focus
+        await feed(app, pilot, step(2, ("stale-available", "flaky"), ("primary-mismatch", "b")))
+        assert incidents.highlighted == 0
+        assert "primary-mismatch" in listed(app)[0]  # the newer one, on top and in sight
+
+
 async def test_a_acknowledges_the_incident_under_the_cursor_until_it_comes_back() -> None:
     app = make_app()
     async with app.run_test(size=(140, 44)) as pilot:
