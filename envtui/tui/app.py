@@ -49,18 +49,18 @@ SERVER_CHECK = 1.0
 """Seconds between two looks, in a browser, at whether textual-serve's server still runs."""
 
 
-SHUTDOWN_GRACE = 25.0
-"""Seconds from the start of quitting to the end of the process at the latest: envtui's
-clean-up (sources ended, recordings closed: at most 11 s), then the terminal's own."""
+SHUTDOWN_GRACE = 10.0
+"""Seconds the terminal's own shutdown gets once envtui's clean-up is done."""
 
 
 def bound_the_shutdown(seconds: float) -> None:
     """End the process if it is still alive ``seconds`` from now.
 
-    Armed when quitting starts. When the terminal went away as the dashboard quit (``q``
-    and a closed tmux pane at once), Textual's shutdown and its writer thread can wait for
-    ever on each other over a full queue, and the process would live on, orphaned; a
-    daemon timer ends it instead. A shutdown that finishes first takes the timer with it.
+    By then envtui has ended its sources and closed its recordings; what is left is Textual
+    restoring the terminal. When the terminal went away as the dashboard quit (``q`` and a
+    closed tmux pane at once), Textual's writer thread can wait for ever on its full queue
+    and the process would live on, orphaned; a daemon timer ends it instead. A shutdown that
+    finishes first takes the timer with it.
     """
     timer = threading.Timer(seconds, os._exit, args=(1,))
     timer.daemon = True
@@ -142,7 +142,6 @@ class EnvTuiApp(App[None]):
         self._stop = asyncio.Event()
         self._source_task: asyncio.Task[None] | None = None
         self._signals = contextlib.ExitStack()
-        self._quitting = False
         self.main_screen: MainScreen | None = None
         self.alerting: Alerting | None = None
         self._alert_command: Any = None  # an AlertCommand, imported only when configured
@@ -354,13 +353,6 @@ class EnvTuiApp(App[None]):
         if isinstance(msg, WarningMessage) and msg.severity == "error":
             self.notify(msg.message, severity="error", timeout=30, markup=False)
 
-    def exit(self, *args: Any, **kwargs: Any) -> None:
-        """Quit (``q``, ``ctrl+c``, SIGTERM, SIGHUP), bounded in time in a real terminal."""
-        if not self.is_headless and not self._quitting:
-            self._quitting = True
-            bound_the_shutdown(SHUTDOWN_GRACE)
-        super().exit(*args, **kwargs)
-
     async def on_unmount(self) -> None:
         self._signals.close()
         self._stop.set()
@@ -375,3 +367,5 @@ class EnvTuiApp(App[None]):
                 # a bounded wait, so a cancelled source still runs its clean-up (a recording
                 # closes its file) before the loop stops
                 await asyncio.wait({task}, timeout=1)
+        if not self.is_headless:
+            bound_the_shutdown(SHUTDOWN_GRACE)
