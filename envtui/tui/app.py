@@ -15,7 +15,6 @@ import asyncio
 import contextlib
 import os
 import signal
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
@@ -47,24 +46,6 @@ ALERT_CHECK = 0.25
 """Seconds between two looks at the store's alert queue (paused or not)."""
 SERVER_CHECK = 1.0
 """Seconds between two looks, in a browser, at whether textual-serve's server still runs."""
-
-
-SHUTDOWN_GRACE = 10.0
-"""Seconds the terminal's own shutdown gets once envtui's clean-up is done."""
-
-
-def bound_the_shutdown(seconds: float) -> None:
-    """End the process if it is still alive ``seconds`` from now.
-
-    By then envtui has ended its sources and closed its recordings; what is left is Textual
-    restoring the terminal. When the terminal went away as the dashboard quit (``q`` and a
-    closed tmux pane at once), Textual's writer thread can wait for ever on its full queue
-    and the process would live on, orphaned; a daemon timer ends it instead. A shutdown that
-    finishes first takes the timer with it.
-    """
-    timer = threading.Timer(seconds, os._exit, args=(1,))
-    timer.daemon = True
-    timer.start()
 
 
 class EnvtuiCommands(Provider):
@@ -367,5 +348,3 @@ class EnvTuiApp(App[None]):
                 # a bounded wait, so a cancelled source still runs its clean-up (a recording
                 # closes its file) before the loop stops
                 await asyncio.wait({task}, timeout=1)
-        if not self.is_headless:
-            bound_the_shutdown(SHUTDOWN_GRACE)
