@@ -44,7 +44,7 @@ print(time.perf_counter() - started)
 CHECK = """
 import contextlib, os, sys, time
 from envtui.cli import main
-import envtui.commands.check, envtui.steps.check  # imported before the clock, as json is
+import envtui.commands.check, envtui.rollout.check  # imported before the clock, as json is
 started = time.perf_counter()
 with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
     code = main(["check", sys.argv[1], "--json"])
@@ -88,7 +88,7 @@ def measure(script: str, path: Path) -> tuple[float, float]:
 
 
 def code_mode_line() -> None:
-    from envtui.steps.rollout_items import calls_from
+    from envtui.rollout.items import calls_from
 
     cells = {
         "hostile 'a({'": "a({" * 350_000,

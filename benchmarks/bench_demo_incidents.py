@@ -21,8 +21,8 @@ import asyncio
 import time
 from collections import Counter
 
+from envtui.dashboard.store import Store
 from envtui.sources.demo import run_demo
-from envtui.store import Store
 
 
 async def measure(seconds: float, step_interval: float) -> Store:

@@ -21,7 +21,7 @@ from unittest.mock import patch
 
 from textual.app import App, ComposeResult
 
-from envtui.store import EnvironmentRow
+from envtui.dashboard.store import EnvironmentRow
 from envtui.tui.format import column_layout
 from envtui.tui.widgets import EnvironmentTable
 

@@ -15,10 +15,10 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 
 from envtui.context.render import render_full
-from envtui.profiles import Profile
 from envtui.steps.capture import StepCapture
 from envtui.steps.section import SectionSettings, section_for
 from envtui.steps.selection import Readiness, Selection, SelectionSnapshot, SnapshotEntry
+from envtui.vocabulary.profiles import Profile
 
 SIZES = (10, 1000)
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)

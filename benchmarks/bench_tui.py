@@ -26,12 +26,18 @@ from pathlib import Path
 
 from terminal import frame_after, run_in_process
 
-from envtui.events import EnvironmentStatus, Event, decode_lines, encode_event, thread_event
+from envtui.dashboard.store import Store
 from envtui.sources.replay import replay
-from envtui.store import Store
 from envtui.tui.app import DashboardOptions, EnvTuiApp
-from envtui.tui.event_log import EventLog
+from envtui.tui.log_widget import EventLog
 from envtui.tui.widgets import EnvironmentTable
+from envtui.vocabulary.events import (
+    EnvironmentStatus,
+    Event,
+    decode_lines,
+    encode_event,
+    thread_event,
+)
 
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 STATES = ("starting", "ready", "unavailable")

@@ -150,7 +150,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     finally:
         if handler is not None:
-            from envtui import debug_log
+            from envtui.vocabulary import debug_log
 
             debug_log.stop(handler)
     return code
@@ -167,8 +167,8 @@ def _start_debug_log(args: argparse.Namespace) -> logging.Handler | None:
     """The debug log's handler when ``--debug`` or ``--log-file`` asks for one."""
     if not args.debug and not args.log_file:
         return None
-    from envtui import debug_log
-    from envtui.locations import log_file
+    from envtui.settings.locations import log_file
+    from envtui.vocabulary import debug_log
 
     handler = debug_log.start(Path(args.log_file) if args.log_file else log_file())
     debug_log.logger("envtui").debug("envtui %s: argv %s", __version__, sys.argv[1:])

@@ -17,14 +17,14 @@ from envtui.commands.common import (
     number,
 )
 from envtui.commands.output import error_line, fail
-from envtui.limits import read_text_bounded
-from envtui.profiles import Profile
+from envtui.vocabulary.limits import read_text_bounded
+from envtui.vocabulary.profiles import Profile
 
 if TYPE_CHECKING:
-    from envtui.events import Event
-    from envtui.steps.check import CheckReport, RolloutChecker
-    from envtui.steps.rollout import RolloutReader
+    from envtui.rollout.check import CheckReport, RolloutChecker
+    from envtui.rollout.reader import RolloutReader
     from envtui.steps.tools import ToolSpec
+    from envtui.vocabulary.events import Event
 
 COMMAND = "check"
 
@@ -104,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _events(path: str) -> tuple[list[Event], list[str]] | int:
     """The events of ``--events``, and a note per broken line; the exit code on an error."""
-    from envtui.events import DecodeError, Event, decode_lines
+    from envtui.vocabulary.events import DecodeError, Event, decode_lines
 
     try:
         text = read_text_bounded(path)
@@ -120,8 +120,8 @@ def _events(path: str) -> tuple[list[Event], list[str]] | int:
 def _check_rollout(args: argparse.Namespace) -> int:
     """Read, check and report the rollout one step at a time; the exit code."""
     from envtui.commands.check_output import ReportWriter
-    from envtui.sources.rollout_parent import ParentRollouts
-    from envtui.steps.rollout import RolloutReader
+    from envtui.rollout.fork_parent import ParentRollouts
+    from envtui.rollout.reader import RolloutReader
 
     path = Path(args.rollout)
     events: list[Event] | None = None
@@ -167,7 +167,7 @@ def _checker(
     notes: list[str],
 ) -> RolloutChecker:
     """The checker, once the rollout's first lines have said which Codex wrote it."""
-    from envtui.steps.check import RolloutChecker
+    from envtui.rollout.check import RolloutChecker
 
     profile, note = reader.info.default_profile()
     if args.profile:
@@ -192,7 +192,7 @@ def _check_engine(args: argparse.Namespace) -> CheckReport | int:
     import asyncio
 
     from envtui.sources.live import check_engine_steps
-    from envtui.stopping import run_bounded, stop_on_signals
+    from envtui.vocabulary.stopping import run_bounded, stop_on_signals
 
     built = engine_for(COMMAND, args)
     if isinstance(built, int):

@@ -5,7 +5,7 @@ a summary on standard error. JSON: ``{"steps", "findings", "incidents", "notes",
 "rollout"}`` on one line, written as it goes; the findings, which come after every step in
 that object, wait in a spooled temporary file (memory up to a megabyte, disk after), so a
 long rollout never has to be held in memory. The findings are folded into incidents as the
-steps come (:mod:`envtui.steps.incidents`, the dashboard's fold), which keeps at most its
+steps come (:mod:`envtui.incidents.fold`, the dashboard's fold), which keeps at most its
 bound of them.
 """
 
@@ -16,11 +16,11 @@ import tempfile
 from typing import IO, Any
 
 from envtui.commands.output import error_line
-from envtui.safe_text import dumps_json_line, for_terminal
-from envtui.steps.check import CheckReport, StepReport
-from envtui.steps.events import finding_event
-from envtui.steps.incidents import IncidentFold
-from envtui.steps.model import Finding
+from envtui.incidents.fold import IncidentFold
+from envtui.rollout.check import CheckReport, StepReport
+from envtui.steps.emit import finding_event
+from envtui.steps.values import Finding
+from envtui.vocabulary.safe_text import dumps_json_line, for_terminal
 
 SPOOL_BYTES = 1 << 20
 

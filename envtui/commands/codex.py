@@ -9,9 +9,9 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from envtui.codex_binary import locate_codex
 from envtui.commands.common import number
 from envtui.commands.output import fail
+from envtui.settings.codex_binary import locate_codex
 
 if TYPE_CHECKING:  # the client (and asyncssh) loads only when the command runs
     from envtui.environments.app_server import CodexOptions

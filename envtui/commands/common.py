@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING
 from envtui.commands.output import fail
 
 if TYPE_CHECKING:
-    from envtui.config import AnyEnvironmentConfig, Config
-    from envtui.events import EventSink
+    from envtui.settings.config import AnyEnvironmentConfig, Config
     from envtui.sources.engine import Engine
+    from envtui.vocabulary.events import EventSink
 
 
 def add_config_argument(parser: argparse.ArgumentParser) -> None:
@@ -44,8 +44,8 @@ def environments_from(
     """The environments of ``--codex-environments`` (None without it), or an exit code."""
     if not args.codex_environments:
         return None
-    from envtui.codex_environments import codex_environment_configs
-    from envtui.config import ConfigError
+    from envtui.settings.codex_environments import codex_environment_configs
+    from envtui.settings.config import ConfigError
 
     try:
         return list(codex_environment_configs(Path(args.codex_environments)))
@@ -55,7 +55,7 @@ def environments_from(
 
 def load(command: str, args: argparse.Namespace) -> Config | int:
     """The config, or the exit code after printing the error."""
-    from envtui.config import ConfigError, load_config
+    from envtui.settings.config import ConfigError, load_config
 
     try:
         return load_config(args.config)

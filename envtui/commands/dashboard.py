@@ -24,15 +24,15 @@ from envtui.commands.common import (
 )
 from envtui.commands.metrics_options import add_metrics_arguments, metrics_for
 from envtui.commands.output import fail
-from envtui.locations import export_dir
-from envtui.ui_state import remembered_theme
+from envtui.settings.locations import export_dir
+from envtui.settings.ui_state import remembered_theme
 
 if TYPE_CHECKING:  # the config and event models load when a command runs, not for --help
     import asyncio
 
-    from envtui.alerts_config import AlertsConfig
-    from envtui.config import Config
-    from envtui.events import EventSink, Source
+    from envtui.settings.alerts_config import AlertsConfig
+    from envtui.settings.config import Config
+    from envtui.vocabulary.events import EventSink, Source
 
 SourceBuilder = Callable[[argparse.Namespace, "Config"], "Source | int"]
 """A command's source from its arguments and the config, or the exit code after an error."""

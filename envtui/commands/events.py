@@ -25,9 +25,9 @@ CLOSE_TIMEOUT = 2.0
 """Seconds the events still queued get to reach the output at the end."""
 
 if TYPE_CHECKING:  # the models and the runtime (and asyncssh) load when the command runs
-    from envtui.events import Event, EventSink
     from envtui.sources.engine import Engine
     from envtui.sources.metrics_state import MetricsState
+    from envtui.vocabulary.events import Event, EventSink
 
 COMMAND = "events"
 
@@ -67,7 +67,7 @@ async def stream_events(engine: Engine, duration: float | None, writer: LineWrit
     """Run until ``duration`` ends, a signal, or the output fails; then close, bounded."""
     import asyncio
 
-    from envtui.stopping import CLEANUP_GRACE, stop_on_signals, wait_for_stop, within
+    from envtui.vocabulary.stopping import CLEANUP_GRACE, stop_on_signals, wait_for_stop, within
 
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -105,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
 def _run_engine(
     args: argparse.Namespace, engine: Engine, forward: _Forward, state: MetricsState | None
 ) -> int:
-    from envtui.stopping import run_bounded
+    from envtui.vocabulary.stopping import run_bounded
 
     writer = _open(args.out)
     if isinstance(writer, int):
@@ -127,9 +127,9 @@ def _writing(writer: LineWriter, state: MetricsState | None) -> EventSink:
     a step's findings, the incidents they opened or resolved (``incident_opened``,
     ``incident_resolved``), as the dashboard's fold derives them. A replay derives them
     again from the steps and findings, so it shows the same incidents."""
-    from envtui.events import encode_event, thread_event
-    from envtui.incident_events import IncidentOpened, IncidentResolved
-    from envtui.steps.incidents import IncidentFold
+    from envtui.incidents.fold import IncidentFold
+    from envtui.vocabulary.events import encode_event, thread_event
+    from envtui.vocabulary.incident_messages import IncidentOpened, IncidentResolved
 
     fold = IncidentFold()
 
@@ -188,7 +188,7 @@ def _run_codex(args: argparse.Namespace, state: MetricsState | None) -> int:
     input."""
     from envtui.commands.codex import codex_options
     from envtui.sources.codex_attach import CodexError, CodexSource
-    from envtui.stopping import run_bounded
+    from envtui.vocabulary.stopping import run_bounded
 
     options = codex_options(COMMAND, args, args.codex or None)
     if isinstance(options, int):
@@ -219,7 +219,7 @@ async def _attach(source: object, duration: float | None, writer: LineWriter) ->
     import asyncio
 
     from envtui.sources.codex_attach import CodexSource
-    from envtui.stopping import CLEANUP_GRACE, stop_on_signals
+    from envtui.vocabulary.stopping import CLEANUP_GRACE, stop_on_signals
 
     assert isinstance(source, CodexSource)
     stop = asyncio.Event()

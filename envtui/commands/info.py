@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from envtui import __version__
-from envtui.codex_binary import locate_codex
-from envtui.locations import (
+from envtui.settings.codex_binary import locate_codex
+from envtui.settings.locations import (
     DEFAULT_KNOWN_HOSTS,
     default_config_file,
     expand,
@@ -27,11 +27,11 @@ from envtui.locations import (
     theme_dir,
     ui_state_file,
 )
-from envtui.profiles import DEFAULT_PROFILE
-from envtui.safe_text import dumps_json_line, for_terminal
+from envtui.vocabulary.profiles import DEFAULT_PROFILE
+from envtui.vocabulary.safe_text import dumps_json_line, for_terminal
 
 if TYPE_CHECKING:  # the config and theme models load when the command runs, not for --help
-    from envtui.config import Config
+    from envtui.settings.config import Config
 
 COMMAND = "info"
 
@@ -68,7 +68,7 @@ def _entry(name: str, path: Path | None, note: str) -> Entry:
 
 
 def _known_hosts(config: Config | None) -> list[Entry]:
-    from envtui.config import ExecServerEnvironmentConfig, SshEnvironmentConfig
+    from envtui.settings.config import ExecServerEnvironmentConfig, SshEnvironmentConfig
 
     users: dict[str, list[str]] = {}
     for env in config.selected() if config is not None else []:
@@ -88,8 +88,8 @@ def _known_hosts(config: Config | None) -> list[Entry]:
 
 def collect(config_flag: str | None = None) -> tuple[list[Entry], list[str], dict[str, Any]]:
     """What ``info`` reports: the entries, notes, and the header facts."""
-    from envtui.config import ConfigError, load_config, locate_config
-    from envtui.theme_files import builtin_theme_dir
+    from envtui.settings.config import ConfigError, load_config, locate_config
+    from envtui.settings.theme_files import builtin_theme_dir
 
     notes: list[str] = []
     source = locate_config(config_flag)

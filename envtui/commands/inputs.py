@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from envtui.limits import (
+from envtui.vocabulary.limits import (
     MAX_INPUT_FILE,
     JsonInputError,
     TooLargeError,
@@ -34,7 +34,7 @@ def display_name(path: str) -> str:
 def read_json(path: str) -> Any:
     """Parse the JSON file at ``path`` (``-`` for standard input) or raise :class:`InputError`.
 
-    At most :data:`~envtui.limits.MAX_INPUT_FILE` bytes are read, so ``/dev/zero`` or an
+    At most :data:`~envtui.vocabulary.limits.MAX_INPUT_FILE` bytes are read, so ``/dev/zero`` or an
     endless pipe is an error, not a process that eats all memory.
     """
     source = display_name(path)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import sys
 
-from envtui.safe_text import for_terminal, one_line
+from envtui.vocabulary.safe_text import for_terminal, one_line
 
 
 def fail(command: str, message: str) -> int:

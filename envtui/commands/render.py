@@ -25,7 +25,7 @@ from envtui.context.model import EnvironmentsState
 from envtui.context.patch import JSON, remove_null_object_fields, world_merge_patch
 from envtui.context.render import render_full
 from envtui.context.snapshot import restore_snapshot, snapshot
-from envtui.safe_text import dumps_json_line
+from envtui.vocabulary.safe_text import dumps_json_line
 
 COMMAND: Final = "render"
 

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 from envtui.commands import dashboard
 from envtui.commands.output import fail
-from envtui.safe_text import for_terminal
+from envtui.vocabulary.safe_text import for_terminal
 
 WILDCARD_HOSTS = frozenset({"0.0.0.0", "::", ""})
 """Addresses that listen everywhere: no browser can use them, so a public URL is needed."""

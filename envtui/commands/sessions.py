@@ -17,17 +17,17 @@ from typing import TYPE_CHECKING
 from envtui.commands.common import add_config_argument, load, number
 from envtui.commands.metrics_options import add_metrics_arguments, duration, metrics_for
 from envtui.commands.output import fail, write_output
-from envtui.locations import export_dir
-from envtui.safe_text import dumps_json_line
-from envtui.ui_state import remembered_theme
+from envtui.settings.locations import export_dir
+from envtui.settings.ui_state import remembered_theme
+from envtui.vocabulary.safe_text import dumps_json_line
 
 if TYPE_CHECKING:
     import asyncio
 
+    from envtui.incidents.thread_summary import ThreadSummary
     from envtui.sources.metrics_state import MetricsState
     from envtui.sources.session_files import SessionFiles
     from envtui.sources.sessions_index import SessionsIndex, SessionsView
-    from envtui.steps.thread_summary import ThreadSummary
 
 COMMAND = "sessions"
 
@@ -148,7 +148,7 @@ async def _json(args: argparse.Namespace, files: SessionFiles, state: MetricsSta
     import asyncio
 
     from envtui.sources.sessions_index import watch_sessions
-    from envtui.stopping import stop_on_signals
+    from envtui.vocabulary.stopping import stop_on_signals
 
     if not await _opened(files):
         return 1

@@ -18,7 +18,7 @@ from envtui.commands.common import (
     number,
 )
 from envtui.commands.output import error_line, write_output
-from envtui.safe_text import dumps_json_line
+from envtui.vocabulary.safe_text import dumps_json_line
 
 if TYPE_CHECKING:  # the models and the runtime (and asyncssh) load only when the command runs
     from envtui.sources.engine import Engine
@@ -76,7 +76,7 @@ async def take_snapshot(engine: Engine, timeout: float) -> SelectionSnapshot | N
     signal (Ctrl+C, SIGTERM, SIGHUP) came first. Either way everything is closed, bounded."""
     import asyncio
 
-    from envtui.stopping import CLEANUP_GRACE, stop_on_signals, within
+    from envtui.vocabulary.stopping import CLEANUP_GRACE, stop_on_signals, within
 
     stop = asyncio.Event()
     try:
@@ -96,7 +96,7 @@ async def take_snapshot(engine: Engine, timeout: float) -> SelectionSnapshot | N
 
 def run(args: argparse.Namespace) -> int:
     from envtui.context.render import render_full
-    from envtui.stopping import run_bounded
+    from envtui.vocabulary.stopping import run_bounded
 
     built = engine_for(COMMAND, args)
     if isinstance(built, int):

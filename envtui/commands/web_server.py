@@ -5,7 +5,7 @@ when the tab closes. Its own ``serve()`` leaves the shutdown to aiohttp's defaul
 a tab open, a SIGTERM left textual-serve 1.1.3's server and that tab's dashboard running
 (for more than 15 s when tried), and nothing there ends a dashboard that ignores the quit
 message or what a dashboard started. So here a stop signal
-(:func:`envtui.stopping.stop_on_signals`) ends the server in this order: stop listening
+(:func:`envtui.vocabulary.stopping.stop_on_signals`) ends the server in this order: stop listening
 and close the tabs' connections (aiohttp; textual-serve then sends each dashboard its
 quit message), ask each dashboard to quit once more (SIGTERM, on which Textual's web
 driver exits the app cleanly), wait for them and everything they started, then kill what
@@ -27,8 +27,8 @@ from aiohttp import web
 from textual_serve.server import Server
 
 from envtui.environments.processes import alive, descendants, end
-from envtui.safe_text import for_terminal
-from envtui.stopping import stop_on_signals
+from envtui.vocabulary.safe_text import for_terminal
+from envtui.vocabulary.stopping import stop_on_signals
 
 QUIT_GRACE = 10.0
 """Seconds a dashboard gets to quit (its source ends its own processes) before it is killed."""

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from envtui.context.errors import FieldError
 from envtui.context.model import Access, Status
-from envtui.validation import first_error
+from envtui.vocabulary.validation import first_error
 
 
 class _Strict(BaseModel):

@@ -35,7 +35,8 @@ from envtui.context.local_time import system_clock
 from envtui.environments.channels import ProcessChannel, SshProcessChannel
 from envtui.environments.jsonrpc import ChannelClosedError, JsonRpcClient, MessageChannel, RpcError
 from envtui.environments.ssh import SshSettings
-from envtui.events import (
+from envtui.steps.board import StatusBoard
+from envtui.vocabulary.events import (
     LOCAL_ID,
     EnvironmentConnected,
     EnvironmentDisconnected,
@@ -47,8 +48,7 @@ from envtui.events import (
     WarningMessage,
     thread_event,
 )
-from envtui.steps.board import StatusBoard
-from envtui.stopping import wait_for_stop
+from envtui.vocabulary.stopping import wait_for_stop
 
 STATUS: dict[str, LiveState] = {
     "pending": "starting",

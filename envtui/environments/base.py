@@ -23,9 +23,9 @@ from datetime import datetime
 from typing import ClassVar
 
 from envtui.environments.observable import Observable, Subscription
-from envtui.events import ConnectionState, LiveState
 from envtui.steps.selection import Readiness, ResolutionError
-from envtui.stopping import cancel_and_wait
+from envtui.vocabulary.events import ConnectionState, LiveState
+from envtui.vocabulary.stopping import cancel_and_wait
 
 NoteSink = Callable[[str], None]
 

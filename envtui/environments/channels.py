@@ -25,8 +25,8 @@ from envtui.environments.jsonrpc import ChannelClosedError
 from envtui.environments.processes import ProcessTree, group_alive
 from envtui.environments.remote import PermanentError, RetryableError
 from envtui.environments.ssh import SshSettings, close_connection, open_connection
-from envtui.limits import MAX_LINE, TooLargeError, size_text
-from envtui.stopping import cancel_and_wait, within
+from envtui.vocabulary.limits import MAX_LINE, TooLargeError, size_text
+from envtui.vocabulary.stopping import cancel_and_wait, within
 
 MAX_MESSAGE = MAX_LINE
 """The longest line or frame accepted from an exec-server or app-server."""
@@ -48,7 +48,8 @@ class LineBuffer:
         self._complete: deque[bytes] = deque()
 
     def feed(self, chunk: bytes) -> None:
-        """Take ``chunk``; :class:`~envtui.limits.TooLargeError` once a line is too long."""
+        """Take ``chunk``; :class:`~envtui.vocabulary.limits.TooLargeError` once a line is too
+        long."""
         start = 0
         while (end := chunk.find(b"\n", start)) != -1:
             self._partial += chunk[start : end + 1]

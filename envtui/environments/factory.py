@@ -5,18 +5,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
-from envtui.config import (
-    AnyEnvironmentConfig,
-    ExecServerEnvironmentConfig,
-    LocalEnvironmentConfig,
-    SshEnvironmentConfig,
-)
 from envtui.context.local_time import system_clock
 from envtui.environments.base import Environment
 from envtui.environments.exec_server import ExecServerEnvironment, ExecServerSettings
 from envtui.environments.local import LocalEnvironment
 from envtui.environments.ssh import SshEnvironment, SshSettings
-from envtui.locations import DEFAULT_KNOWN_HOSTS
+from envtui.settings.config import (
+    AnyEnvironmentConfig,
+    ExecServerEnvironmentConfig,
+    LocalEnvironmentConfig,
+    SshEnvironmentConfig,
+)
+from envtui.settings.locations import DEFAULT_KNOWN_HOSTS
 
 
 def ssh_settings(

@@ -5,7 +5,7 @@ Requests may carry ``"jsonrpc": "2.0"``; Codex's responses omit it. When the cha
 closes, or the peer sends something that is not JSON, the client closes: every pending
 request fails and :attr:`JsonRpcClient.closed` completes with the reason. Every request and
 notification is bounded in time, and what the peer can make envtui hold is bounded in
-size: messages (by the channel), nesting (:mod:`envtui.limits`) and unsent answers.
+size: messages (by the channel), nesting (:mod:`envtui.vocabulary.limits`) and unsent answers.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ import logging
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from envtui import debug_log
-from envtui.debug_log import excerpt
-from envtui.limits import JsonInputError, load_json
-from envtui.stopping import cancel_and_wait
+from envtui.vocabulary import debug_log
+from envtui.vocabulary.debug_log import excerpt
+from envtui.vocabulary.limits import JsonInputError, load_json
+from envtui.vocabulary.stopping import cancel_and_wait
 
 log = debug_log.logger(__name__)
 

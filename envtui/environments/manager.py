@@ -27,7 +27,14 @@ from datetime import datetime
 from envtui.context.local_time import system_clock
 from envtui.environments.base import Environment, LiveStatus
 from envtui.environments.observable import Subscription
-from envtui.events import (
+from envtui.steps.board import StatusBoard
+from envtui.steps.selection import (
+    Readiness,
+    Selection,
+    SelectionSnapshot,
+    entry_from_resolution,
+)
+from envtui.vocabulary.events import (
     LOCAL_ID,
     ConnectionState,
     EnvironmentConnected,
@@ -39,14 +46,7 @@ from envtui.events import (
     WarningMessage,
     thread_event,
 )
-from envtui.steps.board import StatusBoard
-from envtui.steps.selection import (
-    Readiness,
-    Selection,
-    SelectionSnapshot,
-    entry_from_resolution,
-)
-from envtui.stopping import cancel_and_wait
+from envtui.vocabulary.stopping import cancel_and_wait
 
 ManagerMessage = (
     EnvironmentConnected

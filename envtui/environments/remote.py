@@ -18,11 +18,11 @@ from typing import ClassVar, Generic, Protocol, TypeVar
 
 import asyncssh
 
-from envtui import debug_log
 from envtui.context.local_time import system_clock
 from envtui.environments.backoff import Backoff
 from envtui.environments.base import Environment, LiveStatus
 from envtui.steps.selection import Readiness
+from envtui.vocabulary import debug_log
 
 log = debug_log.logger(__name__)
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import asyncssh
 
-from envtui.limits import TooLargeError
+from envtui.vocabulary.limits import TooLargeError
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,7 @@ async def run_bounded(
 
     ``connection.run`` would keep whatever the host sends until it stops: a host whose
     output never ends would fill memory. Here more than ``limit`` bytes is a
-    :class:`~envtui.limits.TooLargeError` ("probe output over 1 MiB"), and the command is
+    :class:`~envtui.vocabulary.limits.TooLargeError` ("probe output over 1 MiB"), and the command is
     closed. Output that is not UTF-8 is decoded with replacement characters.
     """
     async with asyncio.timeout(timeout):

@@ -24,14 +24,14 @@ from typing import Any, ClassVar
 
 import asyncssh
 
-from envtui import debug_log
 from envtui.environments.remote import PermanentError, RemoteEnvironment, RetryableError
 from envtui.environments.remote_commands import run_bounded
 from envtui.environments.ssh_probe import parse_probe, probe_command
-from envtui.limits import MAX_INPUT_FILE, MAX_PROBE_OUTPUT, TooLargeError, size_text
-from envtui.locations import DEFAULT_KNOWN_HOSTS
+from envtui.settings.locations import DEFAULT_KNOWN_HOSTS
 from envtui.steps.selection import Readiness
-from envtui.stopping import within
+from envtui.vocabulary import debug_log
+from envtui.vocabulary.limits import MAX_INPUT_FILE, MAX_PROBE_OUTPUT, TooLargeError, size_text
+from envtui.vocabulary.stopping import within
 
 log = debug_log.logger(__name__)
 

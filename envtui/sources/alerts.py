@@ -10,7 +10,7 @@ the stream does. The run reads one JSON object on its standard input::
     {"text": "…one line per alert…", "count": 2, "dropped": 0, "alerts": [{…}, {…}]}
 
 ``text`` makes the object a valid message for chat webhooks that take ``{"text": …}``;
-``alerts`` holds each alert (:meth:`envtui.steps.alert_items.Alert.as_json`). A run that
+``alerts`` holds each alert (:meth:`envtui.incidents.alert_items.Alert.as_json`). A run that
 exits non-zero, cannot start or outlives ``timeout`` (then it and everything it started is
 ended) is reported once through ``report``, and again only after a run has succeeded in
 between; it never blocks the caller, who only calls :meth:`AlertCommand.add`.
@@ -25,9 +25,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from envtui.environments.processes import ProcessTree
-from envtui.safe_text import one_line
-from envtui.steps.alert_items import Alert
-from envtui.stopping import cancel_and_wait, within
+from envtui.incidents.alert_items import Alert
+from envtui.vocabulary.safe_text import one_line
+from envtui.vocabulary.stopping import cancel_and_wait, within
 
 MAX_PER_RUN = 100
 """Alerts one run's JSON lists; beyond it they are counted in ``dropped``."""

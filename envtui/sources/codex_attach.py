@@ -34,7 +34,10 @@ from envtui.environments.backoff import Backoff
 from envtui.environments.channels import SshProcessChannel
 from envtui.environments.jsonrpc import JsonRpcClient
 from envtui.environments.remote_commands import run_bounded
-from envtui.events import (
+from envtui.rollout.fork_parent import ParentRollouts
+from envtui.sources.file_windows import LocalFile, SshFile
+from envtui.sources.rollout_follow import RolloutFollower, read_window
+from envtui.vocabulary.events import (
     Event,
     EventSink,
     SourceState,
@@ -43,11 +46,8 @@ from envtui.events import (
     connection_change,
     thread_event,
 )
-from envtui.limits import KIB, TooLargeError
-from envtui.sources.file_windows import LocalFile, SshFile
-from envtui.sources.rollout_follow import RolloutFollower, read_window
-from envtui.sources.rollout_parent import ParentRollouts
-from envtui.stopping import cancel_and_wait, wait_for_stop
+from envtui.vocabulary.limits import KIB, TooLargeError
+from envtui.vocabulary.stopping import cancel_and_wait, wait_for_stop
 
 __all__ = ["CodexError", "CodexOptions", "CodexSource"]
 

@@ -22,17 +22,17 @@ from typing import Any
 
 import asyncssh
 
-from envtui.config import AnyEnvironmentConfig, Config
 from envtui.context.local_time import system_clock
 from envtui.environments.factory import build_environment
-from envtui.events import LOCAL_ID, EventSink
+from envtui.settings.config import AnyEnvironmentConfig, Config
 from envtui.sources.demo_ssh_server import DemoSshServer
 from envtui.sources.engine import Engine
 from envtui.sources.live import LiveRun
 from envtui.steps.capture import StepContext, route
-from envtui.steps.model import ToolCall
 from envtui.steps.tools import EXEC_COMMAND
-from envtui.stopping import cancel_and_wait, wait_for_stop
+from envtui.steps.values import ToolCall
+from envtui.vocabulary.events import LOCAL_ID, EventSink
+from envtui.vocabulary.stopping import cancel_and_wait, wait_for_stop
 
 THREAD = "demo-thread"
 BUILD_DELAY = 4.0

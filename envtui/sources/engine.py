@@ -12,20 +12,20 @@ import asyncio
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
-from envtui.config import AnyEnvironmentConfig, Config
 from envtui.context.local_time import detect_timezone, system_clock
 from envtui.context.model import EnvironmentsState
 from envtui.environments.factory import build_environment
 from envtui.environments.manager import EnvironmentManager
-from envtui.events import (
+from envtui.settings.config import AnyEnvironmentConfig, Config
+from envtui.steps.section import SectionSettings, network_context, section_for
+from envtui.steps.selection import Selection, SelectionSnapshot
+from envtui.vocabulary.events import (
     ConnectionState,
     EnvironmentStatus,
     Event,
     EventSink,
     connection_change,
 )
-from envtui.steps.section import SectionSettings, network_context, section_for
-from envtui.steps.selection import Selection, SelectionSnapshot
 
 
 class Engine:

@@ -26,7 +26,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from envtui.limits import MIB, size_text
+from envtui.vocabulary.limits import MIB, size_text
 
 MAX_WAITING = 64 * MIB
 """Bytes of lines that may wait for a blocked output before writing counts as failed."""

@@ -13,18 +13,18 @@ import asyncio
 import dataclasses
 from collections.abc import Awaitable, Callable, Sequence
 
-from envtui.config import AnyEnvironmentConfig, Config
-from envtui.events import EventSink
-from envtui.profiles import Profile
+from envtui.rollout.check import CheckReport, StepReport
+from envtui.settings.config import AnyEnvironmentConfig, Config
 from envtui.sources.engine import Engine
 from envtui.steps.capture import StepCapture, StepContext
-from envtui.steps.check import CheckReport, StepReport
-from envtui.steps.coverage import CONTEXT_CODES, EXECUTION_CODE, unchecked_codes
-from envtui.steps.events import step_events
-from envtui.steps.model import Finding, ToolCall
+from envtui.steps.emit import step_events
 from envtui.steps.rules import check_step, selected_never_resolved
 from envtui.steps.tools import ToolSpec
-from envtui.stopping import CLEANUP_GRACE, wait_for_stop, within
+from envtui.steps.unchecked import CONTEXT_CODES, EXECUTION_CODE, unchecked_codes
+from envtui.steps.values import Finding, ToolCall
+from envtui.vocabulary.events import EventSink
+from envtui.vocabulary.profiles import Profile
+from envtui.vocabulary.stopping import CLEANUP_GRACE, wait_for_stop, within
 
 CallPlanner = Callable[[StepContext], Sequence[ToolCall]]
 TurnHook = Callable[[int], Awaitable[None]]

@@ -22,8 +22,8 @@ from prometheus_client import start_http_server
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector, CollectorRegistry
 
-from envtui.events import Event, EventSink, LiveState, Source
 from envtui.sources.metrics_state import MetricsSnapshot, MetricsState
+from envtui.vocabulary.events import Event, EventSink, LiveState, Source
 
 STATUSES: tuple[LiveState, ...] = ("starting", "ready", "unavailable")
 

@@ -2,7 +2,7 @@
 
 The fold keeps, per thread, each environment's kind, status and primary flag, how often
 each environment entered each status, the findings counted and the active incidents (the
-dashboard's incident fold, :mod:`envtui.steps.incidents`); and, for the whole process, the
+dashboard's incident fold, :mod:`envtui.incidents.fold`); and, for the whole process, the
 events by type and whether each source is up. The HTTP server reads it from its own
 thread, so every change and every read holds the lock, and a read gets a copy.
 
@@ -18,15 +18,15 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from envtui.events import (
+from envtui.incidents.fold import IncidentFold
+from envtui.incidents.thread_summary import SUMMARY_INCIDENTS, ThreadSummary
+from envtui.vocabulary.events import (
     EnvironmentRemoved,
     EnvironmentStatus,
     Event,
     FindingReported,
     StepRecorded,
 )
-from envtui.steps.incidents import IncidentFold
-from envtui.steps.thread_summary import SUMMARY_INCIDENTS, ThreadSummary
 
 DEFAULT_RETENTION = 15 * 60.0
 

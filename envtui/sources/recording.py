@@ -17,8 +17,15 @@ import asyncio
 import os
 from pathlib import Path
 
-from envtui.events import Event, EventSink, Source, WarningMessage, encode_event, thread_event
 from envtui.sources.line_writer import LineWriter
+from envtui.vocabulary.events import (
+    Event,
+    EventSink,
+    Source,
+    WarningMessage,
+    encode_event,
+    thread_event,
+)
 
 CLOSE_TIMEOUT = 2.0
 """Seconds the queued lines get to reach the file when the source ends."""

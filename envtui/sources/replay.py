@@ -12,9 +12,15 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from envtui.events import DecodeError, EventSink, WarningMessage, decode_lines, thread_event
-from envtui.limits import bounded_lines
-from envtui.stopping import wait_for_stop
+from envtui.vocabulary.events import (
+    DecodeError,
+    EventSink,
+    WarningMessage,
+    decode_lines,
+    thread_event,
+)
+from envtui.vocabulary.limits import bounded_lines
+from envtui.vocabulary.stopping import wait_for_stop
 
 MAX_GAP = 5.0
 SLICE = 0.02

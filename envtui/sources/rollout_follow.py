@@ -19,7 +19,14 @@ from pathlib import Path
 from envtui.context.local_time import system_clock
 from envtui.context.render import render_full
 from envtui.context.snapshot import restore_snapshot
-from envtui.events import (
+from envtui.rollout.check import RolloutChecker
+from envtui.rollout.fork_parent import ParentRollouts
+from envtui.rollout.reader import RolloutStep
+from envtui.rollout.settled import RolloutSteps
+from envtui.rollout.state import BaselineLookup
+from envtui.sources.file_windows import FileView, FileWindow, LocalFile
+from envtui.steps.emit import finding_event, recorded_statuses
+from envtui.vocabulary.events import (
     EnvironmentRemoved,
     EnvironmentStatus,
     Event,
@@ -31,15 +38,8 @@ from envtui.events import (
     WarningMessage,
     thread_event,
 )
-from envtui.profiles import Profile
-from envtui.sources.file_windows import FileView, FileWindow, LocalFile
-from envtui.sources.rollout_parent import ParentRollouts
-from envtui.sources.rollout_steps import RolloutSteps
-from envtui.steps.check import RolloutChecker
-from envtui.steps.events import finding_event, recorded_statuses
-from envtui.steps.rollout import RolloutStep
-from envtui.steps.rollout_state import BaselineLookup
-from envtui.stopping import wait_for_stop
+from envtui.vocabulary.profiles import Profile
+from envtui.vocabulary.stopping import wait_for_stop
 
 POLL = 1.0
 """Seconds between two looks at a followed file that has not grown."""

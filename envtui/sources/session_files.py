@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from envtui.events import Source
+from envtui.vocabulary.events import Source
 
 ROLLOUT_PREFIX = "rollout-"
 ROLLOUT_SUFFIX = ".jsonl"

@@ -15,12 +15,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from envtui import debug_log
-from envtui.sources.rollout_parent import ParentRollouts
+from envtui.incidents.thread_summary import ThreadSummary
+from envtui.rollout.fork_parent import ParentRollouts
 from envtui.sources.session_files import FileInfo, LocalSessionFiles, SessionFiles
 from envtui.sources.thread_file import ThreadFile
-from envtui.steps.thread_summary import ThreadSummary
-from envtui.stopping import wait_for_stop
+from envtui.vocabulary import debug_log
+from envtui.vocabulary.stopping import wait_for_stop
 
 log = debug_log.logger(__name__)
 

@@ -22,10 +22,10 @@ from envtui.environments.ssh import (
     describe_ssh_error,
     open_connection,
 )
-from envtui.events import EventSink, Source
 from envtui.sources.file_windows import FileView
 from envtui.sources.rollout_follow import RolloutFollower, read_window
 from envtui.sources.session_files import MAX_DEPTH, FileInfo, is_rollout_name
+from envtui.vocabulary.events import EventSink, Source
 
 T = TypeVar("T")
 CALL_TIMEOUT = 60.0

@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import UTC, datetime
 
+from envtui.incidents.thread_summary import ThreadFold, ThreadSummary
+from envtui.rollout.state import BaselineLookup
 from envtui.sources.session_files import FileInfo, SessionFiles
-from envtui.steps.rollout_state import BaselineLookup
-from envtui.steps.thread_summary import ThreadFold, ThreadSummary
 
 CHUNK = 1 << 20
 WHOLE_FILE = 256 << 10

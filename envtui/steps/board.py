@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from envtui.events import EnvironmentStatus, LiveState
+from envtui.vocabulary.events import EnvironmentStatus, LiveState
 
 Describe = Callable[[str], EnvironmentStatus]
 """An environment's current status as a message; its ``primary`` flag is ignored."""

@@ -22,14 +22,14 @@ from envtui.context.model import EnvironmentsState
 from envtui.context.patch import world_merge_patch
 from envtui.context.render import render_full
 from envtui.context.snapshot import snapshot as section_snapshot
-from envtui.events import ConnectionState
-from envtui.profiles import Profile
-from envtui.steps.model import Finding, Note, StepView, ToolCall
 from envtui.steps.plan import ToolFeatures, plan_tools
 from envtui.steps.rules import check_step
 from envtui.steps.section import SectionSettings, section_for
 from envtui.steps.selection import SelectionSnapshot
 from envtui.steps.tools import ToolSpec
+from envtui.steps.values import Finding, Note, StepView, ToolCall
+from envtui.vocabulary.events import ConnectionState
+from envtui.vocabulary.profiles import Profile
 
 
 @dataclass(frozen=True)

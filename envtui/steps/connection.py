@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import UTC, datetime
 
-from envtui.events import ConnectionState, Event, connection_change
+from envtui.vocabulary.events import ConnectionState, Event, connection_change
 
 _BEGINNING = datetime.min.replace(tzinfo=UTC)
 _END = datetime.max.replace(tzinfo=UTC)

@@ -19,8 +19,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from envtui.profiles import Profile
-from envtui.steps.model import StepView
 from envtui.steps.tools import (
     APPLY_PATCH,
     EXEC_COMMAND,
@@ -32,6 +30,8 @@ from envtui.steps.tools import (
     EnvironmentParameter,
     ToolSpec,
 )
+from envtui.steps.values import StepView
+from envtui.vocabulary.profiles import Profile
 
 IdRule = Literal["never", "two_or_more", "always", "required"]
 """When a tool takes ``environment_id``: never, with two or more environments, always

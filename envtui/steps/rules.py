@@ -13,9 +13,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from envtui.events import ConnectionState
-from envtui.profiles import Profile
-from envtui.steps.model import Finding, Note, StepView, ToolCall, finding
 from envtui.steps.plan import ToolFeatures, environment_count, expects_environment_id
 from envtui.steps.tools import (
     APPLY_PATCH,
@@ -28,6 +25,9 @@ from envtui.steps.tools import (
     ToolSpec,
     by_name,
 )
+from envtui.steps.values import Finding, Note, StepView, ToolCall, finding
+from envtui.vocabulary.events import ConnectionState
+from envtui.vocabulary.profiles import Profile
 
 DEFAULT_FEATURES = ToolFeatures()
 

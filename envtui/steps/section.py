@@ -29,8 +29,8 @@ from envtui.context.model import (
     NetworkContext,
 )
 from envtui.context.paths import path_text
-from envtui.profiles import Profile
 from envtui.steps.selection import SelectionSnapshot
+from envtui.vocabulary.profiles import Profile
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from envtui.limits import JsonInputError, TooLargeError, load_json, read_text_bounded
+from envtui.vocabulary.limits import JsonInputError, TooLargeError, load_json, read_text_bounded
 
 EnvironmentParameter = Literal["absent", "optional", "required", "unknown"]
 

@@ -16,20 +16,20 @@ from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import DataTable, Input, OptionList
 
-from envtui.events import thread_event
-from envtui.locations import export_dir
-from envtui.steps.incidents import acknowledgement
-from envtui.store import StepRow, Store, step_export
+from envtui.dashboard.store import StepRow, Store, step_export
+from envtui.incidents.fold import acknowledgement
+from envtui.settings.locations import export_dir
 from envtui.tui.delivery import copy_text, deliver_file
 from envtui.tui.details import environment_details, export_file_name, keys_help
-from envtui.tui.event_log import EventLog
 from envtui.tui.format import SORTABLE
 from envtui.tui.history_screen import HistoryScreen
 from envtui.tui.incidents_view import IncidentList, incident_details
 from envtui.tui.keymap import keys_in_force
+from envtui.tui.log_widget import EventLog
 from envtui.tui.options import DashboardOptions
 from envtui.tui.screens import TextScreen
 from envtui.tui.widgets import VIEWS, ContextPanel, EnvironmentTable
+from envtui.vocabulary.events import thread_event
 
 
 class DashboardActions(Screen[None]):

@@ -1,6 +1,6 @@
 """Telling an operator who is not watching: the bell, a notification, the alert command.
 
-The store queues what is worth an alert (:mod:`envtui.steps.alert_items`); the app takes
+The store queues what is worth an alert (:mod:`envtui.incidents.alert_items`); the app takes
 the queue a few times a second, paused or not, and hands each batch here. A batch rings the
 bell once, shows one toast and one desktop notification, and goes to the alert command
 (which coalesces further and never blocks; :mod:`envtui.sources.alerts`). All are opt-in
@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from envtui.alerts_config import AlertsConfig
-from envtui.safe_text import one_line
-from envtui.steps.alert_items import Alert
+from envtui.incidents.alert_items import Alert
+from envtui.settings.alerts_config import AlertsConfig
+from envtui.vocabulary.safe_text import one_line
 
 SHOWN = 5
 """Alerts a toast lists by name; the rest are counted."""

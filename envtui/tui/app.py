@@ -26,12 +26,9 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.theme import Theme
 
-from envtui import ui_state
-from envtui.events import Event, Source, SourceState, SourceStatus, WarningMessage, thread_event
-from envtui.locations import export_dir
-from envtui.safe_text import for_terminal, one_line
-from envtui.stopping import on_signals
-from envtui.store import Store
+from envtui.dashboard.store import Store
+from envtui.settings import ui_state
+from envtui.settings.locations import export_dir
 from envtui.tui.alerting import Alerting
 from envtui.tui.delivery import deliver_file, download, screenshot_file_name
 from envtui.tui.format import use_ascii
@@ -39,6 +36,16 @@ from envtui.tui.keymap import binding_ids, check_keymap
 from envtui.tui.main_screen import MainScreen
 from envtui.tui.options import DashboardOptions
 from envtui.tui.themes import DEFAULT_THEME, STATUS_VARIABLES, available_themes
+from envtui.vocabulary.events import (
+    Event,
+    Source,
+    SourceState,
+    SourceStatus,
+    WarningMessage,
+    thread_event,
+)
+from envtui.vocabulary.safe_text import for_terminal, one_line
+from envtui.vocabulary.stopping import on_signals
 
 __all__ = ["DashboardOptions", "EnvTuiApp", "EnvtuiCommands"]
 
@@ -80,8 +87,8 @@ class EnvtuiCommands(Provider):
 
 def known_binding_ids() -> list[str]:
     """Every binding id a keymap may name: the app's, its screens' and widgets'."""
-    from envtui.tui.event_log import EventLog
     from envtui.tui.history_screen import HistoryScreen
+    from envtui.tui.log_widget import EventLog
     from envtui.tui.screens import TextScreen
     from envtui.tui.widgets import EnvironmentTable
 
@@ -194,7 +201,8 @@ class EnvTuiApp(App[None]):
         timeout: float | None = None,
         markup: bool = True,
     ) -> None:
-        """Every toast passes here: its text is made inert first (:mod:`envtui.safe_text`).
+        """Every toast passes here: its text is made inert first
+        (:mod:`envtui.vocabulary.safe_text`).
 
         envtui's own notices also pass ``markup=False``; Textual's keep their markup, which
         the escaping leaves alone.

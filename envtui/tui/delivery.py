@@ -18,7 +18,7 @@ from typing import Any
 
 from textual.app import App
 
-from envtui.clipboard import copy_notice, local_tools, run_tool, tmux_clipboard
+from envtui.tui.clipboard import copy_notice, local_tools, run_tool, tmux_clipboard
 from envtui.tui.details import unused_path
 
 
@@ -65,7 +65,7 @@ async def copy_text(app: App[Any], text: str, what: str) -> None:
     In a browser: its clipboard (which allows it on https and on localhost only). In a
     terminal: the OSC 52 request, plus every local clipboard tool found (the tmux buffer
     inside tmux), and a notice that names each place, or says that the request may have
-    been dropped and how to let it through (:mod:`envtui.clipboard`).
+    been dropped and how to let it through (:mod:`envtui.tui.clipboard`).
     """
     app.copy_to_clipboard(text)
     if app.is_web:

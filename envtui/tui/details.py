@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 from datetime import datetime, tzinfo
 from pathlib import Path
 
-from envtui.store import EnvironmentRow, StepRow
+from envtui.dashboard.store import EnvironmentRow, StepRow
 from envtui.tui.format import time_text
 
 ESCAPING_NOTE = (

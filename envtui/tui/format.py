@@ -16,10 +16,10 @@ from typing import Any
 
 from rich.cells import cell_len
 
-from envtui.log_lines import in_zone
-from envtui.safe_text import one_line
-from envtui.status_history import STRIP_CELLS, STRIP_INTERVAL, Cell, strip_end
-from envtui.store import EnvironmentRow, SourceRow
+from envtui.dashboard.log_lines import in_zone
+from envtui.dashboard.status_history import STRIP_CELLS, STRIP_INTERVAL, Cell, strip_end
+from envtui.dashboard.store import EnvironmentRow, SourceRow
+from envtui.vocabulary.safe_text import one_line
 
 
 @dataclass(frozen=True)

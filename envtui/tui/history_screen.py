@@ -22,8 +22,8 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from envtui.status_history import strip_end
-from envtui.store import EnvironmentRow, Store
+from envtui.dashboard.status_history import strip_end
+from envtui.dashboard.store import EnvironmentRow, Store
 from envtui.tui.options import DashboardOptions
 from envtui.tui.timeline import (
     Mark,

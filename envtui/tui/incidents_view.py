@@ -5,7 +5,7 @@ then acknowledged, then resolved, newest first within each, each with its state,
 it lasted (or lasts) and how many steps raised it. Options carry the incident's number as
 their id, so the cursor stays on the same incident while the list re-sorts around it.
 The texts are pure functions, tested without a running app; every name and message in
-them comes from outside and is made safe (:mod:`envtui.safe_text`) before it is drawn.
+them comes from outside and is made safe (:mod:`envtui.vocabulary.safe_text`) before it is drawn.
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ from rich.text import Text
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from envtui.safe_text import one_line
-from envtui.steps.incidents import Incident
-from envtui.store import StepRow
+from envtui.dashboard.store import StepRow
+from envtui.incidents.fold import Incident
 from envtui.tui.format import glyphs, time_text
+from envtui.vocabulary.safe_text import one_line
 
 STATE_WORDS = {"active": "ACTIVE", "acknowledged": "acked", "resolved": "resolved"}
 

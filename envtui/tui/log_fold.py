@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from envtui.log_lines import LogEntry
+from envtui.dashboard.log_lines import LogEntry
 from envtui.tui.format import ASCII, glyphs
 
 LOOKBACK = 100

@@ -27,14 +27,14 @@ from textual.widgets import (
     TabPane,
 )
 
-from envtui.safe_text import one_line
-from envtui.store import Store
+from envtui.dashboard.store import Store
 from envtui.tui.actions import DashboardActions
-from envtui.tui.event_log import EventLog
 from envtui.tui.format import clock_text, fit, glyphs, source_badge
 from envtui.tui.incidents_view import IncidentList, banner_text
+from envtui.tui.log_widget import EventLog
 from envtui.tui.options import DashboardOptions
 from envtui.tui.widgets import ContextPanel, EnvironmentTable, ToolsPanel
+from envtui.vocabulary.safe_text import one_line
 
 WIDE = 120
 """From this many columns on, the panels sit side by side; below it, they are tabs."""

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from datetime import datetime, tzinfo
 from pathlib import Path
 
-from envtui.alerts_config import AlertsConfig
 from envtui.context.local_time import system_clock
+from envtui.settings.alerts_config import AlertsConfig
 
 
 @dataclass

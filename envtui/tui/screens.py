@@ -13,7 +13,7 @@ from textual.markup import escape
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from envtui.safe_text import for_terminal, one_line
+from envtui.vocabulary.safe_text import for_terminal, one_line
 
 
 class TextScreen(ModalScreen[None]):

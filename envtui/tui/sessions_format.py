@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from envtui.steps.thread_summary import ThreadSummary
+from envtui.incidents.thread_summary import ThreadSummary
 from envtui.tui.format import clean, glyphs, relative
 
 SESSION_COLUMNS: tuple[tuple[str, str, int], ...] = (

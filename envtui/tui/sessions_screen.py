@@ -21,11 +21,9 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
-from envtui.events import Source
-from envtui.safe_text import for_terminal
+from envtui.dashboard.store import Store
+from envtui.incidents.thread_summary import ThreadSummary
 from envtui.sources.sessions_index import SessionsView
-from envtui.steps.thread_summary import ThreadSummary
-from envtui.store import Store
 from envtui.tui.details import keys_help
 from envtui.tui.format import matches
 from envtui.tui.keymap import keys_in_force
@@ -33,6 +31,8 @@ from envtui.tui.main_screen import MainScreen
 from envtui.tui.options import DashboardOptions
 from envtui.tui.screens import TextScreen
 from envtui.tui.sessions_format import SESSION_COLUMNS, SESSION_SORTABLE, session_values, sort_value
+from envtui.vocabulary.events import Source
+from envtui.vocabulary.safe_text import for_terminal
 
 SHARED_KEYS = ("help", "filter", "clear_filter", "sort", "sort_reverse", "theme", "quit")
 """The main screen's bindings the sessions table has too: the same keys, the same keymap ids."""

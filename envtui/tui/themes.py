@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.theme import Theme
 
-from envtui.theme_files import (
+from envtui.settings.theme_files import (
     REQUIRED_VARIABLES,
     ThemeFile,
     ThemeProblem,

@@ -15,10 +15,10 @@ from datetime import datetime, timedelta, tzinfo
 from rich.cells import cell_len
 from rich.text import Text
 
-from envtui.log_lines import in_zone
-from envtui.status_history import Transition
-from envtui.steps.incidents import Incident
-from envtui.store import EnvironmentRow, StepRow
+from envtui.dashboard.log_lines import in_zone
+from envtui.dashboard.status_history import Transition
+from envtui.dashboard.store import EnvironmentRow, StepRow
+from envtui.incidents.fold import Incident
 from envtui.tui.format import clean, glyphs, strip_statuses, strip_text
 
 LABEL_MAX = 16

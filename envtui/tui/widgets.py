@@ -21,8 +21,7 @@ from textual.message import Message
 from textual.reactive import var
 from textual.widgets import DataTable, Static
 
-from envtui.safe_text import for_terminal, one_line
-from envtui.store import EnvironmentRow, StepRow
+from envtui.dashboard.store import EnvironmentRow, StepRow
 from envtui.tui.format import (
     TIMED,
     clean,
@@ -33,6 +32,7 @@ from envtui.tui.format import (
     strip_statuses,
     timed_values,
 )
+from envtui.vocabulary.safe_text import for_terminal, one_line
 
 VIEWS = ("full", "diff", "snapshot", "patch")
 

@@ -22,8 +22,11 @@ import pytest
 
 from tests.support.waiting import pilot_wait_until, wait_until
 
-from envtui.alerts_config import AlertsConfig
-from envtui.events import (
+from envtui.incidents.alert_items import Alert
+from envtui.settings.alerts_config import AlertsConfig
+from envtui.sources.alerts import AlertCommand
+from envtui.tui.app import DashboardOptions, EnvTuiApp
+from envtui.vocabulary.events import (
     EnvironmentStatus,
     Event,
     FindingReported,
@@ -31,9 +34,6 @@ from envtui.events import (
     StepRecorded,
     thread_event,
 )
-from envtui.sources.alerts import AlertCommand
-from envtui.steps.alert_items import Alert
-from envtui.tui.app import DashboardOptions, EnvTuiApp
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 

@@ -18,7 +18,13 @@ from tests.support.processes import alive
 from tests.support.ssh_servers import InProcessServer, in_process_server
 from tests.support.waiting import wait_until
 
-from envtui.events import DecodeError, EnvironmentConnected, EnvironmentStatus, Event, decode_lines
+from envtui.vocabulary.events import (
+    DecodeError,
+    EnvironmentConnected,
+    EnvironmentStatus,
+    Event,
+    decode_lines,
+)
 
 
 def _closed_port() -> int:

@@ -21,13 +21,18 @@ from tests.support.ssh_servers import SSHD, OpenSshServer, free_port
 from tests.support.waiting import pilot_wait_until, wait_until
 
 from envtui.cli import main
+from envtui.dashboard.store import Store
 from envtui.environments import processes
 from envtui.environments.backoff import Backoff
-from envtui.events import EnvironmentConnected, EnvironmentDisconnected, EnvironmentStatus, Event
 from envtui.sources.codex_attach import CodexOptions, CodexSource
-from envtui.store import Store
 from envtui.tui.app import DashboardOptions, EnvTuiApp
 from envtui.tui.widgets import EnvironmentTable
+from envtui.vocabulary.events import (
+    EnvironmentConnected,
+    EnvironmentDisconnected,
+    EnvironmentStatus,
+    Event,
+)
 
 pytestmark = needs_codex
 

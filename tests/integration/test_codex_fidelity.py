@@ -34,9 +34,9 @@ from tests.support.codex_tools import (
 from tests.support.scripted_codex import ScriptedCodex, listening, message, sent_blocks
 from tests.support.waiting import wait_until
 
-from envtui.sources.rollout_parent import ParentRollouts
-from envtui.steps.rollout import read_rollout
-from envtui.steps.rollout_items import parse_time
+from envtui.rollout.fork_parent import ParentRollouts
+from envtui.rollout.items import parse_time
+from envtui.rollout.reader import read_rollout
 
 pytestmark = needs_scripted_codex
 

@@ -19,9 +19,9 @@ from tests.support.waiting import wait_until
 
 from envtui.cli import build_parser, main
 from envtui.commands import dashboard
-from envtui.events import Event, decode_lines, encode_event
-from envtui.store import Store
+from envtui.dashboard.store import Store
 from envtui.tui.app import EnvTuiApp
+from envtui.vocabulary.events import Event, decode_lines, encode_event
 
 Condition = Callable[[Store], bool]
 

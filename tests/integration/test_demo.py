@@ -10,11 +10,11 @@ from pathlib import Path
 
 from tests.support.waiting import wait_until
 
-from envtui.events import Event, encode_event
+from envtui.dashboard.status_history import Transition
+from envtui.dashboard.store import Store
 from envtui.sources.demo import run_demo
 from envtui.sources.replay import replay
-from envtui.status_history import Transition
-from envtui.store import Store
+from envtui.vocabulary.events import Event, encode_event
 
 
 async def test_after_five_seconds_something_is_always_ready_starting_and_unavailable() -> None:

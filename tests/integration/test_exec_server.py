@@ -20,7 +20,7 @@ from tests.support.waiting import wait_until
 
 from envtui.environments.exec_server import ExecServerEnvironment, ExecServerSettings
 from envtui.environments.manager import EnvironmentManager
-from envtui.events import WarningMessage
+from envtui.vocabulary.events import WarningMessage
 
 FAKE = str(FAKE_EXEC_SERVER)
 

@@ -21,7 +21,7 @@ from tests.support.rollouts import RolloutWriter
 from tests.support.scripted import scripted_events
 
 from envtui.context import EnvironmentsState, EnvironmentState
-from envtui.events import encode_event
+from envtui.vocabulary.events import encode_event
 
 PROCESSES = fuzz_settings("ENVTUI_FUZZ_PROCESSES", 25)
 STATE = json.loads(EXAMPLE_STATE.read_text())

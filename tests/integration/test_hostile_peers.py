@@ -29,14 +29,14 @@ from tests.support.waiting import wait_until
 from envtui.environments.exec_server import ExecServerEnvironment, ExecServerSettings
 from envtui.environments.jsonrpc import MAX_UNSENT_REPLIES
 from envtui.environments.ssh import SshEnvironment, _KnownHostsPolicy
-from envtui.events import (
+from envtui.sources.codex_attach import CodexError, CodexOptions, CodexSource
+from envtui.vocabulary.events import (
     EnvironmentConnected,
     EnvironmentStatus,
     Event,
     UnknownMessage,
     WarningMessage,
 )
-from envtui.sources.codex_attach import CodexError, CodexOptions, CodexSource
 
 MIB = 1 << 20
 

@@ -14,10 +14,10 @@ from tests.support.incidents import feed, make_app, step
 from tests.support.scripted import clock
 from tests.support.waiting import pilot_wait_until
 
-from envtui.events import Event, EventSink, decode_lines
+from envtui.dashboard.store import Store
 from envtui.sources.recording import recorded
-from envtui.store import Store
 from envtui.tui.app import DashboardOptions, EnvTuiApp
+from envtui.vocabulary.events import Event, EventSink, decode_lines
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 

@@ -41,7 +41,7 @@ def test_installed_wheel_finds_its_themes(wheel: Path, tmp_path: Path) -> None:
     code = (
         "import sys\n"
         f"sys.path.insert(0, {str(target)!r})\n"
-        "import envtui.theme_files as t\n"
+        "import envtui.settings.theme_files as t\n"
         f"assert t.__file__.startswith({str(target)!r}), t.__file__\n"
         "themes, problems = t.load_themes(t.builtin_theme_dir())\n"
         "assert not problems and 'envtui-okabe-ito' in [x.name for x in themes], (themes, problems)\n"

@@ -14,10 +14,10 @@ from tests.support.waiting import wait_until
 
 from envtui.context import EnvironmentsState, EnvironmentState
 from envtui.environments.ssh import close_connection, open_connection
-from envtui.events import Event, SourceStatus, StepRecorded
 from envtui.sources import rollout_follow
 from envtui.sources.file_windows import SshFile
 from envtui.sources.rollout_follow import RolloutFollower, read_window
+from envtui.vocabulary.events import Event, SourceStatus, StepRecorded
 
 LOCAL = EnvironmentState(cwd="/repo", shell="bash", is_primary=True)
 

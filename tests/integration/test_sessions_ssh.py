@@ -12,10 +12,10 @@ from tests.support.session_trees import copy_real, thread_id, with_wrong_last_co
 from tests.support.ssh_servers import in_process_server
 from tests.support.waiting import wait_until
 
-from envtui.events import Event, StepRecorded
 from envtui.sources.session_files import LocalSessionFiles
 from envtui.sources.sessions_index import SessionsIndex, SessionsView, watch_sessions
 from envtui.sources.sessions_sftp import SftpSessionFiles
+from envtui.vocabulary.events import Event, StepRecorded
 
 
 async def test_a_remote_tree_gives_the_same_rows_as_the_local_one(tmp_path: Path) -> None:

@@ -18,12 +18,12 @@ import pytest
 from tests.support.rollouts import RolloutWriter, function_tool
 
 from envtui.context import EnvironmentsState, EnvironmentState
+from envtui.dashboard.store import Store
 from envtui.sources import rollout_follow
 from envtui.sources.demo import Demo
 from envtui.sources.file_windows import LocalFile
 from envtui.sources.rollout_follow import RolloutFollower, read_window
-from envtui.stopping import wait_for_stop
-from envtui.store import Store
+from envtui.vocabulary.stopping import wait_for_stop
 
 STEP = 0.05
 WARM_UP = 10.0  # seconds until every bound is full (20 steps, 100 lines) and caches settle

@@ -14,7 +14,7 @@ from tests.support.waiting import wait_until
 
 from envtui.environments.ssh import SshEnvironment, SshSettings
 from envtui.environments.ssh_probe import probe_command
-from envtui.events import WarningMessage
+from envtui.vocabulary.events import WarningMessage
 
 
 def _environment(server: InProcessServer, tmp_path: Path, **overrides: Any) -> SshEnvironment:

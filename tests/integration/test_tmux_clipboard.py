@@ -15,7 +15,7 @@ import pytest
 from tests.support.scripted import scripted_events
 from tests.support.waiting import poll_until
 
-from envtui.events import encode_event
+from envtui.vocabulary.events import encode_event
 
 TMUX = shutil.which("tmux")
 pytestmark = pytest.mark.skipif(

@@ -17,7 +17,7 @@ from tests.support.exec_server_configs import spawn_child_config
 from tests.support.processes import alive
 from tests.support.waiting import poll_until
 
-from envtui.events import Event, decode_lines
+from envtui.vocabulary.events import Event, decode_lines
 
 TMUX = shutil.which("tmux")
 pytestmark = pytest.mark.skipif(

@@ -19,7 +19,12 @@ from tests.support.hostile_text import VISIBLE, X, active_characters
 from tests.support.scripted import at, clock
 from tests.support.waiting import pilot_wait_until
 
-from envtui.events import (
+from envtui.tui.app import DashboardOptions, EnvTuiApp
+from envtui.tui.incidents_view import IncidentList
+from envtui.tui.main_screen import MainScreen
+from envtui.tui.screens import TextScreen
+from envtui.tui.widgets import EnvironmentTable
+from envtui.vocabulary.events import (
     EnvironmentConnected,
     EnvironmentDisconnected,
     EnvironmentRemoved,
@@ -33,11 +38,6 @@ from envtui.events import (
     WarningMessage,
     thread_event,
 )
-from envtui.tui.app import DashboardOptions, EnvTuiApp
-from envtui.tui.incidents_view import IncidentList
-from envtui.tui.main_screen import MainScreen
-from envtui.tui.screens import TextScreen
-from envtui.tui.widgets import EnvironmentTable
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 

@@ -9,10 +9,10 @@ from typing import Any
 
 from tests.support.waiting import pilot_wait_until
 
-from envtui.events import EnvironmentStatus, Event, thread_event
 from envtui.tui.app import DashboardOptions, EnvTuiApp
 from envtui.tui.main_screen import MainScreen
 from envtui.tui.widgets import EnvironmentTable
+from envtui.vocabulary.events import EnvironmentStatus, Event, thread_event
 
 ENVIRONMENTS = 1_000
 EVENTS = 20_000

@@ -17,12 +17,12 @@ from tests.support.dashboard import Feed, settled
 from tests.support.scripted import at, clock, scripted_events, scripted_source, status
 from tests.support.waiting import pilot_wait_until
 
-from envtui.events import Event, EventSink, SourceStatus, thread_event
 from envtui.tui.app import DashboardOptions, EnvTuiApp
-from envtui.tui.event_log import EventLog
+from envtui.tui.log_widget import EventLog
 from envtui.tui.main_screen import MainScreen
 from envtui.tui.screens import TextScreen
 from envtui.tui.widgets import ContextPanel, EnvironmentTable
+from envtui.vocabulary.events import Event, EventSink, SourceStatus, thread_event
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 

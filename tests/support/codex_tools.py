@@ -10,7 +10,7 @@ import pytest
 
 from tests.support.locations import ROOT
 
-from envtui.codex_binary import find_codex, native_binary
+from envtui.settings.codex_binary import find_codex, native_binary
 
 CODEX = find_codex(search_roots=(ROOT,))
 

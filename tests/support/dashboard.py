@@ -11,11 +11,11 @@ from textual.pilot import Pilot
 from tests.support.scripted import scripted_events
 from tests.support.waiting import pilot_wait_until
 
-from envtui.events import Event, EventSink
 from envtui.tui.app import EnvTuiApp
-from envtui.tui.event_log import EventLog
+from envtui.tui.log_widget import EventLog
 from envtui.tui.main_screen import MainScreen
 from envtui.tui.widgets import EnvironmentTable
+from envtui.vocabulary.events import Event, EventSink
 
 
 async def settled(app: EnvTuiApp, pilot: Pilot[Any], events: int | None = None) -> None:

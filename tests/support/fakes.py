@@ -6,13 +6,13 @@ import asyncio
 from typing import ClassVar, TypeVar
 
 from envtui.environments.base import Environment, LiveStatus
-from envtui.events import (
+from envtui.steps.selection import Readiness
+from envtui.vocabulary.events import (
     EnvironmentConnected,
     EnvironmentDisconnected,
     EnvironmentStatus,
     Event,
 )
-from envtui.steps.selection import Readiness
 
 M = TypeVar("M")
 

@@ -9,9 +9,9 @@ from textual.pilot import Pilot
 from tests.support.scripted import at, clock
 from tests.support.waiting import pilot_wait_until
 
-from envtui.events import Event, FindingReported, StepRecorded, thread_event
 from envtui.tui.app import DashboardOptions, EnvTuiApp
 from envtui.tui.main_screen import MainScreen
+from envtui.vocabulary.events import Event, FindingReported, StepRecorded, thread_event
 
 
 def step(number: int, *raised: tuple[str, str]) -> list[Event]:

@@ -16,8 +16,13 @@ import time
 
 from envtui.environments.exec_server import ExecServerEnvironment, ExecServerSettings
 from envtui.environments.manager import EnvironmentManager
-from envtui.events import EnvironmentConnected, EnvironmentDisconnected, EnvironmentStatus, Event
 from envtui.steps.selection import Selection
+from envtui.vocabulary.events import (
+    EnvironmentConnected,
+    EnvironmentDisconnected,
+    EnvironmentStatus,
+    Event,
+)
 
 PORT = 47631
 

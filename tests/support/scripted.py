@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from envtui.context import EnvironmentsState, EnvironmentState, render_full, snapshot
-from envtui.events import (
+from envtui.vocabulary.events import (
     EnvironmentConnected,
     EnvironmentDisconnected,
     EnvironmentStatus,

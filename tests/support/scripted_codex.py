@@ -23,7 +23,12 @@ from tests.support.codex_tools import NSENTER, UNSHARE
 from tests.support.model_stub import is_compaction, recorded_requests, write_script
 
 from envtui.environments.app_server import emitted_at
-from envtui.events import EnvironmentConnected, EnvironmentDisconnected, Event, thread_event
+from envtui.vocabulary.events import (
+    EnvironmentConnected,
+    EnvironmentDisconnected,
+    Event,
+    thread_event,
+)
 
 MODEL_PORT = 8642
 MODEL_STUB = Path(__file__).with_name("model_stub.py")
@@ -149,7 +154,7 @@ class ScriptedCodex(AppServer):
         return events
 
     def save_events(self, path: Path) -> Path:
-        from envtui.events import encode_event
+        from envtui.vocabulary.events import encode_event
 
         path.write_text("".join(encode_event(e) + "\n" for e in self.events()))
         return path

@@ -8,14 +8,20 @@ from datetime import UTC, datetime
 
 import pytest
 
-from envtui.alerts_config import AlertsConfig
 from envtui.commands.dashboard import alerts_for
-from envtui.config import ConfigError, parse_config
-from envtui.events import EnvironmentRemoved, EnvironmentStatus, Event, LiveState, thread_event
+from envtui.dashboard.store import Store
+from envtui.incidents.alert_items import Alert, AlertQueue
+from envtui.settings.alerts_config import AlertsConfig
+from envtui.settings.config import ConfigError, parse_config
 from envtui.sources.alerts import MAX_PER_RUN, batch_json
-from envtui.steps.alert_items import Alert, AlertQueue
-from envtui.store import Store
 from envtui.tui.alerting import Alerting, notification_sequence
+from envtui.vocabulary.events import (
+    EnvironmentRemoved,
+    EnvironmentStatus,
+    Event,
+    LiveState,
+    thread_event,
+)
 
 AT = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 

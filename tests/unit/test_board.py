@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from envtui.events import (
+from envtui.steps.board import StatusBoard
+from envtui.vocabulary.events import (
     EnvironmentConnected,
     EnvironmentDisconnected,
     EnvironmentStatus,
@@ -14,7 +15,6 @@ from envtui.events import (
     connection_states,
     thread_event,
 )
-from envtui.steps.board import StatusBoard
 
 
 class Statuses:

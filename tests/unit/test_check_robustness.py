@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from tests.support.cli import run_check
 from tests.support.rollout_mutations import REAL_ROLLOUTS, mutated_rollout
 
-from envtui.steps.rollout_items import code_mode_calls
+from envtui.rollout.items import code_mode_calls
 
 
 def test_the_real_rollouts_check_clean_and_every_block_is_checked(
@@ -78,8 +78,8 @@ def test_hostile_code_mode_cells_of_a_megabyte_are_read() -> None:
 
 def test_a_quiet_steps_json_is_the_same_written_directly() -> None:
     from envtui.commands.check_output import _step_json
-    from envtui.safe_text import dumps_json_line
-    from envtui.steps.check import StepReport
+    from envtui.rollout.check import StepReport
+    from envtui.vocabulary.safe_text import dumps_json_line
 
     for report in (
         StepReport(7, 3, 120, None),

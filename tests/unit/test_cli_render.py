@@ -377,9 +377,9 @@ def test_endless_standard_input_is_cut_at_the_limit(
 def test_a_special_file_over_the_limit_is_refused(
     capsysbinary: pytest.CaptureFixture[bytes], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import envtui.limits
+    import envtui.vocabulary.limits
 
-    monkeypatch.setattr(envtui.limits.read_file_bounded, "__defaults__", (1024,))
+    monkeypatch.setattr(envtui.vocabulary.limits.read_file_bounded, "__defaults__", (1024,))
     code, out, err = run_cli(["render", "/dev/zero"], capsysbinary)
     assert (code, out) == (2, "")
     assert err == "envtui render: error: /dev/zero: the file is over 1 KiB\n"

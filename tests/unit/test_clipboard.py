@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from envtui.clipboard import Tool, copy_notice, local_tools, run_tool, tmux_clipboard
+from envtui.tui.clipboard import Tool, copy_notice, local_tools, run_tool, tmux_clipboard
 
 
 def _tool(folder: Path, name: str, script: str) -> None:

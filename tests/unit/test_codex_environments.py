@@ -7,12 +7,12 @@ from pathlib import Path
 import pytest
 
 from envtui.cli import main
-from envtui.codex_environments import (
+from envtui.settings.codex_environments import (
     codex_environment_configs,
     parse_codex_environments,
     selection_order,
 )
-from envtui.config import ConfigError, ExecServerEnvironmentConfig
+from envtui.settings.config import ConfigError, ExecServerEnvironmentConfig
 
 WS = '[[environments]]\nid = "devbox"\nurl = "ws://127.0.0.1:8765"\n'
 STDIO = '[[environments]]\nid = "ssh-dev"\nprogram = "ssh"\nargs = ["dev", "codex exec-server --listen stdio"]\n'

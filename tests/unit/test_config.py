@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from envtui.cli import main
-from envtui.config import (
+from envtui.settings.config import (
     ConfigError,
     ExecServerEnvironmentConfig,
     LocalEnvironmentConfig,
@@ -16,7 +16,7 @@ from envtui.config import (
     locate_config,
     parse_config,
 )
-from envtui.profiles import Profile
+from envtui.vocabulary.profiles import Profile
 
 FULL = """\
 timezone = "Europe/Berlin"

@@ -11,7 +11,7 @@ import pytest
 
 from tests.support.cli import run_cli, write_json
 
-from envtui.debug_log import excerpt
+from envtui.vocabulary.debug_log import excerpt
 
 DOCUMENT = {"environments": [{"id": "local", "cwd": "/r"}]}
 

@@ -8,9 +8,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from envtui.events import FindingReported
-from envtui.steps.incidents import IncidentFold
-from envtui.store import EnvironmentRow, StepRow, step_export
+from envtui.dashboard.store import EnvironmentRow, StepRow, step_export
+from envtui.incidents.fold import IncidentFold
 from envtui.tui.details import (
     ESCAPING_NOTE,
     environment_details,
@@ -19,6 +18,7 @@ from envtui.tui.details import (
     unused_path,
 )
 from envtui.tui.incidents_view import incident_details
+from envtui.vocabulary.events import FindingReported
 
 AT = datetime(2026, 11, 30, 12, 0, 6, tzinfo=UTC)
 STALE = FindingReported(

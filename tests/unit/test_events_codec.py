@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from envtui.events import (
+from envtui.vocabulary.events import (
     DecodeError,
     EnvironmentConnected,
     EnvironmentDisconnected,
@@ -137,7 +137,7 @@ def test_a_time_that_cannot_be_placed_in_utc_is_a_bad_line(at: str, message: str
 def test_a_line_nested_too_deeply_or_too_long_is_a_bad_line_and_the_rest_is_read() -> None:
     import io
 
-    from envtui.limits import bounded_lines
+    from envtui.vocabulary.limits import bounded_lines
 
     good = '{"id":"","msg":{"type":"warning","message":"m"}}'
     deep = '{"id":"","msg":{"type":"x","v":' + "[" * 5000 + "]" * 5000 + "}}"

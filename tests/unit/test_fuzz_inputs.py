@@ -24,10 +24,10 @@ from tests.support.scripted import scripted_events
 
 from envtui.cli import main
 from envtui.context import EnvironmentsState, EnvironmentState
-from envtui.events import DecodeError, decode_lines, encode_event
-from envtui.store import Store
-from envtui.theme_files import builtin_theme_dir, load_themes
+from envtui.dashboard.store import Store
+from envtui.settings.theme_files import builtin_theme_dir, load_themes
 from envtui.tui.format import row_values
+from envtui.vocabulary.events import DecodeError, decode_lines, encode_event
 
 FUZZ = fuzz_settings("ENVTUI_FUZZ_EXAMPLES", 25)
 STATE = json.loads(EXAMPLE_STATE.read_text())

@@ -10,7 +10,7 @@ import pytest
 from tests.support.cli import run_cli
 
 from envtui.cli import build_parser
-from envtui.codex_binary import locate_codex
+from envtui.settings.codex_binary import locate_codex
 
 
 def _subcommands() -> dict[str, argparse.ArgumentParser]:

@@ -7,9 +7,15 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from envtui.commands.events import _writing
-from envtui.events import Event, FindingReported, StepRecorded, decode_lines, thread_event
+from envtui.dashboard.store import Store
 from envtui.sources.line_writer import LineWriter
-from envtui.store import Store
+from envtui.vocabulary.events import (
+    Event,
+    FindingReported,
+    StepRecorded,
+    decode_lines,
+    thread_event,
+)
 
 START = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 

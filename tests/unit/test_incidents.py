@@ -13,9 +13,9 @@ from datetime import UTC, datetime, timedelta
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from envtui.events import Event, FindingReported, StepRecorded, thread_event
-from envtui.steps.incidents import IncidentFold, acknowledgement
-from envtui.store import Store
+from envtui.dashboard.store import Store
+from envtui.incidents.fold import IncidentFold, acknowledgement
+from envtui.vocabulary.events import Event, FindingReported, StepRecorded, thread_event
 
 CODES = ("stale-available", "primary-mismatch")
 ENVIRONMENTS = ("flaky", "ghost")

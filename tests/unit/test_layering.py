@@ -22,36 +22,16 @@ import envtui
 PACKAGE_DIR = Path(envtui.__file__).parent
 
 LAYERS: dict[str, int] = {
-    # 1 vocabulary: the context engine, events and their codec, profiles, config readers,
-    # safe text, theme files, input limits, and the two tiny helpers everything may use.
     "envtui": 1,
+    "envtui.vocabulary": 1,
     "envtui.context": 1,
-    "envtui.events": 1,
-    "envtui.incident_events": 1,
-    "envtui.profiles": 1,
-    "envtui.validation": 1,
-    "envtui.config": 1,
-    "envtui.alerts_config": 1,
-    "envtui.codex_environments": 1,
-    "envtui.codex_binary": 1,
-    "envtui.safe_text": 1,
-    "envtui.limits": 1,
-    "envtui.theme_files": 1,
-    "envtui.stopping": 1,
-    "envtui.clipboard": 3,
-    "envtui.locations": 1,
-    "envtui.debug_log": 1,
-    "envtui.ui_state": 1,
-    # 2 turn logic: pure, synchronous.
+    "envtui.settings": 1,
     "envtui.steps": 2,
-    "envtui.store": 2,
-    "envtui.status_history": 2,
-    "envtui.log_lines": 2,
-    # 3 runtime: transports, the manager, processes, the app-server client.
+    "envtui.rollout": 2,
+    "envtui.incidents": 2,
+    "envtui.dashboard": 2,
     "envtui.environments": 3,
-    # 4 sources: streams of events.
     "envtui.sources": 4,
-    # 5 front ends.
     "envtui.cli": 5,
     "envtui.commands": 5,
     "envtui.tui": 5,
@@ -190,7 +170,7 @@ def test_the_walk_sees_lazy_and_type_checking_imports() -> None:
     # imported only inside a function of commands/dashboard.py, and under TYPE_CHECKING
     # in commands/check.py: both must be seen, or the table would not guard them.
     assert "envtui.tui.app" in found
-    assert "envtui.steps.check" in found
+    assert "envtui.rollout.check" in found
 
 
 # --- at run time, in a fresh interpreter -----------------------------------------------------
@@ -298,7 +278,7 @@ def test_envtui_help_loads_no_config_or_event_models() -> None:
         "from envtui.cli import main\n"
         "with contextlib.suppress(SystemExit):\n"
         "    main(['--help'])\n"
-        "heavy = ('pydantic', 'envtui.config', 'envtui.events', 'asyncio')\n"
+        "heavy = ('pydantic', 'envtui.settings.config', 'envtui.vocabulary.events', 'asyncio')\n"
         "loaded = sorted(m for m in heavy if m in sys.modules)\n"
         "assert not loaded, loaded\n"
         "assert 'envtui.commands.info' in sys.modules  # the whole tree was built\n"

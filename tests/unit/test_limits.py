@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from envtui.limits import (
+from envtui.vocabulary.limits import (
     KIB,
     MAX_JSON_DEPTH,
     MIB,

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from tests.support.scripted import at, scripted_events, status
 
-from envtui.events import EnvironmentDisconnected, WarningMessage, thread_event
-from envtui.log_lines import LogEntry, log_entry
-from envtui.store import Store
+from envtui.dashboard.log_lines import LogEntry, log_entry
+from envtui.dashboard.store import Store
 from envtui.tui.format import use_ascii
 from envtui.tui.log_fold import FoldedLog, LogFilter
+from envtui.vocabulary.events import EnvironmentDisconnected, WarningMessage, thread_event
 
 
 def entries(events: list) -> list[LogEntry]:  # type: ignore[type-arg]

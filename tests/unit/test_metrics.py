@@ -11,16 +11,16 @@ from prometheus_client.exposition import generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 from prometheus_client.registry import CollectorRegistry
 
-from envtui.events import (
+from envtui.incidents.thread_summary import EnvironmentState, ThreadSummary
+from envtui.sources.metrics_server import EnvtuiCollector, MetricsServer
+from envtui.sources.metrics_state import MetricsState
+from envtui.vocabulary.events import (
     EnvironmentRemoved,
     EnvironmentStatus,
     FindingReported,
     StepRecorded,
     thread_event,
 )
-from envtui.sources.metrics_server import EnvtuiCollector, MetricsServer
-from envtui.sources.metrics_state import MetricsState
-from envtui.steps.thread_summary import EnvironmentState, ThreadSummary
 
 
 def _samples(state: MetricsState) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:

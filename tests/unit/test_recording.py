@@ -15,8 +15,8 @@ import pytest
 from tests.support.scripted import scripted_events
 from tests.support.waiting import wait_until
 
-from envtui.events import Event, EventSink, Source, decode_lines, encode_event
 from envtui.sources.recording import recorded
+from envtui.vocabulary.events import Event, EventSink, Source, decode_lines, encode_event
 
 
 def read_recording(path: Path) -> list[Event]:
@@ -106,7 +106,7 @@ async def test_append_adds_to_an_earlier_recording(tmp_path: Path) -> None:
 async def test_a_recording_that_cannot_be_written_stops_with_a_notice_and_the_source_goes_on() -> (
     None
 ):
-    from envtui.events import WarningMessage
+    from envtui.vocabulary.events import WarningMessage
 
     received: list[Event] = []
     events = scripted_events()
@@ -127,7 +127,7 @@ async def test_a_recording_that_cannot_be_written_stops_with_a_notice_and_the_so
 
 
 async def test_a_file_that_cannot_be_opened_is_a_notice_too(tmp_path: Path) -> None:
-    from envtui.events import WarningMessage
+    from envtui.vocabulary.events import WarningMessage
 
     received: list[Event] = []
     await recorded(emitting(scripted_events()[:2], "return"), tmp_path)(

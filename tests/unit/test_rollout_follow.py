@@ -13,13 +13,13 @@ from tests.support.rollouts import RolloutWriter, function_tool
 from tests.support.waiting import wait_until
 
 from envtui.context import EnvironmentsState, EnvironmentState
-from envtui.events import Event, SourceStatus, StepRecorded, WarningMessage
+from envtui.rollout.check import RolloutChecker, StepReport
+from envtui.rollout.reader import RolloutStep, read_rollout_lines
+from envtui.rollout.settled import RolloutSteps
 from envtui.sources import rollout_follow
 from envtui.sources.file_windows import LocalFile
 from envtui.sources.rollout_follow import RolloutFollower, read_window
-from envtui.sources.rollout_steps import RolloutSteps
-from envtui.steps.check import RolloutChecker, StepReport
-from envtui.steps.rollout import RolloutStep, read_rollout_lines
+from envtui.vocabulary.events import Event, SourceStatus, StepRecorded, WarningMessage
 
 LOCAL = EnvironmentState(cwd="/repo", shell="bash", is_primary=True)
 

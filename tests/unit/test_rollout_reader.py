@@ -7,10 +7,10 @@ import json
 from tests.support.rollouts import RolloutWriter, code_mode_exec, function_tool
 
 from envtui.context import EnvironmentsState, EnvironmentState
-from envtui.profiles import Profile
-from envtui.steps.rollout import read_rollout_lines
-from envtui.steps.rollout_items import calls_from
+from envtui.rollout.items import calls_from
+from envtui.rollout.reader import read_rollout_lines
 from envtui.steps.tools import tool_groups
+from envtui.vocabulary.profiles import Profile
 
 LOCAL = EnvironmentState(cwd="/repo", shell="bash", is_primary=True)
 DEVBOX_STARTING = EnvironmentState(cwd="/repo", status="starting")

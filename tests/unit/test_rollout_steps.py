@@ -15,11 +15,15 @@ from tests.support.cli import run_check
 from tests.support.rollouts import RolloutWriter
 
 from envtui.context import EnvironmentsState, EnvironmentState, render_diff, snapshot
-from envtui.events import EnvironmentConnected, EnvironmentDisconnected, connection_states
+from envtui.rollout.items import code_mode_calls, parse_time
+from envtui.rollout.reader import RolloutReader, read_rollout_lines
+from envtui.rollout.state import ForkOrigin
 from envtui.steps.connection import ConnectionTimeline
-from envtui.steps.rollout import RolloutReader, read_rollout_lines
-from envtui.steps.rollout_items import code_mode_calls, parse_time
-from envtui.steps.rollout_state import ForkOrigin
+from envtui.vocabulary.events import (
+    EnvironmentConnected,
+    EnvironmentDisconnected,
+    connection_states,
+)
 
 LOCAL = EnvironmentState(cwd="/repo", shell="bash", is_primary=True)
 BEFORE = EnvironmentsState(
@@ -202,7 +206,7 @@ def test_the_connection_timeline_agrees_with_the_fold() -> None:
         (EnvironmentDisconnected if i % 3 else EnvironmentConnected)(environment_id=f"e{i % 2}")
         for i in range(10)
     ]
-    from envtui.events import thread_event
+    from envtui.vocabulary.events import thread_event
 
     stream = [thread_event(msg, at=parse_time(times[i])) for i, msg in enumerate(events)]
     timeline = ConnectionTimeline(stream)

@@ -12,13 +12,13 @@ from tests.support.rollouts import RolloutWriter
 from tests.support.waiting import pilot_wait_until
 
 from envtui.context import EnvironmentsState, EnvironmentState
-from envtui.profiles import Profile
+from envtui.dashboard.store import StepRow, Store
 from envtui.sources.rollout_follow import follow_rollout
-from envtui.steps.model import StepView
 from envtui.steps.rules import check_step
-from envtui.store import StepRow, Store
+from envtui.steps.values import StepView
 from envtui.tui.app import DashboardOptions, EnvTuiApp
 from envtui.tui.widgets import ContextPanel, EnvironmentTable
+from envtui.vocabulary.profiles import Profile
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -87,8 +87,8 @@ async def test_the_table_shows_each_steps_recorded_snapshot_and_says_so(tmp_path
 def test_the_first_steps_rows_are_ready_starting_and_unavailable_with_the_error(
     tmp_path: Path,
 ) -> None:
-    from envtui.steps.events import recorded_statuses
-    from envtui.steps.rollout import read_rollout
+    from envtui.rollout.reader import read_rollout
+    from envtui.steps.emit import recorded_statuses
 
     first = read_rollout(_rollout(tmp_path)).steps[0]
     statuses = recorded_statuses(first.section, first.number)

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from envtui.profiles import Profile
-from envtui.steps.model import StepView, ToolCall
 from envtui.steps.plan import ToolFeatures, plan_tools
 from envtui.steps.rules import check_step, selected_never_resolved
 from envtui.steps.tools import ToolSpec
+from envtui.steps.values import StepView, ToolCall
+from envtui.vocabulary.profiles import Profile
 
 P150, P171 = Profile.CODEX_0150, Profile.CODEX_0171
 

@@ -10,14 +10,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from envtui.events import (
+from envtui.vocabulary.events import (
     EnvironmentStatus,
     WarningMessage,
     decode_event,
     encode_event,
     thread_event,
 )
-from envtui.safe_text import dumps_json_line, for_terminal, one_line
+from envtui.vocabulary.safe_text import dumps_json_line, for_terminal, one_line
 
 INVISIBLE_CATEGORIES = {"Cc", "Cf", "Cs", "Zl", "Zp"}
 HANGUL_FILLERS = "\u115f\u1160\u3164\uffa0"
@@ -82,7 +82,7 @@ def test_an_encoded_event_is_safe_on_a_terminal_and_decodes_to_the_same_event(fi
 
 
 def test_connection_events_stay_byte_for_byte_codexs() -> None:
-    from envtui.events import EnvironmentConnected
+    from envtui.vocabulary.events import EnvironmentConnected
 
     line = encode_event(thread_event(EnvironmentConnected(environment_id="build")))
     assert line == '{"id":"","msg":{"type":"environment_connected","environment_id":"build"}}'

@@ -8,8 +8,8 @@ from tests.support.fakes import FakeLocal, FakeRemote, settle
 from tests.support.managers import manager_with
 
 from envtui.environments.local import LocalEnvironment
-from envtui.events import EnvironmentRemoved, WarningMessage
 from envtui.steps.selection import Selection
+from envtui.vocabulary.events import EnvironmentRemoved, WarningMessage
 
 
 def _sel(env_id: str, cwd: str = "/w", roots: tuple[str, ...] = ()) -> Selection:

@@ -10,13 +10,13 @@ import pytest
 
 from tests.support.session_trees import copy_real, grown, thread_id, with_wrong_last_context
 
-from envtui.sources.rollout_parent import ParentRollouts
+from envtui.rollout.check import check_rollout
+from envtui.rollout.fork_parent import ParentRollouts
+from envtui.rollout.reader import read_rollout
 from envtui.sources.session_files import FileInfo, LocalSessionFiles
 from envtui.sources.sessions_index import SessionsIndex
 from envtui.sources.thread_file import WHOLE_FILE, ThreadFile
-from envtui.steps.check import check_rollout
-from envtui.steps.events import recorded_statuses
-from envtui.steps.rollout import read_rollout
+from envtui.steps.emit import recorded_statuses
 
 
 class CountingFiles(LocalSessionFiles):

@@ -10,9 +10,15 @@ from tests.support.rollouts import RolloutWriter, function_tool
 from tests.support.scripted import clock, scripted_events, scripted_source
 from tests.support.waiting import wait_until
 
-from envtui.config import parse_config
 from envtui.context import EnvironmentsState, EnvironmentState
-from envtui.events import (
+from envtui.dashboard.store import Store
+from envtui.settings.config import parse_config
+from envtui.sources.live import watch
+from envtui.sources.recording import recorded
+from envtui.sources.replay import replay
+from envtui.sources.rollout_follow import follow_rollout
+from envtui.tui.app import DashboardOptions, EnvTuiApp
+from envtui.vocabulary.events import (
     Event,
     FindingReported,
     StepRecorded,
@@ -20,12 +26,6 @@ from envtui.events import (
     decode_lines,
     encode_event,
 )
-from envtui.sources.live import watch
-from envtui.sources.recording import recorded
-from envtui.sources.replay import replay
-from envtui.sources.rollout_follow import follow_rollout
-from envtui.store import Store
-from envtui.tui.app import DashboardOptions, EnvTuiApp
 
 LOCAL = EnvironmentState(cwd="/repo", shell="bash", is_primary=True)
 DEVBOX = EnvironmentState(cwd="/repo", shell="zsh")

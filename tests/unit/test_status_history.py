@@ -12,16 +12,16 @@ from hypothesis import strategies as st
 
 from tests.support.scripted import T0, at, scripted_events, status
 
-from envtui.events import (
+from envtui.dashboard.status_history import StatusHistory, Transition, strip_end
+from envtui.dashboard.store import Store
+from envtui.sources.replay import replay
+from envtui.vocabulary.events import (
     EnvironmentConnected,
     EnvironmentDisconnected,
     EnvironmentRemoved,
     encode_event,
     thread_event,
 )
-from envtui.sources.replay import replay
-from envtui.status_history import StatusHistory, Transition, strip_end
-from envtui.store import Store
 
 STATUSES = st.sampled_from(["ready", "starting", "unavailable"])
 

@@ -10,13 +10,13 @@ import pytest
 from tests.support.fakes import FakeLocal, FakeRemote, Recorder, settle
 
 from envtui.environments.manager import EnvironmentManager
-from envtui.profiles import Profile
 from envtui.steps.capture import StepCapture, route
-from envtui.steps.model import ToolCall
 from envtui.steps.rules import check_step
 from envtui.steps.section import SectionSettings
 from envtui.steps.selection import Selection
 from envtui.steps.tools import by_name
+from envtui.steps.values import ToolCall
+from envtui.vocabulary.profiles import Profile
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 

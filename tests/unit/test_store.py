@@ -6,15 +6,15 @@ from zoneinfo import ZoneInfo
 
 from tests.support.scripted import at, scripted_events, status, step_event
 
-from envtui.events import (
+from envtui.dashboard.log_lines import log_line
+from envtui.dashboard.store import Store
+from envtui.vocabulary.events import (
     EnvironmentDisconnected,
     EnvironmentRemoved,
     SourceStatus,
     UnknownMessage,
     thread_event,
 )
-from envtui.log_lines import log_line
-from envtui.store import Store
 
 
 def test_scripted_stream_gives_statuses_primary_steps_and_findings() -> None:

@@ -6,7 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from envtui.theme_files import builtin_theme_dir, load_theme_file, load_themes, user_theme_dir
+from envtui.settings.theme_files import (
+    builtin_theme_dir,
+    load_theme_file,
+    load_themes,
+    user_theme_dir,
+)
 
 GOOD = """
 name = "mine"

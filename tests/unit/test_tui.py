@@ -17,8 +17,8 @@ from tests.support.scripted import clock, scripted_events, scripted_source, stat
 from tests.support.waiting import pilot_wait_until, wait_until
 
 from envtui.tui.app import DashboardOptions, EnvTuiApp
-from envtui.tui.event_log import EventLog
 from envtui.tui.incidents_view import IncidentList
+from envtui.tui.log_widget import EventLog
 from envtui.tui.main_screen import MainScreen
 from envtui.tui.screens import TextScreen
 from envtui.tui.widgets import ContextPanel, EnvironmentTable, ToolsPanel

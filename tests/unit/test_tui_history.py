@@ -12,14 +12,14 @@ from tests.support.incidents import step
 from tests.support.scripted import at, scripted_events, status
 from tests.support.waiting import pilot_wait_until
 
-from envtui.events import Event
-from envtui.store import Store
+from envtui.dashboard.store import Store
 from envtui.tui.app import DashboardOptions, EnvTuiApp
-from envtui.tui.event_log import EventLog, QueryScreen
 from envtui.tui.history_screen import HistoryScreen
+from envtui.tui.log_widget import EventLog, QueryScreen
 from envtui.tui.main_screen import MainScreen
 from envtui.tui.timeline import Mark, incident_marks
 from envtui.tui.widgets import EnvironmentTable
+from envtui.vocabulary.events import Event
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 TIMES = "\N{MULTIPLICATION SIGN}"

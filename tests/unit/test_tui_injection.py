@@ -13,14 +13,14 @@ from tests.support.hostile_text import VISIBLE, X, active_characters
 from tests.support.scripted import at, clock
 from tests.support.waiting import pilot_wait_until
 
-from envtui.events import (
+from envtui.tui.app import DashboardOptions, EnvTuiApp
+from envtui.vocabulary.events import (
     EventSink,
     FindingReported,
     StepRecorded,
     WarningMessage,
     thread_event,
 )
-from envtui.tui.app import DashboardOptions, EnvTuiApp
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -54,7 +54,7 @@ async def test_each_former_leak_shows_the_escaped_text() -> None:
 
 
 def test_table_cells_are_composed_and_joiners_shown() -> None:
-    from envtui.store import EnvironmentRow
+    from envtui.dashboard.store import EnvironmentRow
     from envtui.tui.format import row_values
 
     row = EnvironmentRow(id="cafe\u0301", order=0, cwd="/a\u200db", shell="z\u2060sh")

@@ -13,7 +13,7 @@ from tests.support.dashboard import settled
 from tests.support.scripted import clock, scripted_source
 from tests.support.waiting import pilot_wait_until
 
-from envtui import ui_state
+from envtui.settings import ui_state
 from envtui.tui.app import DashboardOptions, EnvTuiApp
 from envtui.tui.format import use_ascii
 from envtui.tui.keymap import check_keymap, keys_in_force, typed, valid_key

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from envtui.validation import first_error, key_path
+from envtui.vocabulary.validation import first_error, key_path
 
 
 class _Item(BaseModel):

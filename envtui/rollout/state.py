@@ -16,7 +16,7 @@ from typing import Any
 
 from envtui.context import SECTION_ID
 from envtui.context.patch import apply_world_patch, remove_null_object_fields
-from envtui.steps.rollout_items import text_of
+from envtui.rollout.items import text_of
 
 MAX_FORK_DEPTH = 16
 """How many forks of forks are followed back for a baseline before giving up."""

@@ -35,18 +35,18 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from envtui.profiles import Profile
-from envtui.steps.model import ToolCall
-from envtui.steps.rollout_items import (
+from envtui.rollout.items import (
     calls_from,
     parse_time,
     replacement_context,
     text_of,
     version_tuple,
 )
-from envtui.steps.rollout_lines import dispatch
-from envtui.steps.rollout_state import BaselineLookup, ForkOrigin, WorldReplay
+from envtui.rollout.lines import dispatch
+from envtui.rollout.state import BaselineLookup, ForkOrigin, WorldReplay
 from envtui.steps.tools import ToolSpec, tool_groups
+from envtui.steps.values import ToolCall
+from envtui.vocabulary.profiles import Profile
 
 KEPT_LINE_NUMBERS = 20
 """How many broken or unknown lines are named by number; the rest are only counted."""

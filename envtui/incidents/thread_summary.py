@@ -21,13 +21,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from envtui.steps.check import RolloutChecker, StepReport
-from envtui.steps.events import finding_event, recorded_statuses
-from envtui.steps.incidents import IncidentFold
-from envtui.steps.rollout import RolloutReader, RolloutStep
-from envtui.steps.rollout_items import parse_time, text_of
-from envtui.steps.rollout_lines import parse_line
-from envtui.steps.rollout_state import BaselineLookup
+from envtui.incidents.fold import IncidentFold
+from envtui.rollout.check import RolloutChecker, StepReport
+from envtui.rollout.items import parse_time, text_of
+from envtui.rollout.lines import parse_line
+from envtui.rollout.reader import RolloutReader, RolloutStep
+from envtui.rollout.state import BaselineLookup
+from envtui.steps.emit import finding_event, recorded_statuses
 
 STATE_TYPES = frozenset({"world_state", "compacted"})
 """Line types whose effect on the world state a skipped part of a file still needs."""

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
-from envtui.events import LiveState
-from envtui.incident_events import IncidentOpened, IncidentResolved
+from envtui.vocabulary.events import LiveState
+from envtui.vocabulary.incident_messages import IncidentOpened, IncidentResolved
 
 AlertKind = Literal[
     "incident_opened", "incident_resolved", "environment_unavailable", "environment_ready"

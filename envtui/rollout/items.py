@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
-from envtui.steps.model import ToolCall
+from envtui.steps.values import ToolCall
 
 CONTEXT_OPEN = "<environment_context>"
 CONTEXT_KIND = "environments.environment_context"

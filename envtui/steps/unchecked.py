@@ -3,7 +3,7 @@
 An incident resolves when a later step evaluated its rule and did not raise it, so a step
 must say which rules it did *not* evaluate; otherwise a rule that was skipped (no tool
 list, no connection state, no snapshot) would look like a condition that went away. The
-rules say why they skipped with a typed :class:`~envtui.steps.model.Note`; this module is
+rules say why they skipped with a typed :class:`~envtui.steps.values.Note`; this module is
 the one table from those note codes to the finding codes they silence.
 """
 
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from envtui.steps.model import Note, NoteCode
 from envtui.steps.rules import CALL_CODES, THREAD_CODES, TOOL_CODES
+from envtui.steps.values import Note, NoteCode
 
 ENVIRONMENT_ID_CODES = frozenset({"missing-environment-id", "unexpected-environment-id"})
 CONTEXT_CODES = frozenset({"context-mismatch"})

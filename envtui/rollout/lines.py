@@ -12,10 +12,10 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from envtui.steps.rollout_items import MODEL_OUTPUT, TOOL_OUTPUT, context_text
+from envtui.rollout.items import MODEL_OUTPUT, TOOL_OUTPUT, context_text
 
 if TYPE_CHECKING:
-    from envtui.steps.rollout import RolloutReader
+    from envtui.rollout.reader import RolloutReader
 
 TURN_START = "task_started"
 TURN_END = frozenset({"task_complete", "turn_aborted", "turn_complete"})

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 
-from envtui.events import (
+from envtui.vocabulary.events import (
     EnvironmentConnected,
     EnvironmentDisconnected,
     EnvironmentRemoved,
@@ -24,8 +24,12 @@ from envtui.events import (
     WarningMessage,
     message_to_json,
 )
-from envtui.incident_events import IncidentAcknowledged, IncidentOpened, IncidentResolved
-from envtui.safe_text import one_line
+from envtui.vocabulary.incident_messages import (
+    IncidentAcknowledged,
+    IncidentOpened,
+    IncidentResolved,
+)
+from envtui.vocabulary.safe_text import one_line
 
 __all__ = ["OWN_MESSAGES", "LogEntry", "in_zone", "log_entry", "log_line"]
 

@@ -23,10 +23,10 @@ from textual.screen import ModalScreen
 from textual.strip import Strip
 from textual.widgets import Input, Log
 
-from envtui.log_lines import LogEntry
-from envtui.safe_text import one_line
+from envtui.dashboard.log_lines import LogEntry
 from envtui.tui.format import glyphs
 from envtui.tui.log_fold import FoldedLog, LogFilter
+from envtui.vocabulary.safe_text import one_line
 
 MARKED = Style(reverse=True)
 """The match shown by a search: reversed, so it reads in any theme and without colour."""

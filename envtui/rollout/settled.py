@@ -6,9 +6,9 @@ with it, each exactly once: a step is settled when its context is recorded (its
 or the end of its turn follows it). Only those new steps are then checked; nothing already
 read is read, cut into steps or checked again.
 
-The streaming :class:`~envtui.steps.rollout.RolloutReader` hands back each step once it is
+The streaming :class:`~envtui.rollout.reader.RolloutReader` hands back each step once it is
 over; a step whose context is recorded but whose model is still answering is taken with
-:meth:`~envtui.steps.rollout.RolloutReader.peek`, as a whole re-read of the file would show
+:meth:`~envtui.rollout.reader.RolloutReader.peek`, as a whole re-read of the file would show
 it at that moment, and is not given out again when it closes.
 """
 
@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from envtui.profiles import Profile
-from envtui.steps.rollout import RolloutReader, RolloutStep
-from envtui.steps.rollout_state import BaselineLookup
+from envtui.rollout.reader import RolloutReader, RolloutStep
+from envtui.rollout.state import BaselineLookup
+from envtui.vocabulary.profiles import Profile
 
 
 class RolloutSteps:

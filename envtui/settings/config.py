@@ -7,7 +7,7 @@ keys. A key a kind does not take is an error, and types are strict (``port = "22
 error). tomllib gives no positions, so the line of a key is found by scanning the text.
 
 Lookup: ``--config`` wins over ``$ENVTUI_CONFIG``, which wins over the default
-(``envtui.locations.default_config_file``: ``$XDG_CONFIG_HOME/envtui/config.toml`` on
+(``envtui.settings.locations.default_config_file``: ``$XDG_CONFIG_HOME/envtui/config.toml`` on
 Linux). With no config at all, envtui watches one local environment in the current
 directory.
 """
@@ -33,14 +33,14 @@ from pydantic import (
     model_validator,
 )
 
-from envtui.alerts_config import AlertsConfig
 from envtui.context.paths import path_text
-from envtui.events import LOCAL_ID
-from envtui.limits import TooLargeError, load_toml, read_text_bounded
-from envtui.locations import CONFIG_VARIABLE, default_config_file
-from envtui.profiles import DEFAULT_PROFILE, Profile
-from envtui.safe_text import one_line
-from envtui.validation import Seconds, first_error, key_path
+from envtui.settings.alerts_config import AlertsConfig
+from envtui.settings.locations import CONFIG_VARIABLE, default_config_file
+from envtui.vocabulary.events import LOCAL_ID
+from envtui.vocabulary.limits import TooLargeError, load_toml, read_text_bounded
+from envtui.vocabulary.profiles import DEFAULT_PROFILE, Profile
+from envtui.vocabulary.safe_text import one_line
+from envtui.vocabulary.validation import Seconds, first_error, key_path
 
 ENVIRONMENT_KINDS = ("local", "ssh", "exec-server")
 

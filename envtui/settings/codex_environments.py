@@ -7,7 +7,7 @@ CODEX_HOME). Selection order is Codex's: the default first, then ``local`` unles
 not deterministic). ``default = "none"`` selects nothing; no default with
 ``include_local = false`` selects nothing too.
 
-Every rule that fails is one :class:`~envtui.config.ConfigError`: file, line, key, message.
+Every rule that fails is one :class:`~envtui.settings.config.ConfigError`: file, line, key, message.
 """
 
 from __future__ import annotations
@@ -19,16 +19,16 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from envtui.config import (
+from envtui.settings.config import (
     ConfigError,
     ExecServerEnvironmentConfig,
     LocalEnvironmentConfig,
     find_line,
     websocket_url_problem,
 )
-from envtui.events import LOCAL_ID
-from envtui.limits import TooLargeError, load_toml, read_text_bounded
-from envtui.validation import Seconds, first_error, key_path
+from envtui.vocabulary.events import LOCAL_ID
+from envtui.vocabulary.limits import TooLargeError, load_toml, read_text_bounded
+from envtui.vocabulary.validation import Seconds, first_error, key_path
 
 _ID = re.compile(r"[A-Za-z0-9_-]+")
 RESERVED_IDS = (LOCAL_ID, "none")

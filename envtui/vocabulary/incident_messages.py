@@ -1,13 +1,13 @@
 """The incident messages of the event vocabulary: opened, resolved, acknowledged.
 
 A finding is raised at every step its cause lasts; an incident is one episode of it (see
-:mod:`envtui.steps.incidents`, which folds findings into incidents). Opened and resolved are
+:mod:`envtui.incidents.fold`, which folds findings into incidents). Opened and resolved are
 derived: whoever folds a stream's steps and findings gets them again, so a replay treats
 the recorded ones as a record, not as input. Acknowledged is an operator's act, which
 nothing else can derive; a replay applies it to the same episode, named by its key and
 the step it was first raised at.
 
-Kept apart from :mod:`envtui.events`, which registers them, so each module stays one
+Kept apart from :mod:`envtui.vocabulary.events`, which registers them, so each module stays one
 readable size.
 """
 

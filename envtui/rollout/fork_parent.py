@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from envtui.steps.rollout_state import MAX_FORK_DEPTH, ForkOrigin, world_at
+from envtui.rollout.state import MAX_FORK_DEPTH, ForkOrigin, world_at
 
 _THREAD_ID = re.compile(r"[A-Za-z0-9-]{1,80}")
 

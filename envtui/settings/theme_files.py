@@ -15,9 +15,9 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
-from envtui.limits import load_toml, read_text_bounded
-from envtui.locations import theme_dir
-from envtui.validation import first_error
+from envtui.settings.locations import theme_dir
+from envtui.vocabulary.limits import load_toml, read_text_bounded
+from envtui.vocabulary.validation import first_error
 
 Colour = Annotated[str, StringConstraints(pattern=r"^#[0-9a-fA-F]{6}$")]
 VariableName = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9-]*$")]
@@ -25,8 +25,8 @@ VariableName = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9-]*$")]
 REQUIRED_VARIABLES = ("status-ready", "status-starting", "status-unavailable", "status-primary")
 """Status colours are theme variables, so a colour-blind or high-contrast theme sets them."""
 
-_PACKAGED_DIR = Path(__file__).parent / "themes"
-_SOURCE_DIR = Path(__file__).parent.parent / "themes"
+_PACKAGED_DIR = Path(__file__).parent.parent / "themes"
+_SOURCE_DIR = Path(__file__).parent.parent.parent / "themes"
 
 
 class ThemeFile(BaseModel):
@@ -68,7 +68,7 @@ def builtin_theme_dir() -> Path:
 
 
 def user_theme_dir() -> Path:
-    """``$XDG_CONFIG_HOME/envtui/themes`` on Linux (see :mod:`envtui.locations`)."""
+    """``$XDG_CONFIG_HOME/envtui/themes`` on Linux (see :mod:`envtui.settings.locations`)."""
     return theme_dir()
 
 

@@ -3,7 +3,7 @@
 Everything is off unless asked for: ``bell`` rings the terminal bell, ``notify`` shows a
 toast and asks the terminal for a desktop notification (OSC 9 or OSC 777), ``command``
 runs a program (no shell) with JSON on its standard input. Kept apart from
-:mod:`envtui.config` so each stays one readable size; the runtime is
+:mod:`envtui.settings.config` so each stays one readable size; the runtime is
 :mod:`envtui.sources.alerts`.
 """
 
@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from envtui.validation import Seconds
+from envtui.vocabulary.validation import Seconds
 
 CommandWord = Annotated[str, StringConstraints(min_length=1, max_length=4096)]
 

@@ -32,14 +32,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
-from envtui.events import Event, FindingReported, Severity, StepRecorded
-from envtui.incident_events import (
+from envtui.steps.unchecked import evaluated
+from envtui.vocabulary.events import Event, FindingReported, Severity, StepRecorded
+from envtui.vocabulary.incident_messages import (
     AnyIncident,
     IncidentAcknowledged,
     IncidentOpened,
     IncidentResolved,
 )
-from envtui.steps.coverage import evaluated
 
 IncidentKey = tuple[str, str | None, str | None]
 """(code, environment, tool): what one incident is about."""

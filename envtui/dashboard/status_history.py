@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Literal
 
-from envtui.events import LiveState
+from envtui.vocabulary.events import LiveState
 
 DEFAULT_TRANSITIONS = 500
 """Transitions each environment keeps (the config's ``status_history``)."""

@@ -20,16 +20,16 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
-from envtui.incident_events import (
+from envtui.vocabulary.incident_messages import (
     IncidentAcknowledged,
     IncidentOpened,
     IncidentResolved,
     IncidentSeverity,
     VocabularyMessage,
 )
-from envtui.limits import JsonInputError, LineTooLong, load_json
-from envtui.safe_text import dumps_json_line
-from envtui.validation import first_error
+from envtui.vocabulary.limits import JsonInputError, LineTooLong, load_json
+from envtui.vocabulary.safe_text import dumps_json_line
+from envtui.vocabulary.validation import first_error
 
 if TYPE_CHECKING:
     import asyncio
@@ -165,7 +165,7 @@ class StepRecorded(_Message):
     world-state merge patch against the previous step. ``unchecked`` are the finding codes
     whose rules could not run at this step (they neither raise nor resolve an incident);
     ``findings`` how many finding events follow for this step's check. Both None: a
-    recording from before they existed (see :mod:`envtui.steps.incidents`).
+    recording from before they existed (see :mod:`envtui.incidents.fold`).
     """
 
     type: Literal["step"] = "step"
@@ -382,8 +382,8 @@ def shorten(text: str, limit: int = 80) -> str:
 def decode_lines(lines: Iterable[str | LineTooLong]) -> Iterator[Event | DecodeError]:
     """Events from JSONL lines; blank lines are skipped, bad ones yield :class:`DecodeError`.
 
-    A :class:`~envtui.limits.LineTooLong` (from :func:`~envtui.limits.bounded_lines`) is a
-    bad line too.
+    A :class:`~envtui.vocabulary.limits.LineTooLong` (from
+    :func:`~envtui.vocabulary.limits.bounded_lines`) is a bad line too.
     """
     for number, line in enumerate(lines, start=1):
         if isinstance(line, LineTooLong):

@@ -6,8 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from envtui.events import LOCAL_ID
 from envtui.steps.selection import SelectionSnapshot
+from envtui.vocabulary.events import LOCAL_ID
 
 Severity = Literal["warning", "error"]
 NoteCode = Literal[

@@ -5,7 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from envtui.events import (
+from envtui.steps.capture import StepContext
+from envtui.steps.unchecked import CONTEXT_CODES, EXECUTION_CODE, unchecked_codes
+from envtui.steps.values import Finding
+from envtui.vocabulary.events import (
     LOCAL_ID,
     EnvironmentStatus,
     Event,
@@ -15,9 +18,6 @@ from envtui.events import (
     StepTool,
     thread_event,
 )
-from envtui.steps.capture import StepContext
-from envtui.steps.coverage import CONTEXT_CODES, EXECUTION_CODE, unchecked_codes
-from envtui.steps.model import Finding
 
 
 def finding_event(finding: Finding) -> FindingReported:

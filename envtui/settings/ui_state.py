@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from envtui.locations import ui_state_file
+from envtui.settings.locations import ui_state_file
 
 MAX_STATE = 64 * 1024
 """A larger file is not envtui's: it is ignored."""

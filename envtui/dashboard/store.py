@@ -3,7 +3,7 @@
 :meth:`Store.apply` folds one event in, touching only what the event concerns, and notes
 what changed (environments by id, new log lines, steps, findings, incidents) so a view can
 redraw just that, in one batch per frame. Findings are folded into incidents
-(:mod:`envtui.steps.incidents`: at most ``max_steps`` of them are kept), and what is worth
+(:mod:`envtui.incidents.fold`: at most ``max_steps`` of them are kept), and what is worth
 an alert waits in a bounded queue for the front end. Every collection is bounded by a
 number the config names, however long the dashboard runs: the event log keeps the last
 ``max_log_lines`` lines, the step history the last ``max_steps`` steps, each environment
@@ -21,7 +21,11 @@ from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 from typing import Any
 
-from envtui.events import (
+from envtui.dashboard.log_lines import LogEntry, log_entry
+from envtui.dashboard.status_history import DEFAULT_TRANSITIONS, StatusHistory
+from envtui.incidents.alert_items import Alert, AlertQueue
+from envtui.incidents.fold import IncidentFold
+from envtui.vocabulary.events import (
     KNOWN_MESSAGES,
     EnvironmentConnected,
     EnvironmentDisconnected,
@@ -34,11 +38,7 @@ from envtui.events import (
     SourceStatus,
     StepRecorded,
 )
-from envtui.incident_events import IncidentAcknowledged
-from envtui.log_lines import LogEntry, log_entry
-from envtui.status_history import DEFAULT_TRANSITIONS, StatusHistory
-from envtui.steps.alert_items import Alert, AlertQueue
-from envtui.steps.incidents import IncidentFold
+from envtui.vocabulary.incident_messages import IncidentAcknowledged
 
 DEFAULT_LOG_LINES = 10_000
 DEFAULT_STEPS = 1_000
@@ -188,7 +188,7 @@ class Store:
         self.thread: str | None = None
         self.zone = zone
         self.incidents = IncidentFold(max_incidents=max_steps)
-        """Findings folded into incidents (see :mod:`envtui.steps.incidents`)."""
+        """Findings folded into incidents (see :mod:`envtui.incidents.fold`)."""
         self.alerts = AlertQueue()
         """What an operator may be alerted about: new and resolved incidents, environments
         that became unavailable or ready again. Drained by the dashboard, paused or not."""

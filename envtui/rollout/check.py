@@ -21,15 +21,15 @@ from typing import Any
 from envtui.context.diff import render_diff
 from envtui.context.model import EnvironmentsState
 from envtui.context.snapshot import restore_snapshot
-from envtui.events import LOCAL_ID, Event
-from envtui.profiles import Profile
+from envtui.rollout.reader import ContextBlock, Rollout, RolloutInfo, RolloutStep
 from envtui.steps.connection import ConnectionTimeline
-from envtui.steps.coverage import CONTEXT_CODES, EXECUTION_CODE, RULE_CODES, unchecked_codes
-from envtui.steps.model import Finding, StepView, finding
 from envtui.steps.plan import ToolFeatures
-from envtui.steps.rollout import ContextBlock, Rollout, RolloutInfo, RolloutStep
 from envtui.steps.rules import TOOL_CODES, check_calls, check_step
 from envtui.steps.tools import ToolSpec
+from envtui.steps.unchecked import CONTEXT_CODES, EXECUTION_CODE, RULE_CODES, unchecked_codes
+from envtui.steps.values import Finding, StepView, finding
+from envtui.vocabulary.events import LOCAL_ID, Event
+from envtui.vocabulary.profiles import Profile
 
 MAX_DIFF_LINES = 12
 _ESCAPED = frozenset("&<>\"'")

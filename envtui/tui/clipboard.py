@@ -19,7 +19,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from envtui.stopping import cancel_and_wait, within
+from envtui.vocabulary.stopping import cancel_and_wait, within
 
 TOOL_TIMEOUT = 2.0
 """Seconds a clipboard tool may take before it is ended and counted as failed."""
