@@ -21,8 +21,9 @@ from envtui.vocabulary.limits import read_text_bounded
 from envtui.vocabulary.profiles import Profile
 
 if TYPE_CHECKING:
-    from envtui.rollout.check import CheckReport, RolloutChecker
+    from envtui.rollout.check import RolloutChecker
     from envtui.rollout.reader import RolloutReader
+    from envtui.steps.report import CheckReport
     from envtui.steps.tools import ToolSpec
     from envtui.vocabulary.events import Event
 
@@ -145,7 +146,7 @@ def _check_rollout(args: argparse.Namespace) -> int:
     try:
         with handle:
             for number, line in enumerate(handle, start=1):
-                for step in reader.feed(number, line):
+                for step in reader.read_line(number, line):
                     checker = checker or _checker(reader, args, events, tools, extra_notes)
                     writer.step(checker.check(step))
         for step in reader.finish():
@@ -191,7 +192,7 @@ def _read_notes(reader: RolloutReader) -> list[str]:
 def _check_engine(args: argparse.Namespace) -> CheckReport | int:
     import asyncio
 
-    from envtui.sources.live import check_engine_steps
+    from envtui.sources.engine import check_engine_steps
     from envtui.vocabulary.stopping import run_bounded, stop_on_signals
 
     built = engine_for(COMMAND, args)

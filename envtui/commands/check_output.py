@@ -17,8 +17,8 @@ from typing import IO, Any
 
 from envtui.commands.output import error_line
 from envtui.incidents.fold import IncidentFold
-from envtui.rollout.check import CheckReport, StepReport
 from envtui.steps.emit import finding_event
+from envtui.steps.report import CheckReport, StepReport
 from envtui.steps.values import Finding
 from envtui.vocabulary.safe_text import dumps_json_line, for_terminal
 

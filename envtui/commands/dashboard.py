@@ -151,7 +151,7 @@ def _watch(args: argparse.Namespace, config: Config) -> Source | int:
     environments = environments_from(args.mode, args)
     if isinstance(environments, int):
         return environments
-    from envtui.sources.live import watch
+    from envtui.sources.engine import watch
 
     return functools.partial(watch, config, environments=environments)
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
-from envtui.steps.unchecked import evaluated
+from envtui.incidents.coverage import evaluated
 from envtui.vocabulary.events import Event, FindingReported, Severity, StepRecorded
 from envtui.vocabulary.incident_messages import (
     AnyIncident,

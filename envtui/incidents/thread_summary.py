@@ -22,17 +22,14 @@ from datetime import datetime
 from typing import Any
 
 from envtui.incidents.fold import IncidentFold
-from envtui.rollout.check import RolloutChecker, StepReport
-from envtui.rollout.items import parse_time, text_of
-from envtui.rollout.lines import parse_line
-from envtui.rollout.reader import RolloutReader, RolloutStep
+from envtui.rollout.check import RolloutChecker
+from envtui.rollout.emit import recorded_statuses
+from envtui.rollout.reader import RolloutReader
+from envtui.rollout.records import RolloutStep
 from envtui.rollout.state import BaselineLookup
-from envtui.steps.emit import finding_event, recorded_statuses
+from envtui.steps.emit import finding_event
+from envtui.steps.report import StepReport
 
-STATE_TYPES = frozenset({"world_state", "compacted"})
-"""Line types whose effect on the world state a skipped part of a file still needs."""
-TOOLS_TYPE = "additional_tools"
-TURN_START_TYPE = "task_started"
 STATUSES = ("starting", "ready", "unavailable")
 
 
@@ -117,15 +114,6 @@ class ThreadSummary:
         }
 
 
-def line_kind(item: Any) -> tuple[str | None, str | None]:
-    """(line type, payload type) of a parsed rollout line; None where absent."""
-    if not isinstance(item, dict):
-        return None, None
-    payload = item.get("payload")
-    inner = payload.get("type") if isinstance(payload, dict) else None
-    return text_of(item.get("type")), text_of(inner)
-
-
 class ThreadFold:
     """A rollout's head, the state lines of a skipped middle, then its tail, line by line.
 
@@ -137,10 +125,8 @@ class ThreadFold:
         self.path = path
         self.reader = RolloutReader(baseline)
         self.checker: RolloutChecker | None = None
-        self.turns = 0
+        self.skipped_turns = 0  # turn starts in the skipped middle, counted by its scanner
         self.skipped = False
-        self.started: datetime | None = None
-        self.cwd: str | None = None
         self._latest: StepReport | None = None
         self._incidents = IncidentFold(max_incidents=SUMMARY_INCIDENTS, history=1)
         self._open: StepReport | None = None
@@ -153,43 +139,18 @@ class ThreadFold:
 
     def head(self, raw: str) -> None:
         """The first line: the thread's identity (and, for a fork, its parent's baseline)."""
-        self.feed(1, raw)
-        try:
-            item = parse_line(raw)
-        except (ValueError, RecursionError):
-            return
-        payload = item.get("payload") if isinstance(item, dict) else None
-        if line_kind(item)[0] == "session_meta" and isinstance(payload, dict):
-            self.cwd = text_of(payload.get("cwd"))
-            self.started = parse_time(payload.get("timestamp"))
+        self.read_line(1, raw)
 
     def skipped_line(self, number: int, raw: str) -> None:
         """A line of the skipped middle that carries state: applied, never cut into steps.
 
-        (Turn starts there are counted by whoever scans the middle, into ``turns``.)"""
+        (Turn starts there are counted by whoever scans the middle, into ``skipped_turns``.)"""
         self.skipped = True
-        try:
-            item = parse_line(raw)
-        except (ValueError, RecursionError):
-            self.reader.info.bad_line(number)
-            return
-        kind, inner = line_kind(item)
-        payload = item.get("payload") if isinstance(item, dict) else None
-        if not isinstance(payload, dict):
-            return
-        if kind == "world_state":
-            if self.reader.world.apply(payload, number, self.reader.info.fork) is None:
-                self.reader.info.bad_line(number)
-        elif kind == "compacted":
-            self.reader.world.reset()
-        elif kind == "response_item" and inner == TOOLS_TYPE:
-            self.reader.tools_recorded(number, payload.get("tools"))
+        self.reader.skip_line(number, raw)
 
-    def feed(self, number: int, raw: str) -> None:
+    def read_line(self, number: int, raw: str) -> None:
         """A line read in full: cut into steps; each completed step is checked."""
-        if '"task_started"' in raw and line_kind(_parsed(raw)) == ("event_msg", TURN_START_TYPE):
-            self.turns += 1
-        for step in self.reader.feed(number, raw):
+        for step in self.reader.read_line(number, raw):
             self._checked(step)
         self._open_stale = True
 
@@ -226,14 +187,14 @@ class ThreadFold:
         return ThreadSummary(
             thread_id=info.thread_id or thread_id,
             path=self.path,
-            cwd=self.cwd,
+            cwd=info.cwd,
             cli_version=info.cli_version,
             profile=info.default_profile()[0].value,
-            started=self.started,
+            started=info.started,
             size=size,
             steps=info.steps,
             steps_exact=not self.skipped,
-            turns=self.turns,
+            turns=self.skipped_turns + info.turns,
             latest_step=latest.number if latest is not None else None,
             environments={
                 i: EnvironmentState(s.kind, s.status, s.primary) for i, s in statuses.items()
@@ -243,10 +204,3 @@ class ThreadFold:
             transitions=dict(self._transitions),
             bad_lines=info.bad_line_count,
         )
-
-
-def _parsed(raw: str) -> Any:
-    try:
-        return parse_line(raw)
-    except (ValueError, RecursionError):
-        return None

@@ -15,15 +15,16 @@ from __future__ import annotations
 import dataclasses
 import difflib
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from envtui.context.diff import render_diff
 from envtui.context.model import EnvironmentsState
 from envtui.context.snapshot import restore_snapshot
-from envtui.rollout.reader import ContextBlock, Rollout, RolloutInfo, RolloutStep
+from envtui.rollout.records import ContextBlock, Rollout, RolloutInfo, RolloutStep
 from envtui.steps.connection import ConnectionTimeline
 from envtui.steps.plan import ToolFeatures
+from envtui.steps.report import CheckReport, StepReport
 from envtui.steps.rules import TOOL_CODES, check_calls, check_step
 from envtui.steps.tools import ToolSpec
 from envtui.steps.unchecked import CONTEXT_CODES, EXECUTION_CODE, RULE_CODES, unchecked_codes
@@ -33,46 +34,6 @@ from envtui.vocabulary.profiles import Profile
 
 MAX_DIFF_LINES = 12
 _ESCAPED = frozenset("&<>\"'")
-
-
-@dataclass
-class StepReport:
-    number: int
-    turn: int
-    line: int | None
-    context: str | None
-    findings: list[Finding] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    unchecked: set[str] = field(default_factory=set)
-    """The finding codes whose rules could not run at this step (see ``steps.coverage``)."""
-
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "step": self.number,
-            "turn": self.turn,
-            "line": self.line,
-            "context": self.context,
-            "findings": [f.code for f in self.findings],
-            "notes": self.notes,
-        }
-
-
-@dataclass
-class CheckReport:
-    steps: list[StepReport]
-    findings: list[Finding]
-    notes: list[str]
-    rollout: dict[str, Any] | None = None
-
-    def as_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "steps": [s.as_json() for s in self.steps],
-            "findings": [f.as_json() for f in self.findings],
-            "notes": self.notes,
-        }
-        if self.rollout is not None:
-            data["rollout"] = self.rollout
-        return data
 
 
 def view_of(number: int, state: EnvironmentsState) -> StepView:
@@ -240,6 +201,7 @@ class RolloutChecker:
                 report.notes.append("no environments snapshot yet: rules not run")
             report.unchecked |= RULE_CODES
             return report
+        report.state = state
         findings, notes, unchecked = self._rules(step, state)
         report.findings += findings
         report.notes += notes

@@ -1,21 +1,17 @@
-"""One rollout line into the reader: parse it, check its shape, and call the handler for it.
+"""One rollout line, parsed and its shape checked before the reader acts on it.
 
-Anything a line may hold is checked here before it reaches the reader: a line that is not
-a JSON object with a string ``type`` is broken; an item of an unknown type is counted;
-fields of the wrong type are taken as absent. A value nested deeper than Python can walk
-makes the line broken, never the reader.
+A line that is not a JSON object with a string ``type`` is broken; a payload that is not
+an object is taken as empty; a ``timestamp`` that is not a string as absent. A value
+nested deeper than Python can walk makes the line broken, never the reader. Which item
+types a line may hold, and which of them date the next request, are named here too.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
-
-from envtui.rollout.items import MODEL_OUTPUT, TOOL_OUTPUT, context_text
-
-if TYPE_CHECKING:
-    from envtui.rollout.reader import RolloutReader
+from dataclasses import dataclass
+from typing import Any
 
 TURN_START = "task_started"
 TURN_END = frozenset({"task_complete", "turn_aborted", "turn_complete"})
@@ -23,7 +19,10 @@ REQUEST_SIDE = frozenset({"world_state", "turn_context", "compacted"})
 """Line types written before the request they belong to is sent."""
 IGNORED = frozenset({"token_usage_record"})
 """Line types Codex writes that say nothing about environments (not counted as unknown)."""
-
+STATE_TYPES = frozenset({"world_state", "compacted"})
+"""Line types whose effect on the world state a skipped part of a file still needs."""
+TOOLS_TYPE = "additional_tools"
+"""The ``response_item`` that records the tools a request offers."""
 
 _SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 """The C scanner behind ``json.loads``, called without its three Python wrappers: a
@@ -42,78 +41,39 @@ def parse_line(raw: str) -> Any:
     return value
 
 
-def dispatch(reader: RolloutReader, number: int, raw: str) -> None:
-    """Read line ``number`` into ``reader``."""
+@dataclass(frozen=True, slots=True)
+class Item:
+    """A rollout line of the right shape: its type, its payload, when it was written."""
+
+    kind: str
+    payload: dict[str, Any]
+    timestamp: str | None
+
+    @property
+    def inner(self) -> str | None:
+        """The payload's own ``type`` (a response item's or an event message's kind)."""
+        inner = self.payload.get("type")
+        return inner if isinstance(inner, str) else None
+
+
+def parse_item(raw: str) -> Item | None:
+    """The line's item, or None when the line is broken (or blank: ``raw.strip()`` tells)."""
     try:
-        item = parse_line(raw)
+        value = parse_line(raw)
     except (ValueError, RecursionError):
-        if raw.strip():
-            reader.info.bad_line(number)
-        return
-    kind = item.get("type") if isinstance(item, dict) else None
+        return None
+    return item_of(value)
+
+
+def item_of(value: Any) -> Item | None:
+    """A parsed line as an item, or None when it is not an object with a string type."""
+    kind = value.get("type") if isinstance(value, dict) else None
     if not isinstance(kind, str):
-        reader.info.bad_line(number)
-        return
-    payload = item.get("payload")
-    if not isinstance(payload, dict):
-        payload = {}
-    try:
-        request_side = _handle(reader, number, kind, payload)
-    except RecursionError:
-        reader.info.bad_line(number)
-        return
-    if request_side:
-        timestamp = item.get("timestamp")
-        reader.seen_request_side(timestamp if isinstance(timestamp, str) else None)
-
-
-def _handle(reader: RolloutReader, number: int, kind: str, payload: dict[str, Any]) -> bool:
-    """Call the handler; whether the line is request-side (dates the next request)."""
-    if kind == "response_item":
-        return _response_item(reader, number, payload)
-    if kind == "event_msg":
-        event = payload.get("type")
-        if event == TURN_START:
-            reader.start_turn()
-        elif isinstance(event, str) and event in TURN_END:
-            reader.end_turn()
-        return False
-    if kind == "world_state":
-        reader.world_state(number, payload)
-    elif kind == "turn_context":
-        reader.request_evidence(number, opens_after_model=False)
-    elif kind == "compacted":
-        reader.compacted(number, payload)
-    elif kind == "session_meta":
-        reader.session(payload)
-    elif kind in IGNORED:
-        return False
-    else:
-        if len(reader.info.unknown_items) < 100 or kind in reader.info.unknown_items:
-            reader.info.unknown_items[kind[:100]] += 1
-        return False
-    return kind in REQUEST_SIDE
-
-
-def _response_item(reader: RolloutReader, number: int, payload: dict[str, Any]) -> bool:
-    kind = payload.get("type")
-    if not isinstance(kind, str):
-        return False
-    if kind == "additional_tools":
-        reader.tools_recorded(number, payload.get("tools"))
-    elif kind == "message":
-        role = payload.get("role")
-        if role == "assistant":
-            reader.model_output(number, payload)
-            return False
-        text = context_text(payload)
-        if text is not None:
-            reader.context_message(number, text)
-        elif role == "user":
-            reader.user_message(number)
-    elif kind in MODEL_OUTPUT:
-        reader.model_output(number, payload)
-        return False
-    elif kind in TOOL_OUTPUT:
-        reader.tool_output()
-    return True
+        return None
+    payload = value.get("payload")
+    timestamp = value.get("timestamp")
+    return Item(
+        kind,
+        payload if isinstance(payload, dict) else {},
+        timestamp if isinstance(timestamp, str) else None,
+    )

@@ -28,114 +28,35 @@ where a call ran; the checks that need those say so.
 from __future__ import annotations
 
 import dataclasses
-from collections import Counter
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
-from datetime import datetime
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from envtui.rollout.items import (
+    MODEL_OUTPUT,
+    TOOL_OUTPUT,
     calls_from,
+    context_text,
     parse_time,
     replacement_context,
     text_of,
-    version_tuple,
 )
-from envtui.rollout.lines import dispatch
+from envtui.rollout.lines import (
+    IGNORED,
+    TOOLS_TYPE,
+    TURN_END,
+    TURN_START,
+    Item,
+    item_of,
+    parse_item,
+    parse_line,
+)
+from envtui.rollout.records import ContextBlock, Rollout, RolloutInfo, RolloutStep
 from envtui.rollout.state import BaselineLookup, ForkOrigin, WorldReplay
 from envtui.steps.tools import ToolSpec, tool_groups
-from envtui.steps.values import ToolCall
-from envtui.vocabulary.profiles import Profile
 
-KEPT_LINE_NUMBERS = 20
-"""How many broken or unknown lines are named by number; the rest are only counted."""
-
-BlockSource = Literal["message", "compaction", "world_state"]
-
-
-@dataclass
-class ContextBlock:
-    """One block the model was (or was not) sent, and the snapshots it was diffed between.
-
-    ``previous`` None is Codex's ``Absent``/``Unknown``: the block is a full restatement.
-    ``current`` is the section the block states; ``paired`` says whether a ``world_state``
-    item of its own recorded it (a message without one restates an unchanged state).
-    """
-
-    text: str | None
-    line: int | None
-    source: BlockSource
-    previous: Any = None
-    current: Any = None
-    world_state_line: int | None = None
-    paired: bool = False
-    unchecked: str | None = None
-
-
-@dataclass
-class RolloutStep:
-    number: int
-    turn: int
-    first_line: int
-    at: datetime | None = None  # when the request was sent
-    blocks: list[ContextBlock] = field(default_factory=list)
-    section: Any = None  # the environments snapshot at the request
-    tools: list[ToolSpec] | None = None
-    calls: list[ToolCall] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    complete: bool = False  # a later step or the end of its turn follows it in the file
-
-    @property
-    def context_text(self) -> str | None:
-        """The last block Codex sent at this step (the one the model read last)."""
-        return next((b.text for b in reversed(self.blocks) if b.text is not None), None)
-
-    @property
-    def world_state_line(self) -> int | None:
-        return next((b.world_state_line for b in reversed(self.blocks) if b.paired), None)
-
-
-@dataclass
-class RolloutInfo:
-    """What the whole file says: its identity, and what could not be read (bounded)."""
-
-    lines: int = 0
-    bad_line_count: int = 0
-    bad_lines: list[int] = field(default_factory=list)  # the first KEPT_LINE_NUMBERS
-    unknown_items: Counter[str] = field(default_factory=Counter)
-    turns_without_step: int = 0
-    steps: int = 0
-    cli_version: str | None = None
-    thread_id: str | None = None
-    fork: ForkOrigin | None = None
-    notes: list[str] = field(default_factory=list)
-
-    def note(self, text: str) -> None:
-        if text not in self.notes and len(self.notes) < KEPT_LINE_NUMBERS:
-            self.notes.append(text)
-
-    def bad_line(self, number: int) -> None:
-        self.bad_line_count += 1
-        if len(self.bad_lines) < KEPT_LINE_NUMBERS:
-            self.bad_lines.append(number)
-
-    def default_profile(self) -> tuple[Profile, str | None]:
-        """0.171 or later → codex-0.171; earlier → codex-0.150; unknown → codex-0.171, noted."""
-        version = version_tuple(self.cli_version)
-        if version is None:
-            return Profile.CODEX_0171, "no cli_version recorded: checked as codex-0.171"
-        return (Profile.CODEX_0171 if version >= (0, 171) else Profile.CODEX_0150), None
-
-    def summary(self, profile: Profile) -> dict[str, Any]:
-        return {
-            "lines": self.lines,
-            "bad_lines": self.bad_lines,
-            "unknown_items": sum(self.unknown_items.values()),
-            "turns_without_step": self.turns_without_step,
-            "cli_version": self.cli_version,
-            "profile": profile.value,
-        }
+MAX_UNKNOWN_KINDS = 100
+"""How many distinct unknown item types are counted by name (the rest only if seen)."""
 
 
 class RolloutReader:
@@ -160,14 +81,38 @@ class RolloutReader:
         self._in_turn = False
         self._done: list[RolloutStep] = []
 
-    def feed(self, number: int, raw: str) -> Sequence[RolloutStep]:
+    def read_line(self, number: int, raw: str) -> Sequence[RolloutStep]:
         """Read line ``number``; the steps it completed (usually none, at most two)."""
         self.info.lines = number
-        dispatch(self, number, raw)
+        item = parse_item(raw)
+        if item is None:
+            if raw.strip():
+                self.info.bad_line(number)
+        else:
+            self._read_item(number, item)
         if not self._done:
             return ()
         done, self._done = self._done, []
         return done
+
+    def skip_line(self, number: int, raw: str) -> None:
+        """A line of a part of the file nobody needs step by step: only what it does to the
+        state the next steps need (the world state, the tool list); never cut into steps."""
+        try:
+            value = parse_line(raw)
+        except (ValueError, RecursionError):
+            self.info.bad_line(number)
+            return
+        item = item_of(value)
+        if item is None or not isinstance(value.get("payload"), dict):
+            return  # nothing a skipped line of another shape could change
+        if item.kind == "world_state":
+            if self.world.read_item(item.payload, number, self.info.fork) is None:
+                self.info.bad_line(number)
+        elif item.kind == "compacted":
+            self.world.reset()
+        elif item.kind == "response_item" and item.inner == TOOLS_TYPE:
+            self._tools_recorded(number, item.payload.get("tools"))
 
     @property
     def step_open(self) -> bool:
@@ -200,21 +145,21 @@ class RolloutReader:
         """The end of the file as it is now: the open step, not known to be complete."""
         if self._pending is not None and self._pending.paired:
             self._request_item(self.info.lines)
-        self.end_turn(complete=False)
+        self._end_turn(complete=False)
         done, self._done = self._done, []
         return done
 
     # --- steps ------------------------------------------------------------------------------
 
-    def open_step(self, line: int) -> RolloutStep:
-        self.close_step()
+    def _open_step(self, line: int) -> RolloutStep:
+        self._close_step()
         self.info.steps += 1
         self._step = RolloutStep(self.info.steps, self._turn, line)
         self._sent = self._answered = self._after_tool_output = False
         self._turn_steps += 1
         return self._step
 
-    def close_step(self, *, complete: bool = True) -> None:
+    def _close_step(self, *, complete: bool = True) -> None:
         step, self._step = self._step, None
         self._open_block = None
         if step is None:
@@ -235,15 +180,15 @@ class RolloutReader:
             self._tool_list = [tool for group in self._tools.values() for tool in group]
         return self._tool_list
 
-    def request_evidence(self, line: int, *, opens_after_model: bool) -> RolloutStep:
+    def _request_evidence(self, line: int, *, opens_after_model: bool) -> RolloutStep:
         """A sign of a model request; after the model has answered in this step, a new step."""
         if self._step is None or (opens_after_model and self._answered):
-            return self.open_step(line)
+            return self._open_step(line)
         return self._step
 
     def _request_item(self, line: int) -> RolloutStep:
         """Something the next request carries: its step, which takes any pending block."""
-        step = self.request_evidence(line, opens_after_model=True)
+        step = self._request_evidence(line, opens_after_model=True)
         self._sent = True
         self._take_pending(step)
         return step
@@ -253,67 +198,115 @@ class RolloutReader:
             step.blocks.insert(0, self._pending)  # in the history, before what is appended
             self._pending = None
 
-    def start_turn(self) -> None:
-        self.end_turn()
+    def _start_turn(self) -> None:
+        self._end_turn()
         self._turn += 1
         self._turn_steps = 0
         self._in_turn = True
 
-    def end_turn(self, *, complete: bool = True) -> None:
-        self.close_step(complete=complete)
+    def _end_turn(self, *, complete: bool = True) -> None:
+        self._close_step(complete=complete)
         if self._in_turn and self._turn_steps == 0:
             self.info.turns_without_step += 1
         self._in_turn = False
 
-    # --- what the line handlers call --------------------------------------------------------
+    # --- one item, by its type ---------------------------------------------------------------
 
-    def seen_request_side(self, timestamp: str | None) -> None:
-        """A request-side item was recorded at ``timestamp``: the request is not before it."""
-        if timestamp is not None:
-            self._request_time = timestamp
+    def _read_item(self, number: int, item: Item) -> None:
+        handler = _HANDLERS.get(item.kind)
+        if handler is None:
+            if item.kind not in IGNORED:
+                self._unknown(item.kind)
+            return
+        try:
+            request_side = handler(self, number, item.payload)
+        except RecursionError:
+            self.info.bad_line(number)
+            return
+        if request_side and item.timestamp is not None:
+            self._request_time = item.timestamp  # the request is not sent before it
 
-    def session(self, payload: dict[str, Any]) -> None:
+    def _unknown(self, kind: str) -> None:
+        unknown = self.info.unknown_items
+        if len(unknown) < MAX_UNKNOWN_KINDS or kind in unknown:
+            unknown[kind[:100]] += 1
+
+    def _on_event(self, number: int, payload: dict[str, Any]) -> bool:
+        event = payload.get("type")
+        if event == TURN_START:
+            self.info.turns += 1
+            self._start_turn()
+        elif isinstance(event, str) and event in TURN_END:
+            self._end_turn()
+        return False
+
+    def _on_response(self, number: int, payload: dict[str, Any]) -> bool:
+        kind = payload.get("type")
+        if not isinstance(kind, str):
+            return False
+        if kind == TOOLS_TYPE:
+            self._tools_recorded(number, payload.get("tools"))
+        elif kind == "message":
+            role = payload.get("role")
+            if role == "assistant":
+                self._model_output(number, payload)
+                return False
+            text = context_text(payload)
+            if text is not None:
+                self._context_message(number, text)
+            elif role == "user":
+                self._request_item(number)
+        elif kind in MODEL_OUTPUT:
+            self._model_output(number, payload)
+            return False
+        elif kind in TOOL_OUTPUT:
+            self._after_tool_output = True
+        return True
+
+    def _on_turn_context(self, number: int, payload: dict[str, Any]) -> bool:
+        self._request_evidence(number, opens_after_model=False)
+        return True
+
+    def _on_session(self, number: int, payload: dict[str, Any]) -> bool:
         if self.info.thread_id is not None:
-            return  # a 0.150 fork repeats its parent's session_meta: the first one names it
+            return False  # a 0.150 fork repeats its parent's session_meta: the first names it
         self.info.thread_id = text_of(payload.get("id")) or ""
         self.info.cli_version = text_of(payload.get("cli_version"))
+        self.info.cwd = text_of(payload.get("cwd"))
+        self.info.started = parse_time(payload.get("timestamp"))
         self.info.fork = ForkOrigin.from_meta(payload)
         if self.info.fork is not None and self._baseline is not None:
             world, note = self._baseline(self.info.fork)
             self.world.adopt(world)
             self.info.fork.baseline_note = note
+        return False
 
-    def tools_recorded(self, line: int, entries: Any) -> None:
+    def _tools_recorded(self, line: int, entries: Any) -> None:
         if self._step is not None and self._answered:
-            self.open_step(line)
+            self._open_step(line)
         self._tools.update(tool_groups(entries if isinstance(entries, list) else []))
         self._tool_list = None
 
-    def context_message(self, line: int, text: str) -> None:
+    def _context_message(self, line: int, text: str) -> None:
         step = self._request_item(line)
         section = self.world.section()
         block = ContextBlock(text, line, "message", previous=section, current=section)
         step.blocks.append(block)
         self._open_block = block
 
-    def user_message(self, line: int) -> None:
-        self._request_item(line)
-
-    def tool_output(self) -> None:
-        self._after_tool_output = True
-
-    def compacted(self, line: int, payload: dict[str, Any]) -> None:
+    def _on_compacted(self, line: int, payload: dict[str, Any]) -> bool:
         has_block, text = replacement_context(payload.get("replacement_history"))
         self.world.reset()
         self._compacted = True
         self._pending = ContextBlock(text, line, "compaction") if has_block else None
+        return True
 
-    def world_state(self, line: int, payload: dict[str, Any]) -> None:
+    def _on_world_state(self, line: int, payload: dict[str, Any]) -> bool:
         """A world_state item: the next snapshot, paired with the block it records."""
-        change = self.world.apply(payload, line, self.info.fork)
+        change = self.world.read_item(payload, line, self.info.fork)
         if change is None:
             self.info.bad_line(line)
-            return
+            return True
         previous, current, unchecked = change
         baseline_after_compaction = self._compacted and payload.get("full") is True
         self._compacted = False
@@ -321,8 +314,8 @@ class RolloutReader:
             if self._pending is not None:
                 self._pending.current, self._pending.world_state_line = current, line
                 self._pending.paired = True
-            return
-        step = self.request_evidence(line, opens_after_model=True)
+            return True
+        step = self._request_evidence(line, opens_after_model=True)
         block = self._open_block
         if block is None or block.paired:
             block = ContextBlock(None, None, "world_state")
@@ -331,10 +324,11 @@ class RolloutReader:
         block.world_state_line, block.paired, block.unchecked = line, True, unchecked
         if unchecked is not None:
             step.notes.append(f"context not checked: {unchecked}")
+        return True
 
-    def model_output(self, line: int, payload: dict[str, Any]) -> None:
+    def _model_output(self, line: int, payload: dict[str, Any]) -> None:
         if self._step is None or self._after_tool_output:
-            self.open_step(line)
+            self._open_step(line)
         step = self._step
         assert step is not None
         self._take_pending(step)
@@ -346,27 +340,16 @@ class RolloutReader:
         self._after_tool_output = False
 
 
-@dataclass
-class Rollout:
-    """A whole rollout read at once: its info and every step (for callers that keep them)."""
-
-    info: RolloutInfo
-    steps: list[RolloutStep]
-
-    @property
-    def thread_id(self) -> str | None:
-        return self.info.thread_id
-
-    @property
-    def bad_lines(self) -> list[int]:
-        return self.info.bad_lines
-
-    @property
-    def lines(self) -> int:
-        return self.info.lines
-
-    def default_profile(self) -> tuple[Profile, str | None]:
-        return self.info.default_profile()
+_HANDLERS: dict[str, Callable[[RolloutReader, int, dict[str, Any]], bool]] = {
+    "response_item": RolloutReader._on_response,
+    "event_msg": RolloutReader._on_event,
+    "world_state": RolloutReader._on_world_state,
+    "turn_context": RolloutReader._on_turn_context,
+    "compacted": RolloutReader._on_compacted,
+    "session_meta": RolloutReader._on_session,
+}
+"""The reader's handler for each line type; each says whether its line is request-side
+(whether its time dates the next request)."""
 
 
 def read_rollout_lines(lines: Iterable[str], *, baseline: BaselineLookup | None = None) -> Rollout:
@@ -374,7 +357,7 @@ def read_rollout_lines(lines: Iterable[str], *, baseline: BaselineLookup | None 
     reader = RolloutReader(baseline)
     steps: list[RolloutStep] = []
     for number, line in enumerate(lines, start=1):
-        steps += reader.feed(number, line)
+        steps += reader.read_line(number, line)
     steps += reader.finish()
     return Rollout(reader.info, steps)
 

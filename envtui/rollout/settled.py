@@ -1,4 +1,4 @@
-"""The one adapter between a followed rollout and the rollout reader: lines in, settled steps out.
+"""A followed rollout's steps, each given out once, as soon as it is settled.
 
 A follower feeds each new complete line once and gets back the steps that became settled
 with it, each exactly once: a step is settled when its context is recorded (its
@@ -16,12 +16,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from envtui.rollout.reader import RolloutReader, RolloutStep
+from envtui.rollout.reader import RolloutReader
+from envtui.rollout.records import RolloutStep
 from envtui.rollout.state import BaselineLookup
 from envtui.vocabulary.profiles import Profile
 
 
-class RolloutSteps:
+class SettledSteps:
     """One rollout file, read incrementally; steps come out once each, settled."""
 
     def __init__(self, baseline: BaselineLookup | None = None) -> None:
@@ -38,9 +39,9 @@ class RolloutSteps:
         """The profile the recorded ``cli_version`` calls for (codex-0.171 when unknown)."""
         return self._reader.info.default_profile()[0]
 
-    def feed(self, number: int, text: str) -> list[RolloutStep]:
+    def read_line(self, number: int, text: str) -> list[RolloutStep]:
         """Read line ``number`` (1-based); the steps that are settled now and were not before."""
-        out = self._new(self._reader.feed(number, text))
+        out = self._new(self._reader.read_line(number, text))
         open_step = self._reader.peek() if self._reader.step_open else None
         if open_step is not None and open_step.world_state_line is not None:
             out += self._new([open_step])

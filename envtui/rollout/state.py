@@ -58,7 +58,7 @@ class WorldReplay:
     def adopt(self, world: dict[str, Any] | None) -> None:
         self.world = world
 
-    def apply(
+    def read_item(
         self, payload: dict[str, Any], line: int, fork: ForkOrigin | None
     ) -> tuple[Any, Any, str | None] | None:
         """Apply one item: (section before, section after, why unchecked); None if unusable."""
@@ -115,7 +115,7 @@ def world_at(
             if origin is not None:
                 replay.adopt(baseline(origin)[0])
         elif kind == "world_state":
-            replay.apply(payload, 0, None)
+            replay.read_item(payload, 0, None)
         elif kind == "compacted":
             replay.reset()
     if replay.world is None:

@@ -26,8 +26,7 @@ from envtui.context.local_time import system_clock
 from envtui.environments.factory import build_environment
 from envtui.settings.config import AnyEnvironmentConfig, Config
 from envtui.sources.demo_ssh_server import DemoSshServer
-from envtui.sources.engine import Engine
-from envtui.sources.live import LiveRun
+from envtui.sources.engine import Engine, LiveRun
 from envtui.steps.capture import StepContext, route
 from envtui.steps.tools import EXEC_COMMAND
 from envtui.steps.values import ToolCall

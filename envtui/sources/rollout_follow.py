@@ -17,24 +17,15 @@ from datetime import datetime
 from pathlib import Path
 
 from envtui.context.local_time import system_clock
-from envtui.context.render import render_full
-from envtui.context.snapshot import restore_snapshot
-from envtui.rollout.check import RolloutChecker
+from envtui.rollout.emit import ConnectionEvents, RolloutEvents
 from envtui.rollout.fork_parent import ParentRollouts
-from envtui.rollout.reader import RolloutStep
-from envtui.rollout.settled import RolloutSteps
 from envtui.rollout.state import BaselineLookup
 from envtui.sources.file_windows import FileView, FileWindow, LocalFile
-from envtui.steps.emit import finding_event, recorded_statuses
 from envtui.vocabulary.events import (
-    EnvironmentRemoved,
-    EnvironmentStatus,
     Event,
     EventSink,
     SourceState,
     SourceStatus,
-    StepRecorded,
-    StepTool,
     WarningMessage,
     thread_event,
 )
@@ -47,8 +38,6 @@ CHUNK = 1 << 20
 """Bytes read at once; between two chunks the event loop runs, so the screen stays live."""
 SOURCE = "rollout"
 """The name the follower's ``source_status`` events carry."""
-
-ConnectionEvents = Callable[[], list[Event]]
 
 
 class RolloutFollower:
@@ -76,8 +65,11 @@ class RolloutFollower:
 
     def restart_reading(self) -> None:
         """Forget what was read: the file is read again from its first byte."""
-        self.steps = RolloutSteps(self._baseline() if self._baseline is not None else None)
-        self.shown: dict[str, EnvironmentStatus] = {}  # the table: what the last step recorded
+        self.reading = RolloutEvents(
+            self._baseline() if self._baseline is not None else None,
+            profile=self._profile,
+            connection_events=self._connection_events,
+        )
         self.offset = 0  # bytes consumed, the partial last line included
         self.identity: str | None = None
         self._last_byte = b""
@@ -115,55 +107,21 @@ class RolloutFollower:
         if self._partial:
             self._line(self._partial)
             self._partial = b""
-        self._emit_steps(self.steps.finish())
+        self._emit(self.reading.finish())
 
     def _line(self, raw: bytes) -> None:
         self._lines += 1
-        self._emit_steps(self.steps.feed(self._lines, raw.decode("utf-8", "replace")))
-        if not self.steps.has_problems:
+        self._emit(self.reading.read_line(self._lines, raw.decode("utf-8", "replace")))
+        steps = self.reading.steps
+        if not steps.has_problems:
             return
-        bad, _ = self.steps.take_problems()
+        bad, _ = steps.take_problems()
         for number in bad:
             self._say(WarningMessage(message=f"{self.name}: line {number} is not JSON; skipped"))
 
-    def _emit_steps(self, steps: list[RolloutStep]) -> None:
-        if not steps:
-            return
-        profile = self._profile or self.steps.profile()
-        events = self._connection_events() if self._connection_events is not None else None
-        checker = RolloutChecker(profile, events=events)
-        for step in steps:
-            report = checker.check(step)
-            tools = None
-            if step.tools is not None:
-                tools = [StepTool(name=t.name, environment_id=t.environment_id) for t in step.tools]
-            record = StepRecorded(
-                step=step.number,
-                thread=self.steps.thread_id,
-                text=_full_text(step),
-                diff=step.context_text,
-                snapshot=step.section,
-                tools=tools,
-                notes=report.notes,
-                unchecked=sorted(report.unchecked),
-                findings=len(report.findings),
-            )
-            self._sink(thread_event(record, at=step.at))
-            self._show_recorded(step)
-            for finding in report.findings:
-                self._sink(thread_event(finding_event(finding), at=step.at))
-
-    def _show_recorded(self, step: RolloutStep) -> None:
-        """The environments table from the step's snapshot: only what changed is emitted."""
-        current = recorded_statuses(step.section, step.number)
-        for env_id in [e for e in self.shown if e not in current]:
-            del self.shown[env_id]
-            self._sink(thread_event(EnvironmentRemoved(environment_id=env_id), at=step.at))
-        for env_id, status in current.items():
-            before = self.shown.get(env_id)
-            if before is None or before.model_copy(update={"recorded_step": step.number}) != status:
-                self._sink(thread_event(status, at=step.at))
-            self.shown[env_id] = status
+    def _emit(self, events: list[Event]) -> None:
+        for event in events:
+            self._sink(event)
 
     # --- the file's own state -----------------------------------------------------------------
 
@@ -228,9 +186,3 @@ async def follow_rollout(
         baseline=lambda: ParentRollouts(path),
     )
     await read_window(LocalFile(path), follower, stop, follow=follow)
-
-
-def _full_text(step: RolloutStep) -> str | None:
-    """Everything the model knows at the step: the full render of its recorded snapshot."""
-    state = restore_snapshot(step.section) if step.section is not None else None
-    return render_full(state) if state is not None else None

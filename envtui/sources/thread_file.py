@@ -135,7 +135,7 @@ class ThreadFile:
     def _scan_state(self, start: int, end: int) -> None:
         """The skipped middle: only the lines that carry state are parsed, in file order."""
         for region in self._regions(start, end, b""):
-            self.fold.turns += region.count(TURN_MARKER)
+            self.fold.skipped_turns += region.count(TURN_MARKER)
             counted = 0
             for line_start in _state_line_starts(region):
                 self.line += region.count(b"\n", counted, line_start)
@@ -150,7 +150,7 @@ class ThreadFile:
         for region in self._regions(self.offset + len(self._carry), size, self._carry):
             for raw in region.splitlines(keepends=True):
                 self.line += 1
-                self.fold.feed(self.line, raw.decode("utf-8", errors="replace"))
+                self.fold.read_line(self.line, raw.decode("utf-8", errors="replace"))
             self.offset += len(region)
         self._carry = self._rest
 

@@ -1,19 +1,18 @@
-"""A captured step as events: the step record, then one event per finding of its check."""
+"""A captured step as events: the step record, then one event per finding of its check.
+
+(A rollout's steps become events in :mod:`envtui.rollout.emit`, with the same finding
+events.)"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from envtui.steps.capture import StepContext
 from envtui.steps.unchecked import CONTEXT_CODES, EXECUTION_CODE, unchecked_codes
 from envtui.steps.values import Finding
 from envtui.vocabulary.events import (
-    LOCAL_ID,
-    EnvironmentStatus,
     Event,
     FindingReported,
-    LiveState,
     StepRecorded,
     StepTool,
     thread_event,
@@ -60,41 +59,3 @@ def step_events(
     events = [thread_event(record, at=step.at)]
     events += [thread_event(finding_event(f), at=step.at) for f in findings]
     return events
-
-
-RECORDED_STATUS: dict[str, LiveState] = {
-    "available": "ready",
-    "starting": "starting",
-    "failed": "unavailable",
-}
-"""A snapshot's status in the dashboard's words: available is ready, failed unavailable."""
-
-
-def recorded_statuses(section: Any, step: int) -> dict[str, EnvironmentStatus]:
-    """Each environment as a rollout's snapshot recorded it at ``step`` (not a live status).
-
-    The primary is the one the snapshot flags (or the only one, when it is available);
-    an entry of a shape Codex does not write is left out.
-    """
-    entries = section.get("environments") if isinstance(section, dict) else None
-    if not isinstance(entries, dict):
-        return {}
-    statuses: dict[str, EnvironmentStatus] = {}
-    for env_id, entry in entries.items():
-        raw = entry.get("status") if isinstance(entry, dict) else None
-        status = RECORDED_STATUS.get(raw) if isinstance(raw, str) else None
-        if status is None or not isinstance(entry, dict):
-            continue
-        shell, cwd, error = (entry.get(k) for k in ("shell", "cwd", "error"))
-        primary = entry.get("is_primary") is True or (len(entries) == 1 and status == "ready")
-        statuses[env_id] = EnvironmentStatus(
-            environment_id=env_id,
-            kind="local" if env_id == LOCAL_ID else "remote",
-            status=status,
-            primary=primary,
-            shell=shell if isinstance(shell, str) else None,
-            cwd=cwd if isinstance(cwd, str) else None,
-            error=error if isinstance(error, str) and status == "unavailable" else None,
-            recorded_step=step,
-        )
-    return statuses

@@ -1,17 +1,17 @@
 """Which rules a step could not run: the finding codes it can neither raise nor clear.
 
-An incident resolves when a later step evaluated its rule and did not raise it, so a step
-must say which rules it did *not* evaluate; otherwise a rule that was skipped (no tool
-list, no connection state, no snapshot) would look like a condition that went away. The
-rules say why they skipped with a typed :class:`~envtui.steps.values.Note`; this module is
-the one table from those note codes to the finding codes they silence.
+A step says which rules it did *not* evaluate (``StepRecorded.unchecked``), so that a rule
+that was skipped (no tool list, no connection state, no snapshot) is never taken for a
+condition that went away (:mod:`envtui.incidents.coverage` reads it that way). The rules
+say why they skipped with a typed :class:`~envtui.steps.values.Note`; this module is the
+one table from those note codes to the finding codes they silence.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from envtui.steps.rules import CALL_CODES, THREAD_CODES, TOOL_CODES
+from envtui.steps.rules import CALL_CODES, TOOL_CODES
 from envtui.steps.values import Note, NoteCode
 
 ENVIRONMENT_ID_CODES = frozenset({"missing-environment-id", "unexpected-environment-id"})
@@ -42,15 +42,3 @@ def unchecked_codes(notes: Iterable[Note], *also: Iterable[str]) -> list[str]:
     for more in also:
         codes.update(more)
     return sorted(codes)
-
-
-def evaluated(code: str, unchecked: Iterable[str] | None) -> bool:
-    """Whether a step with these ``unchecked`` codes evaluated ``code``'s rule.
-
-    A finding of the whole thread (``selected-never-resolved``) is never evaluated per
-    step. ``unchecked`` None is a step recorded before steps said so: read as every per-step
-    rule having run, which is what envtui's own steps did then.
-    """
-    if code in THREAD_CODES:
-        return False
-    return unchecked is None or code not in unchecked

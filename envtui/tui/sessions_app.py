@@ -40,7 +40,7 @@ class SessionsApp(EnvTuiApp):
 
     async def _run_watch(self) -> None:
         try:
-            await self._watch(self.sessions.apply, self._watch_stop)
+            await self._watch(self.sessions.show, self._watch_stop)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # a failing index is a notice, never a crash

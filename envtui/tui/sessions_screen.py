@@ -98,7 +98,7 @@ class SessionsScreen(Screen[None]):
 
     # --- the rows --------------------------------------------------------------------------
 
-    def apply(self, view: SessionsView) -> None:
+    def show(self, view: SessionsView) -> None:
         """One poll of the index: new, changed and gone threads."""
         self.threads = {summary.thread_id: summary for summary in view.threads}
         self.problem = view.problem

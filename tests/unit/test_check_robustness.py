@@ -78,7 +78,7 @@ def test_hostile_code_mode_cells_of_a_megabyte_are_read() -> None:
 
 def test_a_quiet_steps_json_is_the_same_written_directly() -> None:
     from envtui.commands.check_output import _step_json
-    from envtui.rollout.check import StepReport
+    from envtui.steps.report import StepReport
     from envtui.vocabulary.safe_text import dumps_json_line
 
     for report in (

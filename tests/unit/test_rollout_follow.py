@@ -13,12 +13,14 @@ from tests.support.rollouts import RolloutWriter, function_tool
 from tests.support.waiting import wait_until
 
 from envtui.context import EnvironmentsState, EnvironmentState
-from envtui.rollout.check import RolloutChecker, StepReport
-from envtui.rollout.reader import RolloutStep, read_rollout_lines
-from envtui.rollout.settled import RolloutSteps
+from envtui.rollout.check import RolloutChecker
+from envtui.rollout.reader import read_rollout_lines
+from envtui.rollout.records import RolloutStep
+from envtui.rollout.settled import SettledSteps
 from envtui.sources import rollout_follow
 from envtui.sources.file_windows import LocalFile
 from envtui.sources.rollout_follow import RolloutFollower, read_window
+from envtui.steps.report import StepReport
 from envtui.vocabulary.events import Event, SourceStatus, StepRecorded, WarningMessage
 
 LOCAL = EnvironmentState(cwd="/repo", shell="bash", is_primary=True)
@@ -49,9 +51,11 @@ def rollout(turns: int, steps_per_turn: int) -> RolloutWriter:
 def test_lines_fed_one_by_one_give_the_steps_a_whole_read_gives_each_once() -> None:
     writer = rollout(turns=3, steps_per_turn=4)
     whole = read_rollout_lines(writer.lines)
-    steps = RolloutSteps()
+    steps = SettledSteps()
     given = [
-        step for number, line in enumerate(writer.lines, 1) for step in steps.feed(number, line)
+        step
+        for number, line in enumerate(writer.lines, 1)
+        for step in steps.read_line(number, line)
     ]
     given += steps.finish()
     assert [s.number for s in given] == [s.number for s in whole.steps] == list(range(1, 13))

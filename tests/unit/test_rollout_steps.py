@@ -194,7 +194,7 @@ def test_steps_come_back_as_soon_as_they_are_over_and_the_reader_keeps_none() ->
     reader = RolloutReader()
     handed: list[tuple[int, int]] = []
     for number, line in enumerate(writer.text().splitlines(), start=1):
-        handed += [(number, step.number) for step in reader.feed(number, line)]
+        handed += [(number, step.number) for step in reader.read_line(number, line)]
     assert handed == [(7, 1), (11, 2), (15, 3)]  # each at its task_complete line
     assert reader.finish() == []
     assert not [name for name, value in vars(reader).items() if isinstance(value, list) and value]

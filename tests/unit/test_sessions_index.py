@@ -11,12 +11,12 @@ import pytest
 from tests.support.session_trees import copy_real, grown, thread_id, with_wrong_last_context
 
 from envtui.rollout.check import check_rollout
+from envtui.rollout.emit import recorded_statuses
 from envtui.rollout.fork_parent import ParentRollouts
 from envtui.rollout.reader import read_rollout
 from envtui.sources.session_files import FileInfo, LocalSessionFiles
 from envtui.sources.sessions_index import SessionsIndex
 from envtui.sources.thread_file import WHOLE_FILE, ThreadFile
-from envtui.steps.emit import recorded_statuses
 
 
 class CountingFiles(LocalSessionFiles):

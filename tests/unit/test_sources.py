@@ -13,7 +13,7 @@ from tests.support.waiting import wait_until
 from envtui.context import EnvironmentsState, EnvironmentState
 from envtui.dashboard.store import Store
 from envtui.settings.config import parse_config
-from envtui.sources.live import watch
+from envtui.sources.engine import watch
 from envtui.sources.recording import recorded
 from envtui.sources.replay import replay
 from envtui.sources.rollout_follow import follow_rollout
