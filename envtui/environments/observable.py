@@ -4,6 +4,10 @@ Codex's listener waits for the next *change* of an environment's connection stat
 never reports the value it finds when it subscribes. A subscription here starts empty and
 queues every later change, so a quick disconnect-and-reconnect is seen as two events, not
 collapsed into one.
+
+Who reads the queues: :class:`~envtui.environments.manager.EnvironmentManager` subscribes
+to each environment's connection state and reads it in its forwarding task, which turns
+every change into one connection event (and the status board's view of it).
 """
 
 from __future__ import annotations

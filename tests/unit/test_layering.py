@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import pkgutil
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -20,43 +21,71 @@ from pathlib import Path
 import envtui
 
 PACKAGE_DIR = Path(envtui.__file__).parent
+ARCHITECTURE = PACKAGE_DIR.parent / "ARCHITECTURE.md"
 
-LAYERS: dict[str, int] = {
-    "envtui": 1,
-    "envtui.vocabulary": 1,
-    "envtui.context": 1,
-    "envtui.settings": 1,
-    "envtui.steps": 2,
-    "envtui.rollout": 2,
-    "envtui.incidents": 2,
-    "envtui.dashboard": 2,
-    "envtui.environments": 3,
-    "envtui.sources": 4,
-    "envtui.cli": 5,
-    "envtui.commands": 5,
-    "envtui.tui": 5,
-    "envtui.__main__": 5,
-}
-"""Each unit (a subpackage or a loose module) and its layer; a unit imports only its own
-layer or those below it."""
 
-THIRD_PARTY_FLOOR: dict[str, int] = {
-    "asyncssh": 3,
-    "websockets": 3,
-    "psutil": 3,
-    "prometheus_client": 3,
-}
-"""Third-party packages that only the runtime and above may import (prometheus-client serves
-``--metrics``, from the sources up)."""
+def _table_rows(heading: str) -> list[list[str]]:
+    """The cells of the first Markdown table after ``heading`` in ARCHITECTURE.md."""
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    after = text[text.index(heading) :].splitlines()[1:]
+    start = next(i for i, line in enumerate(after) if line.startswith("|"))
+    rows = []
+    for line in after[start + 2 :]:
+        if not line.startswith("|"):
+            break
+        rows.append([cell.strip() for cell in line.strip().strip("|").split("|")])
+    return rows
 
-FRONT_END_ONLY: dict[str, set[str]] = {
-    "textual": {"envtui.tui"},
-    "rich": {"envtui.tui"},
-    "textual_serve": {"envtui.commands"},
-    "aiohttp": {"envtui.commands"},
-}
-"""Packages that only some front-end units may import: Textual and Rich are the
-dashboard's; textual-serve (and its aiohttp) are ``envtui serve``'s."""
+
+def _names(cell: str) -> list[str]:
+    """The backticked names of a cell: ``steps/`` is the package, ``cli`` the module."""
+    return [name.rstrip("/") for name in re.findall(r"`([^`]+)`", cell)]
+
+
+def _read_layers() -> tuple[dict[str, int], dict[str, int]]:
+    """(unit -> layer, unit -> rank): a unit imports only its own rank or lower ones."""
+    layers: dict[str, int] = {}
+    ranks: dict[str, int] = {}
+    for layer_cell, units, *_ in _table_rows("## Layers"):
+        layer = int(layer_cell.split()[0])
+        for name in _names(units):
+            unit = "envtui" if name == "envtui" else f"envtui.{name}"
+            layers[unit] = layer
+            ranks[unit] = len(ranks)
+    return layers, ranks
+
+
+def _read_third_party() -> tuple[dict[str, int], dict[str, set[str]]]:
+    """(package -> lowest layer that may import it, package -> the only units that may)."""
+    floors: dict[str, int] = {}
+    only: dict[str, set[str]] = {}
+    for package_cell, layer_cell, only_cell, *_ in _table_rows("## Third-party packages"):
+        for package in _names(package_cell):
+            floors[package] = int(layer_cell)
+            units = {f"envtui.{name}" for name in _names(only_cell)}
+            if units:
+                only[package] = units
+    return floors, only
+
+
+LAYERS, RANKS = _read_layers()
+"""Each unit (a package, or one of the few modules at the root) and its layer, read from
+ARCHITECTURE.md's table: the document is the one source of truth."""
+
+THIRD_PARTY_FLOOR, FRONT_END_ONLY = _read_third_party()
+"""Third-party packages that only some layers (or only some units) may import."""
+
+
+def test_the_table_is_read_from_the_architecture_document() -> None:
+    assert LAYERS["envtui.vocabulary"] == 1
+    assert LAYERS["envtui.tui"] == 5
+    assert THIRD_PARTY_FLOOR["asyncssh"] == 3
+    assert FRONT_END_ONLY["textual"] == {"envtui.tui"}
+
+
+def test_the_package_root_holds_only_the_entry_points() -> None:
+    loose = sorted(p.name for p in PACKAGE_DIR.glob("*.py"))
+    assert loose == ["__init__.py", "__main__.py", "cli.py"]
 
 
 def unit_of(module: str) -> str:
@@ -113,9 +142,9 @@ def test_imports_follow_the_layer_table() -> None:
         here = LAYERS[unit_of(module)]
         top = target.split(".")[0]
         if kind == "envtui":
-            there = LAYERS.get(unit_of(target), LAYERS["envtui"])
-            if there > here:
-                wrong.append(f"{module}:{line} imports {target} (layer {there} > {here})")
+            mine, theirs = RANKS[unit_of(module)], RANKS.get(unit_of(target), 0)
+            if theirs > mine:
+                wrong.append(f"{module}:{line} imports {target}, listed after it in the table")
         elif top in THIRD_PARTY_FLOOR and here < THIRD_PARTY_FLOOR[top]:
             wrong.append(f"{module}:{line} imports {top}, which starts at layer {here}")
         elif top in FRONT_END_ONLY and unit_of(module) not in FRONT_END_ONLY[top]:
@@ -155,8 +184,30 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
     return None
 
 
-def test_no_cycle_between_packages_and_modules() -> None:
+def test_no_cycle_between_packages() -> None:
     cycle = find_cycle(unit_graph())
+    assert cycle is None, " -> ".join(cycle or [])
+
+
+def module_graph() -> dict[str, set[str]]:
+    """Module to module: an imported name (``from envtui.context import SECTION_ID``) is an
+    import of the module that holds it."""
+    known = {module for module, _ in modules()}
+    graph: dict[str, set[str]] = {module: set() for module in known}
+    for module, _, target, kind in edges():
+        if kind != "envtui":
+            continue
+        while target not in known:
+            target = target.rpartition(".")[0]
+        if target != module:
+            graph[module].add(target)
+    return graph
+
+
+def test_no_cycle_between_modules_inside_a_package() -> None:
+    """Also under ``TYPE_CHECKING``: a reader that imports its line handler, which names the
+    reader back, is one concern cut in two."""
+    cycle = find_cycle(module_graph())
     assert cycle is None, " -> ".join(cycle or [])
 
 
