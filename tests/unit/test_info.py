@@ -122,11 +122,11 @@ def test_a_codex_found_on_path_is_named_with_where_it_came_from(
     assert "found by PATH" in out
 
 
-def test_the_readme_section_lists_what_info_prints(home: Path) -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Where envtui keeps things", 1)[1].split("\n## ", 1)[0]
+def test_the_locations_page_lists_what_info_prints(home: Path) -> None:
+    page = (ROOT / "docs" / "locations.md").read_text(encoding="utf-8")
+    section = page.split("# Where envtui keeps things", 1)[1].split("\n## ", 1)[0]
     entries, _, _ = collect(None)
     for name in dict.fromkeys(entry.name for entry in entries):
-        assert f"| {name} |" in section, f"the README does not say where {name} is"
+        assert f"| {name} |" in section, f"docs/locations.md does not say where {name} is"
     listed = re.findall(r"^\| ([a-z_ ]+) \|", section, re.MULTILINE)
     assert set(listed) - {"what"} == {entry.name for entry in entries}
