@@ -9,13 +9,8 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from envtui.commands.common import (
-    add_codex_environments_argument,
-    add_config_argument,
-    end_leftover_processes,
-    engine_for,
-    number,
-)
+from envtui.commands.common import end_leftover_processes, engine_for
+from envtui.commands.options import ENVIRONMENTS, Arg, Command, Group, number, seconds, switch
 from envtui.commands.output import error_line, fail
 from envtui.vocabulary.limits import read_text_bounded
 from envtui.vocabulary.profiles import Profile
@@ -28,55 +23,38 @@ if TYPE_CHECKING:
     from envtui.vocabulary.events import Event
 
 COMMAND = "check"
+CHECK = Command(
+    COMMAND,
+    summary="report divergences between tools, context and snapshot",
+    description="Check a Codex rollout (ROLLOUT), or the engine's own steps over the "
+    "configured environments (without ROLLOUT), and print one line per finding. "
+    "Exit 0 without findings, 1 with findings, 2 on bad input.",
+    options=Group(
+        Arg("rollout", metavar="ROLLOUT", nargs="?", help="a Codex rollout file (.jsonl)"),
+        Arg("--profile", choices=[p.value for p in Profile], help="which Codex to check against"),
+        Arg("--events", metavar="FILE", help="a recorded envtui event stream (connection state)"),
+        Arg(
+            "--sessions",
+            metavar="DIR",
+            help="the sessions tree a forked rollout's parent is in (default: the rollout's own)",
+        ),
+        Arg(
+            "--tools",
+            metavar="FILE",
+            help="tool specs (JSON) to check instead of the recorded or planned ones",
+        ),
+        ENVIRONMENTS,
+        Arg(
+            "--steps", type=number(int, low=1), default=3, metavar="N", help="engine steps to take"
+        ),
+        seconds("--interval", "seconds between engine steps", default=1.0),
+        switch("--json", 'print {"steps", "findings", ...} as JSON'),
+    ),
+)
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser(
-        COMMAND,
-        help="report divergences between tools, context and snapshot",
-        description="Check a Codex rollout (ROLLOUT), or the engine's own steps over the "
-        "configured environments (without ROLLOUT), and print one line per finding. "
-        "Exit 0 without findings, 1 with findings, 2 on bad input.",
-    )
-    parser.add_argument(
-        "rollout", metavar="ROLLOUT", nargs="?", help="a Codex rollout file (.jsonl)"
-    )
-    parser.add_argument(
-        "--profile", choices=[p.value for p in Profile], help="which Codex to check against"
-    )
-    parser.add_argument(
-        "--events", metavar="FILE", help="a recorded envtui event stream (connection state)"
-    )
-    parser.add_argument(
-        "--sessions",
-        metavar="DIR",
-        help="the sessions tree a forked rollout's parent is in (default: the rollout's own)",
-    )
-    parser.add_argument(
-        "--tools",
-        metavar="FILE",
-        help="tool specs (JSON) to check instead of the recorded or planned ones",
-    )
-    add_config_argument(parser)
-    add_codex_environments_argument(parser)
-    parser.add_argument(
-        "--steps",
-        type=number(int, low=1),
-        default=3,
-        metavar="N",
-        help="engine steps to take",
-    )
-    parser.add_argument(
-        "--interval",
-        type=number(float, low=0),
-        default=1.0,
-        metavar="S",
-        help="seconds between engine steps",
-    )
-    parser.add_argument(
-        "--json", action="store_true", help='print {"steps", "findings", ...} as JSON'
-    )
-    parser.set_defaults(handler=run)
+    CHECK.add_to(subparsers, handler=run)
 
 
 def _tools(args: argparse.Namespace) -> list[ToolSpec] | int | None:

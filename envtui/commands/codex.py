@@ -1,4 +1,5 @@
-"""``envtui codex``: the dashboard attached to a real ``codex app-server``.
+"""``envtui codex``: the dashboard attached to a real ``codex app-server``; here, its
+options (:data:`envtui.commands.options.CODEX`) made into the app-server's.
 
 ``envtui events --codex`` writes the same stream as JSONL, headless (see ``events``).
 """
@@ -9,41 +10,11 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from envtui.commands.common import number
 from envtui.commands.output import fail
 from envtui.settings.codex_binary import locate_codex
 
 if TYPE_CHECKING:  # the client (and asyncssh) loads only when the command runs
     from envtui.environments.app_server import CodexOptions
-
-
-def add_codex_arguments(parser: argparse.ArgumentParser, *, flag_takes_path: bool) -> None:
-    if flag_takes_path:
-        parser.add_argument(
-            "--codex", metavar="PATH", help="the codex binary (default: $ENVTUI_CODEX, then PATH)"
-        )
-    parser.add_argument(
-        "--codex-home", metavar="DIR", help="CODEX_HOME for the app-server (default: ~/.codex)"
-    )
-    where = parser.add_mutually_exclusive_group()
-    where.add_argument("--cwd", metavar="DIR", help="start a thread in DIR (default: here)")
-    where.add_argument("--thread", metavar="ID", help="resume the thread ID")
-    parser.add_argument(
-        "--ssh", metavar="HOST", help="run the app-server on HOST (a host or ~/.ssh/config alias)"
-    )
-    parser.add_argument(
-        "--poll-interval",
-        type=number(float, low=0, low_inclusive=False),
-        default=1.0,
-        metavar="S",
-        help="environment/status every S seconds",
-    )
-    parser.add_argument(
-        "--enable", action="append", default=[], metavar="FEATURE", help="a codex feature flag"
-    )
-    parser.add_argument(
-        "--prompt", metavar="TEXT", help="send one user turn once the thread starts"
-    )
 
 
 def codex_options(command: str, args: argparse.Namespace, codex: str | None) -> CodexOptions | int:

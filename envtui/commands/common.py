@@ -1,14 +1,14 @@
-"""What the headless commands share: their arguments, and loading the config.
+"""What the commands share when they run: the config, the engine, the metrics server.
 
-Output and one-line errors are :mod:`envtui.commands.output`, which stays light. The
-config and event models are imported when a command runs, never to build the command
-line: ``envtui --help`` loads every command's arguments and none of the models.
+Their options are :mod:`envtui.commands.options`; output and one-line errors are
+:mod:`envtui.commands.output`, which stays light. The config and event models are imported
+when a command runs, never to build the command line: ``envtui --help`` loads every
+command's arguments and none of the models.
 """
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,25 +17,9 @@ from envtui.commands.output import fail
 if TYPE_CHECKING:
     from envtui.settings.config import AnyEnvironmentConfig, Config
     from envtui.sources.engine import Engine
+    from envtui.sources.metrics_server import MetricsServer
+    from envtui.sources.metrics_state import MetricsState
     from envtui.vocabulary.events import EventSink
-
-
-def add_config_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--config",
-        metavar="F",
-        help="config file (default: $ENVTUI_CONFIG, else $XDG_CONFIG_HOME/envtui/config.toml; "
-        "without one, a local environment in the current directory)",
-    )
-
-
-def add_codex_environments_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--codex-environments",
-        metavar="PATH",
-        help="take the environments from Codex's environments.toml (CODEX_HOME/environments.toml), "
-        "in Codex's selection order",
-    )
 
 
 def environments_from(
@@ -83,29 +67,25 @@ def engine_for(
     return config, Engine(config, sink or (lambda event: None), environments=environments)
 
 
-def number(
-    kind: type[int] | type[float], *, low: float, low_inclusive: bool = True, meaning: str = ""
-) -> Callable[[str], float]:
-    """An argparse ``type`` that accepts a finite number in range and names the range if not.
+def metrics_for(
+    command: str, args: argparse.Namespace, *, thread: str = ""
+) -> tuple[MetricsState, MetricsServer] | int | None:
+    """The state and its started server when ``--metrics`` is given; None without it; the
+    exit code when the address cannot be bound. The caller closes the server.
 
-    ``--speed -1`` is then refused at once with ``must be 0 or more``, instead of running
-    with a value that cannot mean anything.
+    prometheus-client is imported only here, so the commands start without it.
     """
-    allowed = f"{low:g} or more" if low_inclusive else f"more than {low:g}"
-    described = f"must be {allowed}{f' ({meaning})' if meaning else ''}"
+    if args.metrics is None:
+        return None
+    from envtui.sources.metrics_server import MetricsServer
+    from envtui.sources.metrics_state import MetricsState
 
-    def parse(text: str) -> float:
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{described}; {text!r} is not a number") from None
-        in_range = value >= low if low_inclusive else value > low
-        if not in_range or value != value or value in (float("inf"), float("-inf")):
-            raise argparse.ArgumentTypeError(f"{described}, got {text}")
-        return value
-
-    parse.__name__ = kind.__name__  # argparse names the type in some messages
-    return parse
+    host, port = args.metrics
+    state = MetricsState(retention=args.metrics_retention, thread=thread)
+    try:
+        return state, MetricsServer(state, host, port).start()
+    except OSError as exc:
+        return fail(command, f"--metrics {host}:{port}: cannot listen: {exc.strerror or exc}")
 
 
 def end_leftover_processes() -> None:

@@ -14,15 +14,19 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from envtui.commands.common import (
-    add_codex_environments_argument,
-    add_config_argument,
-    end_leftover_processes,
-    environments_from,
-    load,
+from envtui.commands.common import end_leftover_processes, environments_from, load, metrics_for
+from envtui.commands.options import (
+    CODEX,
+    CODEX_BINARY,
+    CODEX_ENVIRONMENTS,
+    DASHBOARD,
+    METRICS,
+    Arg,
+    Command,
+    Group,
     number,
+    switch,
 )
-from envtui.commands.metrics_options import add_metrics_arguments, metrics_for
 from envtui.commands.output import fail
 from envtui.settings.locations import export_dir
 from envtui.settings.ui_state import remembered_theme
@@ -36,57 +40,6 @@ if TYPE_CHECKING:  # the config and event models load when a command runs, not f
 
 SourceBuilder = Callable[[argparse.Namespace, "Config"], "Source | int"]
 """A command's source from its arguments and the config, or the exit code after an error."""
-
-
-def _common(parser: argparse.ArgumentParser) -> None:
-    add_config_argument(parser)
-    parser.add_argument(
-        "--record",
-        metavar="FILE",
-        help="also write every event to FILE as JSONL; an existing FILE is refused "
-        "unless --append or --force",
-    )
-    keep = parser.add_mutually_exclusive_group()
-    keep.add_argument(
-        "--append", action="store_true", help="with --record: add to an existing FILE"
-    )
-    keep.add_argument(
-        "--force", action="store_true", help="with --record: overwrite an existing FILE"
-    )
-    parser.add_argument(
-        "--theme",
-        metavar="NAME",
-        help="the theme (default: the last one chosen with t, else the config's, else envtui-dark)",
-    )
-    parser.add_argument(
-        "--export-dir",
-        metavar="DIR",
-        help="where `e` writes step exports (default: the exports folder `envtui info` names)",
-    )
-    parser.add_argument(
-        "--utc", action="store_true", help="show every time in UTC (default: the local zone)"
-    )
-    parser.add_argument(
-        "--ascii",
-        action="store_true",
-        help="draw every glyph in ASCII, for terminals and fonts without them (also "
-        "`ascii = true` in the config)",
-    )
-    alerts = parser.add_argument_group("alerts (also [alerts] in the config; not on replays)")
-    alerts.add_argument(
-        "--bell", action="store_true", help="ring the terminal bell on a new incident or outage"
-    )
-    alerts.add_argument(
-        "--notify",
-        action="store_true",
-        help="a toast and a desktop notification (OSC 9) on each new or resolved incident",
-    )
-    alerts.add_argument(
-        "--alert-command",
-        metavar="CMD",
-        help="run CMD (split like a shell would, but no shell runs it) with a JSON object on "
-        "its standard input for each burst of alerts",
-    )
 
 
 DESCRIPTIONS = {
@@ -106,39 +59,36 @@ DESCRIPTIONS = {
 }
 
 
-def add_parsers(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    def add(name: str, summary: str) -> argparse.ArgumentParser:
-        parser = subparsers.add_parser(name, help=summary, description=DESCRIPTIONS[name])
-        parser.set_defaults(handler=run, mode=name)
-        return parser
-
-    demo = add("demo", "the dashboard on the embedded demo (no set-up)")
-    _common(demo)
-    watch = add("watch", "the dashboard on the configured environments")
-    _common(watch)
-    add_codex_environments_argument(watch)
-    add_metrics_arguments(watch)
-    replay = add("replay", "the dashboard on a recorded JSONL event stream")
-    replay.add_argument("file", metavar="FILE", help="a JSONL event stream envtui recorded")
-    replay.add_argument(
+WATCH = Group(DASHBOARD, CODEX_ENVIRONMENTS, METRICS)
+REPLAY = Group(
+    Arg("file", metavar="FILE", help="a JSONL event stream envtui recorded"),
+    Arg(
         "--speed",
         type=number(float, low=0, meaning="0 replays as fast as possible"),
         default=1.0,
         help="replay speed: 2 is twice as fast, 0 as fast as possible",
-    )
-    _common(replay)
-    codex = add("codex", "the dashboard attached to a real codex app-server")
-    from envtui.commands.codex import add_codex_arguments
+    ),
+    DASHBOARD,
+)
+CODEX_DASHBOARD = Group(CODEX_BINARY, CODEX, DASHBOARD, METRICS)
+ROLLOUT = Group(
+    Arg("file", metavar="FILE", help="a Codex rollout (CODEX_HOME/sessions/…/rollout-*.jsonl)"),
+    switch("--follow", "keep reading as the file grows"),
+    DASHBOARD,
+)
 
-    add_codex_arguments(codex, flag_takes_path=True)
-    _common(codex)
-    add_metrics_arguments(codex)
-    rollout = add("rollout", "the dashboard on a Codex rollout file")
-    rollout.add_argument(
-        "file", metavar="FILE", help="a Codex rollout (CODEX_HOME/sessions/…/rollout-*.jsonl)"
-    )
-    rollout.add_argument("--follow", action="store_true", help="keep reading as the file grows")
-    _common(rollout)
+
+def add_parsers(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    def add(name: str, summary: str, options: Group) -> None:
+        Command(name, summary, DESCRIPTIONS[name], options).add_to(
+            subparsers, handler=run, mode=name
+        )
+
+    add("demo", "the dashboard on the embedded demo (no set-up)", DASHBOARD)
+    add("watch", "the dashboard on the configured environments", WATCH)
+    add("replay", "the dashboard on a recorded JSONL event stream", REPLAY)
+    add("codex", "the dashboard attached to a real codex app-server", CODEX_DASHBOARD)
+    add("rollout", "the dashboard on a Codex rollout file", ROLLOUT)
 
 
 def _demo(args: argparse.Namespace, config: Config) -> Source | int:

@@ -10,14 +10,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from envtui.commands.common import (
-    add_codex_environments_argument,
-    add_config_argument,
-    end_leftover_processes,
-    engine_for,
-    number,
-)
-from envtui.commands.metrics_options import add_metrics_arguments, metrics_for
+from envtui.commands.common import end_leftover_processes, engine_for, metrics_for
+from envtui.commands.options import CODEX, ENVIRONMENTS, METRICS, Arg, Command, Group, seconds
 from envtui.commands.output import error_line, fail
 from envtui.sources.line_writer import LineWriter
 
@@ -30,37 +24,31 @@ if TYPE_CHECKING:  # the models and the runtime (and asyncssh) load when the com
     from envtui.vocabulary.events import Event, EventSink
 
 COMMAND = "events"
+EVENTS = Command(
+    COMMAND,
+    summary="write the environments' event stream as JSONL",
+    description="Run the configured environments and write every event as one JSON line "
+    "(to standard output, or --out, which is truncated) until --duration ends or Ctrl+C.",
+    options=Group(
+        ENVIRONMENTS,
+        seconds("--duration", "stop after S seconds (default: run until Ctrl+C)"),
+        Arg("--out", metavar="FILE", help="write to FILE instead of standard output"),
+        Arg(
+            "--codex",
+            nargs="?",
+            const="",
+            metavar="PATH",
+            help="attach to a codex app-server instead (PATH: the binary; "
+            "default $ENVTUI_CODEX, then PATH)",
+        ),
+        CODEX,
+        METRICS,
+    ),
+)
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser(
-        COMMAND,
-        help="write the environments' event stream as JSONL",
-        description="Run the configured environments and write every event as one JSON line "
-        "(to standard output, or --out, which is truncated) until --duration ends or Ctrl+C.",
-    )
-    add_config_argument(parser)
-    add_codex_environments_argument(parser)
-    parser.add_argument(
-        "--duration",
-        type=number(float, low=0),
-        metavar="S",
-        help="stop after S seconds (default: run until Ctrl+C)",
-    )
-    parser.add_argument("--out", metavar="FILE", help="write to FILE instead of standard output")
-    parser.add_argument(
-        "--codex",
-        nargs="?",
-        const="",
-        metavar="PATH",
-        help="attach to a codex app-server instead (PATH: the binary; "
-        "default $ENVTUI_CODEX, then PATH)",
-    )
-    from envtui.commands.codex import add_codex_arguments
-
-    add_codex_arguments(parser, flag_takes_path=False)
-    add_metrics_arguments(parser)
-    parser.set_defaults(handler=run)
+    EVENTS.add_to(subparsers, handler=run)
 
 
 async def stream_events(engine: Engine, duration: float | None, writer: LineWriter) -> None:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from envtui import __version__
+from envtui.commands.options import Arg, Command, Group, switch
 from envtui.settings.codex_binary import locate_codex
 from envtui.settings.locations import (
     DEFAULT_KNOWN_HOSTS,
@@ -36,21 +37,25 @@ if TYPE_CHECKING:  # the config and theme models load when the command runs, not
 COMMAND = "info"
 
 
+INFO = Command(
+    COMMAND,
+    summary="print the version, the profile and every path envtui reads or writes",
+    description="Print envtui's version, the Codex profile in force, and every path it "
+    "reads or writes (config, themes, exports and screenshots, state, debug log, the codex "
+    "binary, known_hosts files), each with whether it exists. Always exits 0.",
+    options=Group(
+        Arg(
+            "--config",
+            metavar="FILE",
+            help="report on this config instead of the one envtui would find",
+        ),
+        switch("--json", "print one JSON object instead"),
+    ),
+)
+
+
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser(
-        COMMAND,
-        help="print the version, the profile and every path envtui reads or writes",
-        description="Print envtui's version, the Codex profile in force, and every path it "
-        "reads or writes (config, themes, exports and screenshots, state, debug log, the codex "
-        "binary, known_hosts files), each with whether it exists. Always exits 0.",
-    )
-    parser.add_argument(
-        "--config",
-        metavar="FILE",
-        help="report on this config instead of the one envtui would find",
-    )
-    parser.add_argument("--json", action="store_true", help="print one JSON object instead")
-    parser.set_defaults(handler=run)
+    INFO.add_to(subparsers, handler=run)
 
 
 @dataclass(frozen=True)

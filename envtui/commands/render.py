@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from envtui.commands.inputs import InputError, display_name, read_json
+from envtui.commands.options import Arg, Command, Group, switch
 from envtui.commands.output import fail, write_output
 from envtui.context import SECTION_ID
 from envtui.context.diff import render_diff
@@ -85,33 +86,32 @@ def render_documents(
     return RenderResult(text=text, snapshot=current_json, patch=patch)
 
 
-def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser(
-        COMMAND,
-        help="print the <environment_context> block for a state",
-        description=(
-            "Print the <environment_context> block Codex would send for STATE: the full "
-            "render, or with --diff the diff against PREV. STATE and PREV are JSON files "
-            "(- for standard input), each a state document (environments as a list) or a "
-            "persisted snapshot (environments as an object keyed by id). Values are "
-            "XML-escaped everywhere, network domains and subagent lines included (Codex "
-            "writes those two raw). On a terminal, control characters are shown escaped; "
-            "pipe the output for the exact bytes."
+RENDER = Command(
+    COMMAND,
+    summary="print the <environment_context> block for a state",
+    description=(
+        "Print the <environment_context> block Codex would send for STATE: the full "
+        "render, or with --diff the diff against PREV. STATE and PREV are JSON files "
+        "(- for standard input), each a state document (environments as a list) or a "
+        "persisted snapshot (environments as an object keyed by id). Values are "
+        "XML-escaped everywhere, network domains and subagent lines included (Codex "
+        "writes those two raw). On a terminal, control characters are shown escaped; "
+        "pipe the output for the exact bytes."
+    ),
+    options=Group(
+        Arg("state", metavar="STATE", help="the current state (JSON file or -)"),
+        switch("--diff", "print the diff against PREV (or against nothing)"),
+        Arg("--previous", metavar="PREV", help="the previous state or snapshot (JSON file or -)"),
+        switch(
+            "--json",
+            'print {"text", "snapshot", "patch"} as one line of JSON',
         ),
-    )
-    parser.add_argument("state", metavar="STATE", help="the current state (JSON file or -)")
-    parser.add_argument(
-        "--diff", action="store_true", help="print the diff against PREV (or against nothing)"
-    )
-    parser.add_argument(
-        "--previous", metavar="PREV", help="the previous state or snapshot (JSON file or -)"
-    )
-    parser.add_argument(
-        "--json",
-        action="store_true",
-        help='print {"text", "snapshot", "patch"} as one line of JSON',
-    )
-    parser.set_defaults(handler=run)
+    ),
+)
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    RENDER.add_to(subparsers, handler=run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -17,6 +17,7 @@ import sys
 from collections.abc import Sequence
 
 from envtui.commands import dashboard
+from envtui.commands.options import Arg, Command, Group, switch
 from envtui.commands.output import fail
 from envtui.vocabulary.safe_text import for_terminal
 
@@ -28,37 +29,40 @@ NO_AUTHENTICATION = (
 )
 
 
+SERVE = Command(
+    "serve",
+    summary="a dashboard command in the browser (textual-serve)",
+    description="Serve a dashboard command to web browsers: one dashboard process per "
+    "browser tab. Dashboard arguments go after `--` (default: demo), e.g. "
+    "`envtui serve -- watch --config envtui.toml`.",
+    options=Group(
+        Arg(
+            "--host",
+            default="127.0.0.1",
+            help="the address to listen on (default: 127.0.0.1; others need --allow-remote)",
+        ),
+        Arg("--port", type=int, default=8000, help="the port (default: 8000)"),
+        Arg(
+            "--public-url",
+            metavar="URL",
+            help="the address browsers use, e.g. behind a reverse proxy (default: http://HOST:PORT)",
+        ),
+        switch(
+            "--allow-remote",
+            "allow a --host other than loopback (textual-serve has no authentication)",
+        ),
+        Arg(
+            "dashboard",
+            nargs=argparse.REMAINDER,
+            metavar="-- DASHBOARD-ARGS",
+            help="the dashboard command and its arguments: demo, watch, codex, replay, rollout",
+        ),
+    ),
+)
+
+
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    serve = subparsers.add_parser(
-        "serve",
-        help="a dashboard command in the browser (textual-serve)",
-        description="Serve a dashboard command to web browsers: one dashboard process per "
-        "browser tab. Dashboard arguments go after `--` (default: demo), e.g. "
-        "`envtui serve -- watch --config envtui.toml`.",
-    )
-    serve.add_argument(
-        "--host",
-        default="127.0.0.1",
-        help="the address to listen on (default: 127.0.0.1; others need --allow-remote)",
-    )
-    serve.add_argument("--port", type=int, default=8000, help="the port (default: 8000)")
-    serve.add_argument(
-        "--public-url",
-        metavar="URL",
-        help="the address browsers use, e.g. behind a reverse proxy (default: http://HOST:PORT)",
-    )
-    serve.add_argument(
-        "--allow-remote",
-        action="store_true",
-        help="allow a --host other than loopback (textual-serve has no authentication)",
-    )
-    serve.add_argument(
-        "dashboard",
-        nargs=argparse.REMAINDER,
-        metavar="-- DASHBOARD-ARGS",
-        help="the dashboard command and its arguments: demo, watch, codex, replay, rollout",
-    )
-    serve.set_defaults(handler=run)
+    SERVE.add_to(subparsers, handler=run)
 
 
 def dashboard_arguments(remainder: Sequence[str]) -> list[str]:

@@ -14,8 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from envtui.commands.common import add_config_argument, load, number
-from envtui.commands.metrics_options import add_metrics_arguments, duration, metrics_for
+from envtui.commands.common import load, metrics_for
+from envtui.commands.options import CONFIG, METRICS, Arg, Command, Group, lasting, seconds, switch
 from envtui.commands.output import fail, write_output
 from envtui.settings.locations import export_dir
 from envtui.settings.ui_state import remembered_theme
@@ -32,50 +32,44 @@ if TYPE_CHECKING:
 COMMAND = "sessions"
 
 
+SESSIONS = Command(
+    COMMAND,
+    summary="every Codex thread of a sessions tree, live",
+    description="One row per Codex thread of a sessions tree (the rollouts under "
+    "CODEX_HOME/sessions): its environments at the latest step, active incidents and "
+    "whether it is live. enter opens a thread in the rollout dashboard.",
+    options=Group(
+        Arg(
+            "directory",
+            nargs="?",
+            metavar="DIR",
+            help="the sessions tree (default: $CODEX_HOME/sessions, else ~/.codex/sessions; "
+            "with --ssh, .codex/sessions in the login directory)",
+        ),
+        Arg("--ssh", metavar="HOST", help="read the tree on HOST over SSH (SFTP)"),
+        lasting("--since", "only threads written within DURATION (90s, 15m, 2h, 7d)"),
+        switch("--json", "print one JSON line per thread, then exit"),
+        lasting(
+            "--live-window",
+            "a thread is live when its rollout was written within DURATION",
+            default="2m",
+        ),
+        seconds(
+            "--poll-interval",
+            "look for new rollouts and new lines every S seconds",
+            default=1.0,
+            zero=False,
+        ),
+        METRICS,
+        CONFIG,
+        Arg("--theme", metavar="NAME", help="the theme (as for the dashboard)"),
+        switch("--ascii", "draw every glyph in ASCII"),
+    ),
+)
+
+
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser(
-        COMMAND,
-        help="every Codex thread of a sessions tree, live",
-        description="One row per Codex thread of a sessions tree (the rollouts under "
-        "CODEX_HOME/sessions): its environments at the latest step, active incidents and "
-        "whether it is live. enter opens a thread in the rollout dashboard.",
-    )
-    parser.add_argument(
-        "directory",
-        nargs="?",
-        metavar="DIR",
-        help="the sessions tree (default: $CODEX_HOME/sessions, else ~/.codex/sessions; "
-        "with --ssh, .codex/sessions in the login directory)",
-    )
-    parser.add_argument("--ssh", metavar="HOST", help="read the tree on HOST over SSH (SFTP)")
-    parser.add_argument(
-        "--since",
-        type=duration,
-        metavar="DURATION",
-        help="only threads written within DURATION (90s, 15m, 2h, 7d)",
-    )
-    parser.add_argument(
-        "--json", action="store_true", help="print one JSON line per thread, then exit"
-    )
-    parser.add_argument(
-        "--live-window",
-        type=duration,
-        default=duration("2m"),
-        metavar="DURATION",
-        help="a thread is live when its rollout was written within DURATION",
-    )
-    parser.add_argument(
-        "--poll-interval",
-        type=number(float, low=0, low_inclusive=False),
-        default=1.0,
-        metavar="S",
-        help="look for new rollouts and new lines every S seconds",
-    )
-    add_metrics_arguments(parser)
-    add_config_argument(parser)
-    parser.add_argument("--theme", metavar="NAME", help="the theme (as for the dashboard)")
-    parser.add_argument("--ascii", action="store_true", help="draw every glyph in ASCII")
-    parser.set_defaults(handler=run)
+    SESSIONS.add_to(subparsers, handler=run)
 
 
 def files_for(args: argparse.Namespace) -> SessionFiles | int:

@@ -10,13 +10,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from envtui.commands.common import (
-    add_codex_environments_argument,
-    add_config_argument,
-    end_leftover_processes,
-    engine_for,
-    number,
-)
+from envtui.commands.common import end_leftover_processes, engine_for
+from envtui.commands.options import ENVIRONMENTS, Arg, Command, Group, seconds, switch
 from envtui.commands.output import error_line, write_output
 from envtui.vocabulary.safe_text import dumps_json_line
 
@@ -26,33 +21,30 @@ if TYPE_CHECKING:  # the models and the runtime (and asyncssh) load only when th
 
 COMMAND = "snapshot"
 DEFAULT_TIMEOUT = 15.0
+SNAPSHOT = Command(
+    COMMAND,
+    summary="resolve the configured environments once and print them",
+    description="Resolve every configured environment once (blocking, bounded by --timeout) "
+    "and print id, status, primary, shell, cwd and error, then the context block.",
+    options=Group(
+        ENVIRONMENTS,
+        seconds(
+            "--timeout", "seconds to wait for environments still starting", default=DEFAULT_TIMEOUT
+        ),
+        switch("--json", 'print {"environments", "context"}'),
+        Arg(
+            "--require-ready",
+            nargs="*",
+            metavar="ID",
+            help="exit 1 when an environment (any, or any of the IDs named) is not ready; "
+            "2 when a named ID is not configured",
+        ),
+    ),
+)
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser(
-        COMMAND,
-        help="resolve the configured environments once and print them",
-        description="Resolve every configured environment once (blocking, bounded by --timeout) "
-        "and print id, status, primary, shell, cwd and error, then the context block.",
-    )
-    add_config_argument(parser)
-    add_codex_environments_argument(parser)
-    parser.add_argument(
-        "--timeout",
-        type=number(float, low=0),
-        default=DEFAULT_TIMEOUT,
-        metavar="S",
-        help="seconds to wait for environments still starting",
-    )
-    parser.add_argument("--json", action="store_true", help='print {"environments", "context"}')
-    parser.add_argument(
-        "--require-ready",
-        nargs="*",
-        metavar="ID",
-        help="exit 1 when an environment (any, or any of the IDs named) is not ready; "
-        "2 when a named ID is not configured",
-    )
-    parser.set_defaults(handler=run)
+    SNAPSHOT.add_to(subparsers, handler=run)
 
 
 def entry_json(entry: SnapshotEntry, primary: str | None) -> dict[str, Any]:
