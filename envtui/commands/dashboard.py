@@ -1,160 +1,33 @@
 """The dashboard commands: ``demo`` (also ``envtui`` alone), ``watch``, ``codex``, ``replay``,
 ``rollout``.
 
-Each command only builds its source (:data:`SOURCE_BUILDERS`); the rest is shared. The
-sources and Textual are imported only when one of them runs, so the headless commands stay
-light.
+Each command is a row of :data:`~envtui.commands.dashboard_sources.SOURCES`, which builds
+its source; the rest is here and the same for all: the metrics, the recording, the app.
+The sources and Textual are imported only when one of them runs, so the headless commands
+stay light.
 """
 
 from __future__ import annotations
 
 import argparse
-import functools
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from envtui.commands.common import end_leftover_processes, environments_from, load, metrics_for
-from envtui.commands.options import (
-    CODEX,
-    CODEX_BINARY,
-    CODEX_ENVIRONMENTS,
-    DASHBOARD,
-    METRICS,
-    Arg,
-    Command,
-    Group,
-    number,
-    switch,
-)
+from envtui.commands.common import end_leftover_processes, load, metrics_for
+from envtui.commands.dashboard_sources import SOURCES
 from envtui.commands.output import fail
 from envtui.settings.locations import export_dir
 from envtui.settings.ui_state import remembered_theme
 
 if TYPE_CHECKING:  # the config and event models load when a command runs, not for --help
-    import asyncio
-
     from envtui.settings.alerts_config import AlertsConfig
     from envtui.settings.config import Config
-    from envtui.vocabulary.events import EventSink, Source
-
-SourceBuilder = Callable[[argparse.Namespace, "Config"], "Source | int"]
-"""A command's source from its arguments and the config, or the exit code after an error."""
-
-
-DESCRIPTIONS = {
-    "demo": "The dashboard on the embedded demo: in-process SSH servers on 127.0.0.1 with "
-    "environments that start slowly, drop, go away, never finish starting or present a wrong "
-    "host key. Needs no set-up; `envtui` alone runs it.",
-    "watch": "The dashboard on the configured environments (the config's, or Codex's "
-    "environments.toml with --codex-environments): their live status, the primary, the "
-    "connection events, and a step every step_interval seconds.",
-    "replay": "The dashboard on a recorded JSONL event stream (from --record or `envtui "
-    "events`), paced by the events' own times.",
-    "codex": "The dashboard attached to a real `codex app-server` (started here, or on an SSH "
-    "host with --ssh): the thread's environments, their connection events, and the steps of "
-    "its rollout.",
-    "rollout": "The dashboard on a Codex rollout file: each step's context, tools and "
-    "findings; with --follow, new steps as the file grows.",
-}
-
-
-WATCH = Group(DASHBOARD, CODEX_ENVIRONMENTS, METRICS)
-REPLAY = Group(
-    Arg("file", metavar="FILE", help="a JSONL event stream envtui recorded"),
-    Arg(
-        "--speed",
-        type=number(float, low=0, meaning="0 replays as fast as possible"),
-        default=1.0,
-        help="replay speed: 2 is twice as fast, 0 as fast as possible",
-    ),
-    DASHBOARD,
-)
-CODEX_DASHBOARD = Group(CODEX_BINARY, CODEX, DASHBOARD, METRICS)
-ROLLOUT = Group(
-    Arg("file", metavar="FILE", help="a Codex rollout (CODEX_HOME/sessions/…/rollout-*.jsonl)"),
-    switch("--follow", "keep reading as the file grows"),
-    DASHBOARD,
-)
+    from envtui.vocabulary.events import Source
 
 
 def add_parsers(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    def add(name: str, summary: str, options: Group) -> None:
-        Command(name, summary, DESCRIPTIONS[name], options).add_to(
-            subparsers, handler=run, mode=name
-        )
-
-    add("demo", "the dashboard on the embedded demo (no set-up)", DASHBOARD)
-    add("watch", "the dashboard on the configured environments", WATCH)
-    add("replay", "the dashboard on a recorded JSONL event stream", REPLAY)
-    add("codex", "the dashboard attached to a real codex app-server", CODEX_DASHBOARD)
-    add("rollout", "the dashboard on a Codex rollout file", ROLLOUT)
-
-
-def _demo(args: argparse.Namespace, config: Config) -> Source | int:
-    from envtui.sources.demo import run_demo
-
-    return functools.partial(run_demo, step_interval=config.step_interval)
-
-
-def _watch(args: argparse.Namespace, config: Config) -> Source | int:
-    environments = environments_from(args.mode, args)
-    if isinstance(environments, int):
-        return environments
-    from envtui.sources.engine import watch
-
-    return functools.partial(watch, config, environments=environments)
-
-
-def _codex(args: argparse.Namespace, config: Config) -> Source | int:
-    from envtui.commands.codex import codex_options
-    from envtui.sources.codex_attach import CodexSource, restart_backoff
-
-    attach = codex_options(args.mode, args, args.codex)
-    if isinstance(attach, int):
-        return attach
-
-    async def source(sink: EventSink, stop: asyncio.Event) -> None:
-        # an operator's dashboard outlives the app-server: it is started again and resumed
-        await CodexSource(attach, sink, restart=restart_backoff()).run(stop)
-
-    return source
-
-
-def _file_problem(path: Path) -> str | None:
-    """Why ``path`` cannot be replayed or followed: missing, or not a regular file (a FIFO
-    or a device would be read for ever)."""
-    if not path.exists():
-        return "no such file"
-    return None if path.is_file() else "not a regular file"
-
-
-def _replay(args: argparse.Namespace, config: Config) -> Source | int:
-    problem = _file_problem(Path(args.file))
-    if problem is not None:
-        return fail(args.mode, f"{args.file}: {problem}")
-    from envtui.sources.replay import replay
-
-    return functools.partial(replay, Path(args.file), speed=args.speed)
-
-
-def _rollout(args: argparse.Namespace, config: Config) -> Source | int:
-    problem = _file_problem(Path(args.file))
-    if problem is not None:
-        return fail(args.mode, f"{args.file}: {problem}")
-    from envtui.sources.rollout_follow import follow_rollout
-
-    return functools.partial(follow_rollout, Path(args.file), follow=args.follow)
-
-
-SOURCE_BUILDERS: dict[str, SourceBuilder] = {
-    "demo": _demo,
-    "watch": _watch,
-    "codex": _codex,
-    "replay": _replay,
-    "rollout": _rollout,
-}
-"""Each dashboard command's source, by the ``mode`` its parser sets."""
+    for source in SOURCES.values():
+        source.add_to(subparsers, handler=run, mode=source.name)
 
 
 def record_problem(path: Path, *, append: bool, force: bool) -> str | None:
@@ -178,7 +51,7 @@ def source_for(args: argparse.Namespace) -> tuple[Config, Source] | int:
     config = load(args.mode, args)
     if isinstance(config, int):
         return config
-    source = SOURCE_BUILDERS[args.mode](args, config)
+    source = SOURCES[args.mode].build(args, config)
     return source if isinstance(source, int) else (config, source)
 
 
@@ -188,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     if isinstance(prepared, int):
         return prepared
     config, source = prepared
-    served = metrics_for(command, args) if command in ("watch", "codex") else None
+    served = metrics_for(command, args) if "metrics" in args else None  # its options hold METRICS
     if isinstance(served, int):
         return served
     if served is not None:
@@ -221,7 +94,7 @@ def _run_app(args: argparse.Namespace, config: Config, source: Source) -> int:
     from envtui.tui.app import DashboardOptions, EnvTuiApp
 
     options = DashboardOptions(
-        source_name=f"rollout {Path(args.file).name}" if command == "rollout" else command,
+        source_name=SOURCES[command].title(args),
         theme=args.theme or remembered_theme() or config.theme,
         remember_theme=True,
         ascii=args.ascii or config.ascii,
@@ -244,7 +117,7 @@ def _run_app(args: argparse.Namespace, config: Config, source: Source) -> int:
 def alerts_for(args: argparse.Namespace, config: Config) -> AlertsConfig | None:
     """The config's ``[alerts]`` with the flags added; None for a replay or a rollout read
     once, which show the past (nobody needs a bell for an incident of last week)."""
-    if args.mode == "replay" or (args.mode == "rollout" and not args.follow):
+    if SOURCES[args.mode].past(args):
         return None
     import shlex
 

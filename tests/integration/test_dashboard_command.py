@@ -19,6 +19,7 @@ from tests.support.waiting import wait_until
 
 from envtui.cli import build_parser, main
 from envtui.commands import dashboard
+from envtui.commands.dashboard_sources import SOURCES
 from envtui.dashboard.store import Store
 from envtui.tui.app import EnvTuiApp
 from envtui.vocabulary.events import Event, decode_lines, encode_event
@@ -75,7 +76,7 @@ def test_every_dashboard_command_has_a_source() -> None:
         if parser.get_default("handler") is dashboard.run
     }
     assert modes == {"demo", "watch", "codex", "replay", "rollout"}
-    assert set(dashboard.SOURCE_BUILDERS) == modes
+    assert set(SOURCES) == modes
 
 
 def test_replay_shows_the_stream(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,0 +1,186 @@
+"""The dashboard's sources, one row each: a new source is a row of :data:`SOURCES`.
+
+A row is a dashboard command: what ``--help`` says of it, its options, and how its source
+is built from the parsed arguments and the config (:mod:`envtui.commands.dashboard` does
+the rest, the same for all). Building a source starts nothing; the sources themselves,
+with asyncio and the runtime, are imported by the builders when a command runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from envtui.commands.common import environments_from
+from envtui.commands.options import (
+    CODEX,
+    CODEX_BINARY,
+    CODEX_ENVIRONMENTS,
+    DASHBOARD,
+    METRICS,
+    Arg,
+    Command,
+    Group,
+    number,
+    switch,
+)
+from envtui.commands.output import fail
+
+if TYPE_CHECKING:  # the config and event models load when a command runs, not for --help
+    import asyncio
+
+    from envtui.settings.config import Config
+    from envtui.vocabulary.events import EventSink, Source
+
+SourceBuilder = Callable[[argparse.Namespace, "Config"], "Source | int"]
+"""A command's source from its arguments and the config, or the exit code after an error."""
+
+
+def _never(args: argparse.Namespace) -> bool:
+    return False
+
+
+def _titled_by_command(args: argparse.Namespace) -> str:
+    return str(args.mode)
+
+
+@dataclass(frozen=True)
+class DashboardSource(Command):
+    """A dashboard command and how its source is built."""
+
+    build: SourceBuilder
+    past: Callable[[argparse.Namespace], bool] = _never
+    """Whether the source shows only the past (then it has no alerts)."""
+    title: Callable[[argparse.Namespace], str] = _titled_by_command
+    """The source's name in the dashboard's header."""
+
+
+def _demo(args: argparse.Namespace, config: Config) -> Source | int:
+    from envtui.sources.demo import run_demo
+
+    return functools.partial(run_demo, step_interval=config.step_interval)
+
+
+def _watch(args: argparse.Namespace, config: Config) -> Source | int:
+    environments = environments_from(args.mode, args)
+    if isinstance(environments, int):
+        return environments
+    from envtui.sources.engine import watch
+
+    return functools.partial(watch, config, environments=environments)
+
+
+def _codex(args: argparse.Namespace, config: Config) -> Source | int:
+    from envtui.commands.codex import codex_options
+    from envtui.sources.codex_attach import CodexSource, restart_backoff
+
+    attach = codex_options(args.mode, args, args.codex)
+    if isinstance(attach, int):
+        return attach
+
+    async def source(sink: EventSink, stop: asyncio.Event) -> None:
+        # an operator's dashboard outlives the app-server: it is started again and resumed
+        await CodexSource(attach, sink, restart=restart_backoff()).run(stop)
+
+    return source
+
+
+def _file_problem(path: Path) -> str | None:
+    """Why ``path`` cannot be replayed or followed: missing, or not a regular file (a FIFO
+    or a device would be read for ever)."""
+    if not path.exists():
+        return "no such file"
+    return None if path.is_file() else "not a regular file"
+
+
+def _replay(args: argparse.Namespace, config: Config) -> Source | int:
+    problem = _file_problem(Path(args.file))
+    if problem is not None:
+        return fail(args.mode, f"{args.file}: {problem}")
+    from envtui.sources.replay import replay
+
+    return functools.partial(replay, Path(args.file), speed=args.speed)
+
+
+def _rollout(args: argparse.Namespace, config: Config) -> Source | int:
+    problem = _file_problem(Path(args.file))
+    if problem is not None:
+        return fail(args.mode, f"{args.file}: {problem}")
+    from envtui.sources.rollout_follow import follow_rollout
+
+    return functools.partial(follow_rollout, Path(args.file), follow=args.follow)
+
+
+SOURCES: dict[str, DashboardSource] = {
+    source.name: source
+    for source in (
+        DashboardSource(
+            "demo",
+            summary="the dashboard on the embedded demo (no set-up)",
+            description="The dashboard on the embedded demo: in-process SSH servers on "
+            "127.0.0.1 with environments that start slowly, drop, go away, never finish "
+            "starting or present a wrong host key. Needs no set-up; `envtui` alone runs it.",
+            options=DASHBOARD,
+            build=_demo,
+        ),
+        DashboardSource(
+            "watch",
+            summary="the dashboard on the configured environments",
+            description="The dashboard on the configured environments (the config's, or "
+            "Codex's environments.toml with --codex-environments): their live status, the "
+            "primary, the connection events, and a step every step_interval seconds.",
+            options=Group(DASHBOARD, CODEX_ENVIRONMENTS, METRICS),
+            build=_watch,
+        ),
+        DashboardSource(
+            "replay",
+            summary="the dashboard on a recorded JSONL event stream",
+            description="The dashboard on a recorded JSONL event stream (from --record or "
+            "`envtui events`), paced by the events' own times.",
+            options=Group(
+                Arg("file", metavar="FILE", help="a JSONL event stream envtui recorded"),
+                Arg(
+                    "--speed",
+                    type=number(float, low=0, meaning="0 replays as fast as possible"),
+                    default=1.0,
+                    help="replay speed: 2 is twice as fast, 0 as fast as possible",
+                ),
+                DASHBOARD,
+            ),
+            build=_replay,
+            past=lambda args: True,
+        ),
+        DashboardSource(
+            "codex",
+            summary="the dashboard attached to a real codex app-server",
+            description="The dashboard attached to a real `codex app-server` (started here, or "
+            "on an SSH host with --ssh): the thread's environments, their connection events, "
+            "and the steps of its rollout.",
+            options=Group(CODEX_BINARY, CODEX, DASHBOARD, METRICS),
+            build=_codex,
+        ),
+        DashboardSource(
+            "rollout",
+            summary="the dashboard on a Codex rollout file",
+            description="The dashboard on a Codex rollout file: each step's context, tools "
+            "and findings; with --follow, new steps as the file grows.",
+            options=Group(
+                Arg(
+                    "file",
+                    metavar="FILE",
+                    help="a Codex rollout (CODEX_HOME/sessions/…/rollout-*.jsonl)",
+                ),
+                switch("--follow", "keep reading as the file grows"),
+                DASHBOARD,
+            ),
+            build=_rollout,
+            past=lambda args: not args.follow,
+            title=lambda args: f"rollout {Path(args.file).name}",
+        ),
+    )
+}
+"""Each dashboard command, by the ``mode`` its parser sets, in ``envtui --help``'s order."""
