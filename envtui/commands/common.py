@@ -1,4 +1,5 @@
-"""What the commands share when they run: the config, the engine, the metrics server.
+"""What the commands share when they run: the config, the engine, the metrics server, a
+dashboard's options.
 
 Their options are :mod:`envtui.commands.options`; output and one-line errors are
 :mod:`envtui.commands.output`, which stays light. The config and event models are imported
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from envtui.commands.output import fail
 
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
     from envtui.sources.engine import Engine
     from envtui.sources.metrics_server import MetricsServer
     from envtui.sources.metrics_state import MetricsState
+    from envtui.tui.options import DashboardOptions
     from envtui.vocabulary.events import EventSink
 
 
@@ -86,6 +88,25 @@ def metrics_for(
         return state, MetricsServer(state, host, port).start()
     except OSError as exc:
         return fail(command, f"--metrics {host}:{port}: cannot listen: {exc.strerror or exc}")
+
+
+def dashboard_options(
+    args: argparse.Namespace, config: Config, **specific: Any
+) -> DashboardOptions:
+    """A dashboard's options with what every dashboard takes from ``--theme``, ``--ascii``
+    and the config (the theme chosen with ``t`` is remembered), and ``specific`` added."""
+    from envtui.settings.ui_state import remembered_theme
+    from envtui.tui.options import DashboardOptions
+
+    return DashboardOptions(
+        theme=args.theme or remembered_theme() or config.theme,
+        remember_theme=True,
+        ascii=args.ascii or config.ascii,
+        keymap=dict(config.keymap),
+        max_log_lines=config.event_log_lines,
+        max_steps=config.step_history,
+        **specific,
+    )
 
 
 def end_leftover_processes() -> None:

@@ -13,11 +13,10 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from envtui.commands.common import end_leftover_processes, load, metrics_for
+from envtui.commands.common import dashboard_options, end_leftover_processes, load, metrics_for
 from envtui.commands.dashboard_sources import SOURCES
 from envtui.commands.output import fail
 from envtui.settings.locations import export_dir
-from envtui.settings.ui_state import remembered_theme
 
 if TYPE_CHECKING:  # the config and event models load when a command runs, not for --help
     from envtui.settings.alerts_config import AlertsConfig
@@ -91,16 +90,12 @@ def _run_app(args: argparse.Namespace, config: Config, source: Source) -> int:
     command = args.mode
     from datetime import UTC
 
-    from envtui.tui.app import DashboardOptions, EnvTuiApp
+    from envtui.tui.app import EnvTuiApp
 
-    options = DashboardOptions(
+    options = dashboard_options(
+        args,
+        config,
         source_name=SOURCES[command].title(args),
-        theme=args.theme or remembered_theme() or config.theme,
-        remember_theme=True,
-        ascii=args.ascii or config.ascii,
-        keymap=dict(config.keymap),
-        max_log_lines=config.event_log_lines,
-        max_steps=config.step_history,
         environment_events=config.environment_events,
         status_history=config.status_history,
         alerts=alerts_for(args, config),

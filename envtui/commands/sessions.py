@@ -14,11 +14,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from envtui.commands.common import load, metrics_for
+from envtui.commands.common import dashboard_options, load, metrics_for
 from envtui.commands.options import CONFIG, METRICS, Arg, Command, Group, lasting, seconds, switch
 from envtui.commands.output import fail, write_output
 from envtui.settings.locations import export_dir
-from envtui.settings.ui_state import remembered_theme
 from envtui.vocabulary.safe_text import dumps_json_line
 
 if TYPE_CHECKING:
@@ -186,7 +185,6 @@ def _dashboard(args: argparse.Namespace, files: SessionFiles, state: MetricsStat
     if isinstance(config, int):
         return config
     from envtui.sources.sessions_index import watch_sessions
-    from envtui.tui.options import DashboardOptions
     from envtui.tui.sessions_app import SessionsApp
 
     index = index_for(args, files)
@@ -201,15 +199,8 @@ def _dashboard(args: argparse.Namespace, files: SessionFiles, state: MetricsStat
         finally:
             await files.aclose()
 
-    options = DashboardOptions(
-        source_name=f"sessions {files.name}",
-        theme=args.theme or remembered_theme() or config.theme,
-        remember_theme=True,
-        ascii=args.ascii or config.ascii,
-        keymap=dict(config.keymap),
-        max_log_lines=config.event_log_lines,
-        max_steps=config.step_history,
-        export_dir=export_dir(),
+    options = dashboard_options(
+        args, config, source_name=f"sessions {files.name}", export_dir=export_dir()
     )
     SessionsApp(watch, lambda summary: files.rollout_source(summary.path), options).run()
     return 0
