@@ -123,3 +123,45 @@ def test_a_dashboard_command_builds_its_source_through_its_row(
     assert main([name, *positional]) == 7
     assert [mode for mode, _ in calls] == [name]
     assert isinstance(calls[0][1], Config)
+
+
+def _screens(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """Both apps replaced by one that keeps the options it is given and runs nothing."""
+    import envtui.tui.app
+    import envtui.tui.sessions_app
+
+    given: list[Any] = []
+
+    class Screen:
+        def __init__(self, *parts: Any) -> None:
+            given.append(parts[-1])
+
+        def run(self) -> None:
+            pass
+
+    monkeypatch.setattr(envtui.tui.app, "EnvTuiApp", Screen)
+    monkeypatch.setattr(envtui.tui.sessions_app, "SessionsApp", Screen)
+    return given
+
+
+def test_both_apps_take_the_theme_glyphs_keys_and_bounds_from_the_flags_and_the_config(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(
+        'theme = "envtui-light"\nevent_log_lines = 123\nstep_history = 45\n'
+        '[keymap]\npause = "space"\n'
+    )
+    sessions = tmp_path / "sessions"
+    sessions.mkdir()
+    given = _screens(monkeypatch)
+    assert main(["demo", "--config", str(config), "--ascii"]) == 0
+    assert main(["sessions", str(sessions), "--config", str(config), "--theme", "t2"]) == 0
+    shared = [
+        (o.theme, o.ascii, o.remember_theme, o.keymap, o.max_log_lines, o.max_steps) for o in given
+    ]
+    assert shared == [
+        ("envtui-light", True, True, {"pause": "space"}, 123, 45),
+        ("t2", False, True, {"pause": "space"}, 123, 45),
+    ]
+    assert [o.source_name for o in given] == ["demo", f"sessions {sessions}"]
