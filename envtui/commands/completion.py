@@ -9,25 +9,29 @@ from __future__ import annotations
 import argparse
 import sys
 
+from envtui.commands.options import Arg, Command, Group
+
 COMMAND = "completion"
 SHELLS = ("bash", "zsh", "fish")
+
+
+COMPLETION = Command(
+    COMMAND,
+    summary="print a shell completion script (bash, zsh or fish)",
+    description="Print a completion script for SHELL, generated from envtui's own parser. "
+    "bash: `envtui completion bash > ~/.local/share/bash-completion/completions/envtui`; "
+    "zsh: `envtui completion zsh > ~/.zfunc/_envtui` (with ~/.zfunc on $fpath); "
+    "fish: `envtui completion fish > ~/.config/fish/completions/envtui.fish`.",
+    options=Group(
+        Arg("shell", metavar="SHELL", choices=SHELLS, help="one of: " + ", ".join(SHELLS))
+    ),
+)
 
 
 def add_parser(
     subparsers: argparse._SubParsersAction[argparse.ArgumentParser], root: argparse.ArgumentParser
 ) -> None:
-    parser = subparsers.add_parser(
-        COMMAND,
-        help="print a shell completion script (bash, zsh or fish)",
-        description="Print a completion script for SHELL, generated from envtui's own parser. "
-        "bash: `envtui completion bash > ~/.local/share/bash-completion/completions/envtui`; "
-        "zsh: `envtui completion zsh > ~/.zfunc/_envtui` (with ~/.zfunc on $fpath); "
-        "fish: `envtui completion fish > ~/.config/fish/completions/envtui.fish`.",
-    )
-    parser.add_argument(
-        "shell", metavar="SHELL", choices=SHELLS, help="one of: " + ", ".join(SHELLS)
-    )
-    parser.set_defaults(handler=lambda args: run(root, args))
+    COMPLETION.add_to(subparsers, handler=lambda args: run(root, args))
 
 
 def script(root: argparse.ArgumentParser, shell: str) -> str:

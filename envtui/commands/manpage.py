@@ -12,20 +12,24 @@ import sys
 from datetime import date
 
 from envtui import __version__
+from envtui.commands.options import Command, Group
 
 COMMAND = "manpage"
+
+
+MANPAGE = Command(
+    COMMAND,
+    summary="print envtui's man page (roff)",
+    description="Print a man page for envtui, generated from its own parser; "
+    "read it with `envtui manpage | man -l -`.",
+    options=Group(),
+)
 
 
 def add_parser(
     subparsers: argparse._SubParsersAction[argparse.ArgumentParser], root: argparse.ArgumentParser
 ) -> None:
-    parser = subparsers.add_parser(
-        COMMAND,
-        help="print envtui's man page (roff)",
-        description="Print a man page for envtui, generated from its own parser; "
-        "read it with `envtui manpage | man -l -`.",
-    )
-    parser.set_defaults(handler=lambda args: run(root))
+    MANPAGE.add_to(subparsers, handler=lambda args: run(root))
 
 
 def _roff(text: str) -> str:
