@@ -15,7 +15,10 @@ import asyncio
 import contextlib
 import os
 import signal
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -47,12 +50,29 @@ from envtui.vocabulary.events import (
 from envtui.vocabulary.safe_text import for_terminal, one_line
 from envtui.vocabulary.stopping import on_signals
 
-__all__ = ["DashboardOptions", "EnvTuiApp", "EnvtuiCommands"]
+__all__ = ["DashboardOptions", "EnvTuiApp", "EnvtuiCommands", "Notice"]
 
 ALERT_CHECK = 0.25
 """Seconds between two looks at the store's alert queue (paused or not)."""
 SERVER_CHECK = 1.0
 """Seconds between two looks, in a browser, at whether textual-serve's server still runs."""
+MAX_NOTICES = 100
+"""How many of the latest notices :attr:`EnvTuiApp.notices` keeps (older ones drop out)."""
+
+
+@dataclass(frozen=True)
+class Notice:
+    """One toast the app raised, as it was shown: its text already made inert.
+
+    Textual keeps its toasts only until they time out, and privately; this record is the
+    app's own, for the tests (and anything else) that ask what the operator was told.
+    """
+
+    message: str
+    severity: SeverityLevel
+    title: str
+    at: datetime
+    """When it was raised, by the dashboard's clock (``DashboardOptions.clock``)."""
 
 
 class EnvtuiCommands(Provider):
@@ -118,6 +138,7 @@ class EnvTuiApp(App[None]):
 
     def __init__(self, source: Source | None, options: DashboardOptions | None = None) -> None:
         super().__init__()
+        self._notices: deque[Notice] = deque(maxlen=MAX_NOTICES)
         self.options = options or DashboardOptions()
         self.store = Store(
             max_log_lines=self.options.max_log_lines,
@@ -145,6 +166,12 @@ class EnvTuiApp(App[None]):
         self.keymap_problems = checked.problems
         if checked.usable:
             self.set_keymap(checked.usable)
+
+    @property
+    def notices(self) -> Sequence[Notice]:
+        """The latest :data:`MAX_NOTICES` toasts, oldest first, expired ones too: every
+        toast passes :meth:`notify`, envtui's and Textual's own."""
+        return tuple(self._notices)
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         colors = self.current_theme.to_color_system().generate()
@@ -205,15 +232,11 @@ class EnvTuiApp(App[None]):
         (:mod:`envtui.vocabulary.safe_text`).
 
         envtui's own notices also pass ``markup=False``; Textual's keep their markup, which
-        the escaping leaves alone.
+        the escaping leaves alone. Each is also kept in :attr:`notices`.
         """
-        super().notify(
-            for_terminal(message),
-            title=one_line(title),
-            severity=severity,
-            timeout=timeout,
-            markup=markup,
-        )
+        message, title = for_terminal(message), one_line(title)
+        self._notices.append(Notice(message, severity, title, self.options.clock()))
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
     def on_mount(self) -> None:
         self._signals.enter_context(on_signals(self.exit, self.QUIT_SIGNALS))

@@ -268,7 +268,7 @@ async def test_e_creates_the_export_folder_and_never_overwrites(tmp_path: Path) 
         second = folder / "envtui-step-thread-1-2-2.json"
         assert json.loads(first.read_text())["step"] == 2
         assert json.loads(second.read_text()) == json.loads(first.read_text())
-        toasts = [n.message for n in app._notifications]
+        toasts = [n.message for n in app.notices]
         assert f"wrote {first}" in toasts
         assert f"wrote {second}" in toasts
 
@@ -448,7 +448,7 @@ async def test_a_broken_user_theme_is_a_notice_not_a_crash(
         assert app.theme_problems
         await pilot_wait_until(
             pilot,
-            lambda: any("broken.toml" in n.message for n in app._notifications),
+            lambda: any("broken.toml" in n.message for n in app.notices),
             what="a notice naming the file",
         )
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from rich.cells import cell_len
 from textual.widgets import Input
 
 from tests.support.dashboard import Feed, settled
@@ -137,7 +138,10 @@ async def test_search_and_filter_the_focused_log_and_it_still_follows() -> None:
         marked = log._marked
         assert marked is not None
         assert "mismatch" in log.lines[marked]
-        strip = log._render_line_strip(marked, log.rich_style)
+        row = log.render_line(marked - int(log.scroll_y))  # the match as the screen shows it
+        strip = row.crop(0, min(cell_len(log.lines[marked]), row.cell_length))  # no padding
+        assert "mismatch" in strip.text
+        assert log.lines[marked].startswith(strip.text)
         assert all(segment.style and segment.style.reverse for segment in strip if segment.text)
         await pilot.press("f")
         await pilot_wait_until(pilot, lambda: isinstance(app.screen, QueryScreen), what="f")

@@ -46,7 +46,7 @@ async def test_each_former_leak_shows_the_escaped_text() -> None:
         await pilot.pause(0.2)
         header = str(app.screen.query_one("#header", Static).render())
         banner = str(app.screen.query_one("#banner", Static).render())
-        toast = "\n".join(n.message for n in app._notifications)
+        toast = "\n".join(n.message for n in app.notices)
         drawn = app.export_screenshot()
     assert active_characters(drawn) == []
     for shown in (header, banner, toast):

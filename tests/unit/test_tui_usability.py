@@ -35,7 +35,7 @@ def make_app(**options: Any) -> EnvTuiApp:
 
 
 def toasts(app: EnvTuiApp) -> list[str]:
-    return [n.message for n in app._notifications]
+    return [n.message for n in app.notices]
 
 
 @pytest.mark.parametrize(
