@@ -12,7 +12,7 @@ inode, or other bytes where the last one read was) or deleted is said once, as a
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import datetime
 from pathlib import Path
 
@@ -38,6 +38,10 @@ CHUNK = 1 << 20
 """Bytes read at once; between two chunks the event loop runs, so the screen stays live."""
 SOURCE = "rollout"
 """The name the follower's ``source_status`` events carry."""
+
+Pause = Callable[[asyncio.Event], Awaitable[bool]]
+"""The wait between two looks at a followed file that has not grown: True once the stop
+event is set. :func:`read_window` takes one, so a test can count the looks."""
 
 
 class RolloutFollower:
@@ -140,10 +144,21 @@ class RolloutFollower:
         self._sink(thread_event(msg, at=self._clock()))
 
 
+async def poll_pause(stop: asyncio.Event) -> bool:
+    """The follower's own :data:`Pause`: :data:`POLL` seconds, shorter when stopped."""
+    return await wait_for_stop(stop, POLL)
+
+
 async def read_window(
-    window: FileWindow, follower: RolloutFollower, stop: asyncio.Event, *, follow: bool
+    window: FileWindow,
+    follower: RolloutFollower,
+    stop: asyncio.Event,
+    *,
+    follow: bool,
+    pause: Pause = poll_pause,
 ) -> None:
-    """Read ``window`` into ``follower`` until its end, and with ``follow`` on as it grows."""
+    """Read ``window`` into ``follower`` until its end, and with ``follow`` on as it grows
+    (``pause`` between two looks that found nothing new)."""
     while not stop.is_set():
         try:
             view = await window.read(follower.offset, CHUNK)
@@ -164,7 +179,7 @@ async def read_window(
         if not follow:
             follower.finish()
             return
-        if await wait_for_stop(stop, POLL):
+        if await pause(stop):
             return
 
 

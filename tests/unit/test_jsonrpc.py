@@ -136,12 +136,18 @@ async def test_a_closed_channel_leaves_no_exception_unretrieved() -> None:
     loop.set_exception_handler(lambda _loop, context: reported.append(context))
 
     class ClosingPeer(ScriptedChannel):
+        client_closed: asyncio.Future[str] | None = None  # not the client: del must free it
+
         async def send(self, text: str) -> None:
             self.incoming.put_nowait("{bad")  # the reader closes the client meanwhile
-            await asyncio.sleep(0.05)
+            closed = self.client_closed
+            assert closed is not None
+            await wait_until(closed.done, timeout=5, what="the reader to close the client")
             raise ChannelClosedError("gone")
 
-    client = JsonRpcClient(ClosingPeer())
+    peer = ClosingPeer()
+    client = JsonRpcClient(peer)
+    peer.client_closed = client.closed
     client.start()
     for _ in range(5):
         with pytest.raises(ChannelClosedError):

@@ -70,6 +70,23 @@ def fast_polls(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(rollout_follow, "POLL", 0.05)
 
 
+class CountedPauses:
+    """``read_window``'s pause between two looks at the file, the follower's own, counted."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    async def __call__(self, stop: asyncio.Event) -> bool:
+        self.count += 1
+        return await rollout_follow.poll_pause(stop)
+
+    async def looks(self, looks: int) -> None:
+        """Until the file has been looked at ``looks`` more times, each begun after this call
+        (a look that was under way may have begun before: one pause more makes up for it)."""
+        start = self.count
+        await wait_until(lambda: self.count > start + looks, what=f"{looks} more looks")
+
+
 async def test_each_poll_reads_only_the_new_bytes_and_checks_only_the_new_steps(
     tmp_path: Path, fast_polls: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -88,13 +105,13 @@ async def test_each_poll_reads_only_the_new_bytes_and_checks_only_the_new_steps(
     events: list[Event] = []
     window = LocalFile(path)
     stop = asyncio.Event()
-    task = asyncio.ensure_future(
-        read_window(window, RolloutFollower(str(path), events.append), stop, follow=True)
-    )
+    pauses = CountedPauses()
+    follower = RolloutFollower(str(path), events.append)
+    task = asyncio.ensure_future(read_window(window, follower, stop, follow=True, pause=pauses))
     try:
         await wait_until(lambda: steps_of(events) == list(range(1, 7)), what="six steps")
         assert window.bytes_read == first
-        await asyncio.sleep(0.3)  # several polls of a file that did not grow
+        await pauses.looks(3)  # several looks at a file that did not grow
         assert window.bytes_read == first
         writer.turn()
         writer.step(EnvironmentsState(environments={"local": LOCAL}))
@@ -115,7 +132,10 @@ async def test_truncation_replacement_and_deletion_are_said_once_and_reading_goe
     events: list[Event] = []
     stop = asyncio.Event()
     follower = RolloutFollower(str(path), events.append)
-    task = asyncio.ensure_future(read_window(LocalFile(path), follower, stop, follow=True))
+    pauses = CountedPauses()
+    task = asyncio.ensure_future(
+        read_window(LocalFile(path), follower, stop, follow=True, pause=pauses)
+    )
     try:
         await wait_until(lambda: steps_of(events) == [1, 2], what="two steps")
         path.write_text("")  # truncated
@@ -127,7 +147,7 @@ async def test_truncation_replacement_and_deletion_are_said_once_and_reading_goe
         await wait_until(lambda: steps_of(events) == [1, 2, 1, 1, 2, 3], what="the new file")
         path.unlink()
         await wait_until(lambda: statuses(events)[-1][0] == "down", what="the deletion")
-        await asyncio.sleep(0.3)  # several polls of a missing file
+        await pauses.looks(3)  # several looks at a missing file
         rollout(turns=1, steps_per_turn=1).append_to(path)
         await wait_until(lambda: steps_of(events)[-1:] == [1] and len(steps_of(events)) == 7)
     finally:
