@@ -27,7 +27,7 @@ from pathlib import Path
 import psutil
 from playwright.sync_api import Page, sync_playwright
 
-from tests.support.browser import CATCH_TERMINAL, SCREEN_TEXT, launch, wait_for_port
+from tests.support.real.browser import CATCH_TERMINAL, SCREEN_TEXT, launch, wait_for_port
 
 PORT = 47653
 URL = f"http://127.0.0.1:{PORT}/"

@@ -1,7 +1,7 @@
 """``envtui sessions`` on a large tree: indexing time, CPU while idle, memory per thread.
 
 The tree is 1,000 rollouts of about 1 MB each (1 GB), each a real 0.171 turn repeated
-(``tests/support/session_trees.py``) and ending with the real rollout's later turns, so
+(``tests/support/data/session_trees.py``) and ending with the real rollout's later turns, so
 every file has a compaction, a world state to carry and a finding at its last step. Each
 measurement runs in a fresh process, side by side in one run:
 
@@ -36,7 +36,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.support.session_trees import grown_tree  # noqa: E402
+from tests.support.data.session_trees import grown_tree  # noqa: E402
 
 INDEX = """
 import json, resource, sys, time

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from tests.support.cli import run_check
-from tests.support.rollout_mutations import mutated_rollout
+from tests.support.data.rollout_mutations import mutated_rollout
+from tests.support.main_in_process import run_check
 
 
 @settings(

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.cli import render_json, write_json
+from tests.support.main_in_process import render_json, write_json
 
 ONE = {"environments": [{"id": "local", "cwd": "file:///repo", "shell": "bash"}]}
 ONE_TEXT = (

@@ -12,10 +12,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.support.exec_server_configs import spawn_child_config
-from tests.support.locations import FAKE_EXEC_SERVER
-from tests.support.processes import alive
-from tests.support.ssh_servers import InProcessServer, in_process_server
+from tests.support.data.exec_server_configs import spawn_child_config
+from tests.support.files import FAKE_EXEC_SERVER
+from tests.support.liveness import alive
+from tests.support.real.ssh_servers import InProcessServer, in_process_server
 from tests.support.waiting import wait_until
 
 from envtui.vocabulary.events import (

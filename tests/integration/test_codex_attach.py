@@ -15,9 +15,9 @@ from pathlib import Path
 import psutil
 import pytest
 
-from tests.support.codex_tools import needs_codex, offline_codex, stdio_remote
-from tests.support.processes import alive
-from tests.support.ssh_servers import SSHD, OpenSshServer, free_port
+from tests.support.liveness import alive
+from tests.support.real.codex_tools import needs_codex, offline_codex, stdio_remote
+from tests.support.real.ssh_servers import SSHD, OpenSshServer, free_port
 from tests.support.waiting import pilot_wait_until, wait_until
 
 from envtui.cli import main

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.codex_tools import CODEX, IP, needs_codex, offline
-from tests.support.fakes import Recorder
-from tests.support.locations import NETNS_WEBSOCKET_SCENARIO
-from tests.support.ssh_servers import SSHD, OpenSshServer
+from tests.support.fakes.fake_environments import Recorder
+from tests.support.files import NETNS_WEBSOCKET_SCENARIO
+from tests.support.real.codex_tools import CODEX, IP, needs_codex, offline
+from tests.support.real.ssh_servers import SSHD, OpenSshServer
 from tests.support.waiting import wait_until
 
 from envtui.environments.exec_server import ExecServerEnvironment, ExecServerSettings

@@ -16,22 +16,22 @@ from typing import Any
 
 import pytest
 
-from tests.support.cli import clean_check, run_check
-from tests.support.codex_scenarios import (
-    COMPACTION_0171_ANSWERS,
-    TIMEZONE_0150_ANSWERS,
-    fork_elsewhere,
-    timezone_compaction,
-    tools_compaction_timezone,
-)
-from tests.support.codex_tools import (
+from tests.support.main_in_process import clean_check, run_check
+from tests.support.real.codex_tools import (
     CODEX,
     CODEX_0150,
     needs_codex_0150,
     needs_scripted_codex,
     stdio_remote,
 )
-from tests.support.scripted_codex import ScriptedCodex, listening, message, sent_blocks
+from tests.support.real.scripted_codex import ScriptedCodex, listening, message, sent_blocks
+from tests.support.scenarios.codex_threads import (
+    COMPACTION_0171_ANSWERS,
+    TIMEZONE_0150_ANSWERS,
+    fork_elsewhere,
+    timezone_compaction,
+    tools_compaction_timezone,
+)
 from tests.support.waiting import wait_until
 
 from envtui.rollout.fork_parent import ParentRollouts

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.cli import clean_check
-from tests.support.codex_app_server import record_turn
-from tests.support.codex_tools import CODEX, needs_codex
+from tests.support.main_in_process import clean_check
+from tests.support.real.codex_app_server import record_turn
+from tests.support.real.codex_tools import CODEX, needs_codex
 
 pytestmark = needs_codex
 

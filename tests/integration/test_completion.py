@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.cli import run_cli
+from tests.support.main_in_process import run_cli
 
 from envtui.cli import build_parser
 from envtui.commands.manpage import page

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.scripted import scripted_events
+from tests.support.scenarios.scripted_stream import scripted_events
 from tests.support.waiting import wait_until
 
 from envtui.cli import build_parser, main

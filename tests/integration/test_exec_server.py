@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 from websockets.asyncio.server import ServerConnection, serve
 
-from tests.support.locations import FAKE_EXEC_SERVER
-from tests.support.managers import managed
-from tests.support.processes import alive
-from tests.support.ssh_servers import in_process_server
+from tests.support.fakes.recorded_manager import managed
+from tests.support.files import FAKE_EXEC_SERVER
+from tests.support.liveness import alive
+from tests.support.real.ssh_servers import in_process_server
 from tests.support.waiting import wait_until
 
 from envtui.environments.exec_server import ExecServerEnvironment, ExecServerSettings

@@ -15,10 +15,10 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.support.locations import EXAMPLE_STATE
-from tests.support.mutations import fuzz_settings, mutated_json, mutated_toml
-from tests.support.rollouts import RolloutWriter
-from tests.support.scripted import scripted_events
+from tests.support.data.handmade_rollouts import RolloutWriter
+from tests.support.data.mutations import fuzz_settings, mutated_json, mutated_toml
+from tests.support.files import EXAMPLE_STATE
+from tests.support.scenarios.scripted_stream import scripted_events
 
 from envtui.context import EnvironmentsState, EnvironmentState
 from envtui.vocabulary.events import encode_event

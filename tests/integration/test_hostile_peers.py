@@ -20,10 +20,10 @@ import asyncssh
 import psutil
 import pytest
 
-from tests.support.locations import FAKE_APP_SERVER, FAKE_EXEC_SERVER
-from tests.support.managers import managed
-from tests.support.processes import alive
-from tests.support.ssh_servers import InProcessServer, in_process_server
+from tests.support.fakes.recorded_manager import managed
+from tests.support.files import FAKE_APP_SERVER, FAKE_EXEC_SERVER
+from tests.support.liveness import alive
+from tests.support.real.ssh_servers import InProcessServer, in_process_server
 from tests.support.waiting import wait_until
 
 from envtui.environments.exec_server import ExecServerEnvironment, ExecServerSettings

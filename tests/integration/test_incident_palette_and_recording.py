@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.dashboard import run_from_palette
-from tests.support.incidents import feed, make_app, step
-from tests.support.scripted import clock
+from tests.support.scenarios.dashboard_pilot import run_from_palette
+from tests.support.scenarios.incident_steps import feed, make_app, step
+from tests.support.scenarios.scripted_stream import clock
 from tests.support.waiting import pilot_wait_until
 
 from envtui.dashboard.store import Store

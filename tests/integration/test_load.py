@@ -7,8 +7,8 @@ import itertools
 from collections import Counter
 from pathlib import Path
 
-from tests.support.fakes import Recorder
-from tests.support.ssh_servers import InProcessServer
+from tests.support.fakes.fake_environments import Recorder
+from tests.support.real.ssh_servers import InProcessServer
 from tests.support.waiting import wait_until
 
 from envtui.environments.manager import EnvironmentManager

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.fakes import Recorder
-from tests.support.ssh_servers import SSHD, OpenSshServer, free_port
+from tests.support.fakes.fake_environments import Recorder
+from tests.support.real.ssh_servers import SSHD, OpenSshServer, free_port
 from tests.support.waiting import wait_until
 
 from envtui.environments.manager import EnvironmentManager

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.locations import ROOT
+from tests.support.files import ROOT
 
 
 @pytest.fixture(scope="module")

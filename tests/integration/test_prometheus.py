@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.prometheus_server import PROMETHEUS, prometheus, query
-from tests.support.ssh_servers import SSHD, OpenSshServer, free_port
+from tests.support.real.prometheus_server import PROMETHEUS, prometheus, query
+from tests.support.real.ssh_servers import SSHD, OpenSshServer, free_port
 from tests.support.waiting import wait_until
 
 pytestmark = [

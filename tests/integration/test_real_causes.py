@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.locations import FAKE_EXEC_SERVER
+from tests.support.files import FAKE_EXEC_SERVER
 
 from envtui.environments.channels import ProcessChannel
 from envtui.environments.exec_server import ExecServerEnvironment, ExecServerSettings

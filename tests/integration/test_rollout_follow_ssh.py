@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.rollouts import RolloutWriter, function_tool
-from tests.support.ssh_servers import in_process_server
+from tests.support.data.handmade_rollouts import RolloutWriter, function_tool
+from tests.support.real.ssh_servers import in_process_server
 from tests.support.waiting import wait_until
 
 from envtui.context import EnvironmentsState, EnvironmentState

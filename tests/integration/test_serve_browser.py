@@ -1,7 +1,7 @@
 """``envtui serve`` in a real Chromium: the page, the keys, downloads, the clipboard, the end.
 
 Each scenario runs the server and the browser inside one ``unshare -n`` (see
-``tests/support/serve_browser_scenario.py``); the tests assert on what it saw. The
+``tests/support/scenarios/serve_browser.py``); the tests assert on what it saw. The
 screenshot the browser takes is left in ``test-artifacts/`` (git-ignored) to look at.
 """
 
@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from tests.support.browser import CHROMIUM, HAS_PLAYWRIGHT
-from tests.support.locations import ROOT
+from tests.support.files import ROOT
+from tests.support.real.browser import CHROMIUM, HAS_PLAYWRIGHT
 
 UNSHARE = shutil.which("unshare")
 pytestmark = [
@@ -46,7 +46,7 @@ def scenario(mode: str) -> dict[str, Any]:
     assert UNSHARE is not None
     ARTEFACTS.mkdir(exist_ok=True)
     result = subprocess.run(
-        [UNSHARE, "-n", sys.executable, "-m", "tests.support.serve_browser_scenario", mode,
+        [UNSHARE, "-n", sys.executable, "-m", "tests.support.scenarios.serve_browser", mode,
          str(ARTEFACTS)],
         cwd=ROOT, capture_output=True, text=True, timeout=300,
     )  # fmt: skip

@@ -9,8 +9,8 @@ import sys
 import urllib.request
 from pathlib import Path
 
-from tests.support.session_trees import copy_real, thread_id, with_wrong_last_context
-from tests.support.ssh_servers import free_port
+from tests.support.data.session_trees import copy_real, thread_id, with_wrong_last_context
+from tests.support.real.ssh_servers import free_port
 from tests.support.waiting import poll_until
 
 from envtui.sources.session_files import default_sessions_dir

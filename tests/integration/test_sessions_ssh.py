@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.session_trees import copy_real, thread_id, with_wrong_last_context
-from tests.support.ssh_servers import in_process_server
+from tests.support.data.session_trees import copy_real, thread_id, with_wrong_last_context
+from tests.support.real.ssh_servers import in_process_server
 from tests.support.waiting import wait_until
 
 from envtui.sources.session_files import LocalSessionFiles

@@ -19,8 +19,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from tests.support.locations import FAKE_APP_SERVER, FAKE_EXEC_SERVER
-from tests.support.processes import alive
+from tests.support.files import FAKE_APP_SERVER, FAKE_EXEC_SERVER
+from tests.support.liveness import alive
 from tests.support.waiting import poll_until
 
 ENVTUI = [sys.executable, "-m", "envtui"]

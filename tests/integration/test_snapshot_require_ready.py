@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.ssh_servers import SSHD, OpenSshServer, free_port
+from tests.support.real.ssh_servers import SSHD, OpenSshServer, free_port
 
 pytestmark = pytest.mark.skipif(
     SSHD is None,

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.rollouts import RolloutWriter, function_tool
+from tests.support.data.handmade_rollouts import RolloutWriter, function_tool
 
 from envtui.context import EnvironmentsState, EnvironmentState
 from envtui.dashboard.store import Store

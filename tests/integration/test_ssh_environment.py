@@ -8,8 +8,8 @@ from typing import Any
 
 import asyncssh
 
-from tests.support.managers import managed
-from tests.support.ssh_servers import BlackholeProxy, InProcessServer, in_process_server
+from tests.support.fakes.recorded_manager import managed
+from tests.support.real.ssh_servers import BlackholeProxy, InProcessServer, in_process_server
 from tests.support.waiting import wait_until
 
 from envtui.environments.ssh import SshEnvironment, SshSettings

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.scripted import scripted_events
+from tests.support.scenarios.scripted_stream import scripted_events
 from tests.support.waiting import poll_until
 
 from envtui.vocabulary.events import encode_event

@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.locations import FAKE_APP_SERVER, FAKE_EXEC_SERVER
-from tests.support.rollouts import RolloutWriter
+from tests.support.data.handmade_rollouts import RolloutWriter
+from tests.support.files import FAKE_APP_SERVER, FAKE_EXEC_SERVER
 from tests.support.waiting import poll_until
 
 from envtui.context import EnvironmentsState, EnvironmentState

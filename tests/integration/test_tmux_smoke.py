@@ -13,8 +13,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from tests.support.exec_server_configs import spawn_child_config
-from tests.support.processes import alive
+from tests.support.data.exec_server_configs import spawn_child_config
+from tests.support.liveness import alive
 from tests.support.waiting import poll_until
 
 from envtui.vocabulary.events import Event, decode_lines

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from textual.app import App
 
-from tests.support.hostile_text import VISIBLE, X, active_characters
-from tests.support.scripted import at, clock
+from tests.support.data.hostile_text import VISIBLE, X, active_characters
+from tests.support.scenarios.scripted_stream import at, clock
 from tests.support.waiting import pilot_wait_until
 
 from envtui.tui.app import DashboardOptions, EnvTuiApp

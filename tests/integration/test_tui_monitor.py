@@ -13,8 +13,14 @@ from zoneinfo import ZoneInfo
 import pytest
 from textual.widgets import Static, TabbedContent
 
-from tests.support.dashboard import Feed, settled
-from tests.support.scripted import at, clock, scripted_events, scripted_source, status
+from tests.support.scenarios.dashboard_pilot import Feed, settled
+from tests.support.scenarios.scripted_stream import (
+    at,
+    clock,
+    scripted_events,
+    scripted_source,
+    status,
+)
 from tests.support.waiting import pilot_wait_until
 
 from envtui.tui.app import DashboardOptions, EnvTuiApp

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.cli import run_check
-from tests.support.rollouts import RolloutWriter, function_tool
+from tests.support.data.handmade_rollouts import RolloutWriter, function_tool
+from tests.support.main_in_process import run_check
 
 from envtui.cli import main
 from envtui.context import EnvironmentsState, EnvironmentState

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from tests.support.cli import run_check
-from tests.support.rollout_mutations import REAL_ROLLOUTS, mutated_rollout
+from tests.support.data.rollout_mutations import REAL_ROLLOUTS, mutated_rollout
+from tests.support.main_in_process import run_check
 
 from envtui.rollout.items import code_mode_calls
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.cli import run_cli, write_json
+from tests.support.main_in_process import run_cli, write_json
 
 TWO = {
     "environments": [

@@ -17,9 +17,9 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from tests.support.locations import EXAMPLE_STATE
-from tests.support.mutations import fuzz_settings, mutated_json
-from tests.support.vector_inputs import load_vectors
+from tests.support.data.mutations import fuzz_settings, mutated_json
+from tests.support.data.vector_inputs import load_vectors
+from tests.support.files import EXAMPLE_STATE
 
 from envtui.context.document_schema import check_state_document
 from envtui.context.documents import DocumentError, conforms, parse_state_document

@@ -17,10 +17,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.support.locations import EXAMPLE_SNAPSHOT, EXAMPLE_STATE
-from tests.support.mutations import fuzz_settings, mutated_json, mutated_toml
-from tests.support.rollouts import RolloutWriter
-from tests.support.scripted import scripted_events
+from tests.support.data.handmade_rollouts import RolloutWriter
+from tests.support.data.mutations import fuzz_settings, mutated_json, mutated_toml
+from tests.support.files import EXAMPLE_SNAPSHOT, EXAMPLE_STATE
+from tests.support.scenarios.scripted_stream import scripted_events
 
 from envtui.cli import main
 from envtui.context import EnvironmentsState, EnvironmentState
@@ -119,7 +119,7 @@ def test_check_events_and_the_dashboards_reducer_take_any_mutated_stream(
 
 
 def store_time() -> Any:
-    from tests.support.scripted import clock
+    from tests.support.scenarios.scripted_stream import clock
 
     return clock()
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.cli import run_cli
+from tests.support.main_in_process import run_cli
 
 from envtui.cli import build_parser
 from envtui.settings.codex_binary import locate_codex

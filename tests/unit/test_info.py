@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.cli import run_cli
-from tests.support.locations import ROOT
+from tests.support.files import ROOT
+from tests.support.main_in_process import run_cli
 
 from envtui.commands.info import collect
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.support.scripted import at, scripted_events, status
+from tests.support.scenarios.scripted_stream import at, scripted_events, status
 
 from envtui.dashboard.log_lines import LogEntry, log_entry
 from envtui.dashboard.store import Store

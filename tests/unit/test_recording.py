@@ -12,7 +12,7 @@ from typing import Literal
 
 import pytest
 
-from tests.support.scripted import scripted_events
+from tests.support.scenarios.scripted_stream import scripted_events
 from tests.support.waiting import wait_until
 
 from envtui.sources.recording import recorded

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.rollouts import RolloutWriter, function_tool
+from tests.support.data.handmade_rollouts import RolloutWriter, function_tool
 from tests.support.waiting import wait_until
 
 from envtui.context import EnvironmentsState, EnvironmentState

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from tests.support.rollouts import RolloutWriter, code_mode_exec, function_tool
+from tests.support.data.handmade_rollouts import RolloutWriter, code_mode_exec, function_tool
 
 from envtui.context import EnvironmentsState, EnvironmentState
 from envtui.rollout.items import calls_from

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.support.cli import run_check
-from tests.support.rollouts import RolloutWriter
+from tests.support.data.handmade_rollouts import RolloutWriter
+from tests.support.main_in_process import run_check
 
 from envtui.context import EnvironmentsState, EnvironmentState, render_diff, snapshot
 from envtui.rollout.items import code_mode_calls, parse_time

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.rollouts import RolloutWriter
+from tests.support.data.handmade_rollouts import RolloutWriter
 from tests.support.waiting import pilot_wait_until
 
 from envtui.context import EnvironmentsState, EnvironmentState

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.fakes import FakeLocal, FakeRemote, settle
-from tests.support.managers import manager_with
+from tests.support.fakes.fake_environments import FakeLocal, FakeRemote, settle
+from tests.support.fakes.recorded_manager import manager_with
 
 from envtui.environments.local import LocalEnvironment
 from envtui.steps.selection import Selection

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from tests.support.cli import run_cli
+from tests.support.main_in_process import run_cli
 
 from envtui.commands.serve import (
     NO_AUTHENTICATION,

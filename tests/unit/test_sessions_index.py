@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.session_trees import copy_real, grown, thread_id, with_wrong_last_context
+from tests.support.data.session_trees import copy_real, grown, thread_id, with_wrong_last_context
 
 from envtui.rollout.check import check_rollout
 from envtui.rollout.emit import recorded_statuses

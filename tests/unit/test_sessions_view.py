@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.cli import run_cli
-from tests.support.session_trees import copy_real, thread_id, with_wrong_last_context
+from tests.support.data.session_trees import copy_real, thread_id, with_wrong_last_context
+from tests.support.main_in_process import run_cli
 from tests.support.waiting import pilot_wait_until
 
 from envtui.sources.session_files import LocalSessionFiles

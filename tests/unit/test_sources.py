@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from tests.support.dashboard import settled
-from tests.support.rollouts import RolloutWriter, function_tool
-from tests.support.scripted import clock, scripted_events, scripted_source
+from tests.support.data.handmade_rollouts import RolloutWriter, function_tool
+from tests.support.scenarios.dashboard_pilot import settled
+from tests.support.scenarios.scripted_stream import clock, scripted_events, scripted_source
 from tests.support.waiting import wait_until
 
 from envtui.context import EnvironmentsState, EnvironmentState

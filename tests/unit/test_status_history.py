@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.support.scripted import T0, at, scripted_events, status
+from tests.support.scenarios.scripted_stream import T0, at, scripted_events, status
 
 from envtui.dashboard.status_history import StatusHistory, Transition, strip_end
 from envtui.dashboard.store import Store

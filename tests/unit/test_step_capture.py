@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from tests.support.fakes import FakeLocal, FakeRemote, Recorder, settle
+from tests.support.fakes.fake_environments import FakeLocal, FakeRemote, Recorder, settle
 
 from envtui.environments.manager import EnvironmentManager
 from envtui.steps.capture import StepCapture, route

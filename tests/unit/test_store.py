@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from zoneinfo import ZoneInfo
 
-from tests.support.scripted import at, scripted_events, status, step_event
+from tests.support.scenarios.scripted_stream import at, scripted_events, status, step_event
 
 from envtui.dashboard.log_lines import log_line
 from envtui.dashboard.store import Store

@@ -12,8 +12,8 @@ import pytest
 from textual.command import CommandList, CommandPalette
 from textual.theme import Theme
 
-from tests.support.dashboard import run_from_palette, settled
-from tests.support.scripted import clock, scripted_events, scripted_source, status
+from tests.support.scenarios.dashboard_pilot import run_from_palette, settled
+from tests.support.scenarios.scripted_stream import clock, scripted_events, scripted_source, status
 from tests.support.waiting import pilot_wait_until, wait_until
 
 from envtui.tui.app import DashboardOptions, EnvTuiApp

@@ -8,9 +8,9 @@ import pytest
 from rich.cells import cell_len
 from textual.widgets import Input
 
-from tests.support.dashboard import Feed, settled
-from tests.support.incidents import step
-from tests.support.scripted import at, scripted_events, status
+from tests.support.scenarios.dashboard_pilot import Feed, settled
+from tests.support.scenarios.incident_steps import step
+from tests.support.scenarios.scripted_stream import at, scripted_events, status
 from tests.support.waiting import pilot_wait_until
 
 from envtui.dashboard.store import Store

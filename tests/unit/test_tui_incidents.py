@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Static
 
-from tests.support.incidents import feed, make_app, step
+from tests.support.scenarios.incident_steps import feed, make_app, step
 from tests.support.waiting import pilot_wait_until
 
 from envtui.tui.app import EnvTuiApp

@@ -9,8 +9,8 @@ import asyncio
 import pytest
 from textual.widgets import Static
 
-from tests.support.hostile_text import VISIBLE, X, active_characters
-from tests.support.scripted import at, clock
+from tests.support.data.hostile_text import VISIBLE, X, active_characters
+from tests.support.scenarios.scripted_stream import at, clock
 from tests.support.waiting import pilot_wait_until
 
 from envtui.tui.app import DashboardOptions, EnvTuiApp

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.scripted import clock
+from tests.support.scenarios.scripted_stream import clock
 
 from envtui.tui.app import MAX_NOTICES, DashboardOptions, EnvTuiApp, Notice
 

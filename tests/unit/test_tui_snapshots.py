@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from tests.support.dashboard import settled
-from tests.support.scripted import clock, scripted_source
+from tests.support.scenarios.dashboard_pilot import settled
+from tests.support.scenarios.scripted_stream import clock, scripted_source
 
 from envtui.tui.app import DashboardOptions, EnvTuiApp
 

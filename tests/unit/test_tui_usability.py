@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from tests.support.dashboard import settled
-from tests.support.scripted import clock, scripted_source
+from tests.support.scenarios.dashboard_pilot import settled
+from tests.support.scenarios.scripted_stream import clock, scripted_source
 from tests.support.waiting import pilot_wait_until
 
 from envtui.settings import ui_state

@@ -7,8 +7,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.cli import render_json, write_json
-from tests.support.vector_inputs import (
+from tests.support.data.vector_inputs import (
     load_vectors,
     previous_document,
     previous_snapshot,
@@ -16,6 +15,7 @@ from tests.support.vector_inputs import (
     sorted_json,
     state,
 )
+from tests.support.main_in_process import render_json, write_json
 
 from envtui.context import (
     apply_world_patch,

@@ -6,7 +6,7 @@ from typing import Any
 
 from textual.pilot import Pilot
 
-from tests.support.scripted import at, clock
+from tests.support.scenarios.scripted_stream import at, clock
 from tests.support.waiting import pilot_wait_until
 
 from envtui.tui.app import DashboardOptions, EnvTuiApp

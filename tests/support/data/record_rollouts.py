@@ -1,4 +1,4 @@
-"""Record the real rollouts under ``tests/rollouts/`` again: ``python -m tests.support.record_rollouts``.
+"""Record the real rollouts under ``tests/rollouts/`` again: ``python -m tests.support.data.record_rollouts``.
 
 Each one is written by the real Codex (0.171 and 0.150) driven offline against the model
 stand-in; only the temporary directory it ran in is replaced by ``/home/me`` (consistently,
@@ -14,18 +14,17 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tests.support.codex_scenarios import (
+from tests.support.files import ROLLOUTS
+from tests.support.real.codex_tools import CODEX, CODEX_0150
+from tests.support.real.scripted_codex import ScriptedCodex
+from tests.support.scenarios.codex_threads import (
     COMPACTION_0171_ANSWERS,
     TIMEZONE_0150_ANSWERS,
     fork_elsewhere,
     timezone_compaction,
     tools_compaction_timezone,
 )
-from tests.support.codex_tools import CODEX, CODEX_0150
-from tests.support.locations import ROOT
-from tests.support.scripted_codex import ScriptedCodex
 
-ROLLOUTS = ROOT / "tests" / "rollouts"
 NEUTRAL_ROOT = "/home/me"
 
 

@@ -1,7 +1,7 @@
 """A real ``codex app-server`` that completes turns offline, against the model stand-in.
 
 :class:`ScriptedCodex` makes a ``CODEX_HOME`` whose ``config.toml`` points the model
-endpoint at the loopback stand-in (:mod:`tests.support.model_stub`), starts the stand-in
+endpoint at the loopback stand-in (:mod:`tests.support.fakes.model_stub`), starts the stand-in
 and the app-server in one empty network namespace (and, when asked, a private mount
 namespace whose ``/etc`` is a copy the test can change the timezone of), and drives threads
 through JSON-RPC: turns that finish, compaction, forks. What Codex sent to the model is in
@@ -18,9 +18,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tests.support.codex_app_server import AppServer
-from tests.support.codex_tools import NSENTER, UNSHARE
-from tests.support.model_stub import is_compaction, recorded_requests, write_script
+from tests.support.fakes.model_stub import is_compaction, recorded_requests, write_script
+from tests.support.files import MODEL_STUB
+from tests.support.real.codex_app_server import AppServer
+from tests.support.real.codex_tools import NSENTER, UNSHARE
 
 from envtui.environments.app_server import emitted_at
 from envtui.vocabulary.events import (
@@ -31,7 +32,6 @@ from envtui.vocabulary.events import (
 )
 
 MODEL_PORT = 8642
-MODEL_STUB = Path(__file__).with_name("model_stub.py")
 ZONEINFO = Path("/usr/share/zoneinfo")
 
 

@@ -13,10 +13,10 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from tests.support.locations import ROOT
+from tests.support.files import ROLLOUTS
 
-REAL_ROLLOUTS = sorted((ROOT / "tests" / "rollouts").glob("rollout-*.jsonl"))
-"""Rollouts the real Codex 0.171 and 0.150 wrote (``tests/support/record_rollouts.py``)."""
+REAL_ROLLOUTS = sorted(ROLLOUTS.glob("rollout-*.jsonl"))
+"""Rollouts the real Codex 0.171 and 0.150 wrote (``tests/support/data/record_rollouts.py``)."""
 
 ODD_VALUES: list[Any] = [
     None, 5, -1, 1.5, True, "", "x" * 300, [], {}, [1, "a", None], {"type": []},

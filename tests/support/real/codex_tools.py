@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.locations import ROOT
+from tests.support.files import ROOT
 
 from envtui.settings.codex_binary import find_codex, native_binary
 

@@ -1,6 +1,6 @@
 """Run inside ``unshare -n``: ``envtui serve`` and a real Chromium, used as a person would.
 
-``python -m tests.support.serve_browser_scenario MODE ARTEFACTS`` prints one JSON object
+``python -m tests.support.scenarios.serve_browser MODE ARTEFACTS`` prints one JSON object
 with what was seen; the test asserts on it. The namespace is empty (textual-serve's page
 asks for web fonts from the internet, which must fail at once), so the loopback is
 brought up first. The server runs in a process group of its own, as in a terminal, so
@@ -27,8 +27,14 @@ from typing import Any
 import psutil
 from playwright.sync_api import BrowserContext, Download, Page, sync_playwright
 
-from tests.support.browser import launch, open_dashboard, screen, wait_for_port, wait_for_screen
-from tests.support.processes import alive
+from tests.support.liveness import alive
+from tests.support.real.browser import (
+    launch,
+    open_dashboard,
+    screen,
+    wait_for_port,
+    wait_for_screen,
+)
 from tests.support.waiting import poll_until
 
 PORT = 47652

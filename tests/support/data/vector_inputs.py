@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tests.support.locations import VECTORS_FILE
+from tests.support.files import VECTORS_FILE
 
 from envtui.context import (
     EnvironmentsState,

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Self
 
-from tests.support.codex_tools import CODEX, offline
+from tests.support.real.codex_tools import CODEX, offline
 
 
 class AppServer:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tests.support.scripted_codex import ScriptedCodex, exec_command, message
+from tests.support.real.scripted_codex import ScriptedCodex, exec_command, message
 
 COMPACTION_0171_ANSWERS: list[dict[str, Any]] = [
     exec_command("echo hi"), message("ran it"), message("again"), message("fork"),

@@ -12,7 +12,8 @@ import json
 import shutil
 from pathlib import Path
 
-ROLLOUTS = Path(__file__).resolve().parent.parent / "rollouts"
+from tests.support.files import ROLLOUTS
+
 REAL = sorted(ROLLOUTS.glob("rollout-*.jsonl"))
 SOURCE_0171 = next(ROLLOUTS.glob("rollout-*-01a22cff-8327-*.jsonl"))
 DAY = "2026/11/30"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from tests.support.locations import FAKE_EXEC_SERVER
+from tests.support.files import FAKE_EXEC_SERVER
 
 
 def spawn_child_config(directory: Path, *, head: str = "", extra: str = "") -> tuple[Path, Path]:

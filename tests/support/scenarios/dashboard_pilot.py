@@ -1,4 +1,5 @@
-"""Waiting (bounded) until the dashboard has drawn what its source sent."""
+"""The dashboard under Pilot: a source the test feeds, a bounded wait until the screen has
+drawn what it sent, and a command run from the palette as a person types it."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Any
 from textual.command import CommandList
 from textual.pilot import Pilot
 
-from tests.support.scripted import scripted_events
+from tests.support.scenarios.scripted_stream import scripted_events
 from tests.support.waiting import pilot_wait_until
 
 from envtui.tui.app import EnvTuiApp

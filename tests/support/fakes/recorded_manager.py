@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.support.fakes import Recorder
+from tests.support.fakes.fake_environments import Recorder
 
 from envtui.environments.base import Environment
 from envtui.environments.manager import EnvironmentManager

@@ -1,0 +1,2 @@
+"""What a test plays through from start to end: scripted streams, the dashboard under Pilot,
+incident steps, Codex threads, programs run in an empty network namespace."""
