@@ -60,6 +60,7 @@ def _rows(app: EnvTuiApp) -> dict[str, tuple[str, ...]]:
     return {row[2]: (row[0], row[1], row[shell]) for row in rows}
 
 
+@pytest.mark.tui
 async def test_the_table_shows_each_steps_recorded_snapshot_and_says_so(tmp_path: Path) -> None:
     source = functools.partial(follow_rollout, _rollout(tmp_path))
     app = EnvTuiApp(source, DashboardOptions(source_name="rollout"))

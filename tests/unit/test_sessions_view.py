@@ -68,6 +68,7 @@ def _app(tmp_path: Path) -> SessionsApp:
     return SessionsApp(watch, lambda s: files.rollout_source(s.path), DashboardOptions())
 
 
+@pytest.mark.tui
 async def test_the_table_gains_rows_opens_a_thread_follows_it_and_comes_back(
     tmp_path: Path,
 ) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
+
 from tests.support.data.handmade_rollouts import RolloutWriter, function_tool
 from tests.support.scenarios.dashboard_pilot import settled
 from tests.support.scenarios.scripted_stream import clock, scripted_events, scripted_source
@@ -115,6 +117,7 @@ async def test_watch_runs_the_configured_environments_with_steps(tmp_path: Path)
     assert not [e for e in received if isinstance(e.msg, FindingReported)]
 
 
+@pytest.mark.tui
 async def test_record_writes_every_event_the_dashboard_saw(tmp_path: Path) -> None:
     record = tmp_path / "session.jsonl"
     app = EnvTuiApp(

@@ -23,7 +23,7 @@ from envtui.tui.main_screen import MainScreen
 from envtui.tui.screens import TextScreen
 from envtui.tui.widgets import ContextPanel, EnvironmentTable, ToolsPanel
 
-pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+pytestmark = [pytest.mark.tui, pytest.mark.filterwarnings("ignore::DeprecationWarning")]
 
 BUILT_IN_THEMES = ("envtui-dark", "envtui-light", "envtui-high-contrast", "envtui-okabe-ito")
 STATUSES = ("ready", "starting", "unavailable", "primary")

@@ -22,7 +22,7 @@ from envtui.tui.timeline import Mark, incident_marks
 from envtui.tui.widgets import EnvironmentTable
 from envtui.vocabulary.events import Event
 
-pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+pytestmark = [pytest.mark.tui, pytest.mark.filterwarnings("ignore::DeprecationWarning")]
 TIMES = "\N{MULTIPLICATION SIGN}"
 
 

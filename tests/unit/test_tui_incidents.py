@@ -15,7 +15,7 @@ from envtui.tui.incidents_view import IncidentList
 from envtui.tui.main_screen import MainScreen
 from envtui.tui.screens import TextScreen
 
-pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+pytestmark = [pytest.mark.tui, pytest.mark.filterwarnings("ignore::DeprecationWarning")]
 
 
 def banner(app: EnvTuiApp) -> Static:

@@ -22,7 +22,7 @@ from envtui.vocabulary.events import (
     thread_event,
 )
 
-pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+pytestmark = [pytest.mark.tui, pytest.mark.filterwarnings("ignore::DeprecationWarning")]
 
 
 async def test_each_former_leak_shows_the_escaped_text() -> None:

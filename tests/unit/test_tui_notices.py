@@ -8,7 +8,7 @@ from tests.support.scenarios.scripted_stream import clock
 
 from envtui.tui.app import MAX_NOTICES, DashboardOptions, EnvTuiApp, Notice
 
-pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+pytestmark = [pytest.mark.tui, pytest.mark.filterwarnings("ignore::DeprecationWarning")]
 
 
 def make_app() -> EnvTuiApp:

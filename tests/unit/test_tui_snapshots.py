@@ -15,6 +15,8 @@ from envtui.tui.app import DashboardOptions, EnvTuiApp
 THEMES = ("envtui-dark", "envtui-light", "envtui-high-contrast", "envtui-okabe-ito")
 SIZES = ((120, 40), (80, 24))
 
+pytestmark = pytest.mark.tui
+
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 @pytest.mark.parametrize("theme", THEMES)

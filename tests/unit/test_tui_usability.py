@@ -21,7 +21,7 @@ from envtui.tui.main_screen import MainScreen
 from envtui.tui.screens import TextScreen
 from envtui.tui.widgets import EnvironmentTable
 
-pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+pytestmark = [pytest.mark.tui, pytest.mark.filterwarnings("ignore::DeprecationWarning")]
 
 
 @pytest.fixture(autouse=True)
