@@ -77,7 +77,7 @@ def test_every_unit_test_that_runs_a_textual_app_is_marked_tui() -> None:
     assert unmarked == {}, "mark these pytest.mark.tui (or the module's pytestmark)"
 
 
-SAMPLE = '''
+SAMPLE = """
 import pytest
 
 async def _drive(app):
@@ -111,7 +111,7 @@ def test_is_pure_logic():
 @pytest.mark.tui
 async def test_is_marked_itself(app):
     await _drive(app)
-'''
+"""
 
 
 def test_a_test_runs_an_app_itself_through_a_helper_a_fixture_or_a_snapshot() -> None:
