@@ -1,5 +1,7 @@
-"""The context engine's properties (tests/unit/test_properties.py) with four times the
-examples: the unit suite keeps its quick count, the full run gets the thorough one.
+"""The unit suite's property tests with their thorough counts: the context engine's
+(tests/unit/test_properties.py, 400 examples), the documents' checks against the schema
+(test_documents.py, 300 mutations) and the incident fold (test_incidents.py, 160 streams).
+The unit suite keeps a quick count for the inner loop, the full run gets this one.
 
 Each test here runs the unit test's own body (``.hypothesis.inner_test``) on the unit
 test's own strategies, so the two cannot drift apart.
@@ -13,11 +15,15 @@ from typing import Any
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+import tests.unit.test_documents as documents
+import tests.unit.test_incidents as incidents
 import tests.unit.test_properties as unit
+from tests.support.data.mutations import fuzz_settings
 
 from envtui.context import EnvironmentsState
 
 THOROUGH = settings(max_examples=400, deadline=None)
+THOROUGH_FOLDS = settings(max_examples=160, deadline=None)
 
 
 def body(test: Callable[..., None]) -> Callable[..., None]:
@@ -54,3 +60,31 @@ def test_a_reader_of_the_diffs_ends_with_the_last_state_thoroughly(
     sequence: list[EnvironmentsState],
 ) -> None:
     body(unit.test_a_reader_of_the_diffs_ends_with_the_last_state)(sequence)
+
+
+@fuzz_settings("ENVTUI_FUZZ_EXAMPLES", 300)
+@given(data=st.data())
+def test_mutated_documents_get_the_same_answer_thoroughly(data: st.DataObject) -> None:
+    body(documents.test_mutated_documents_get_the_same_answer)(data)
+
+
+@THOROUGH_FOLDS
+@given(st.lists(incidents.steps(), max_size=25))
+def test_one_incident_per_episode_thoroughly(stream: list[incidents.Step]) -> None:
+    body(incidents.test_one_incident_per_episode_with_its_steps_and_resolution)(stream)
+
+
+@THOROUGH_FOLDS
+@given(st.lists(incidents.steps(), max_size=25))
+def test_acknowledgement_never_hides_a_new_episode_thoroughly(
+    stream: list[incidents.Step],
+) -> None:
+    body(incidents.test_acknowledgement_never_hides_a_new_episode)(stream)
+
+
+@THOROUGH_FOLDS
+@given(st.lists(incidents.steps(), max_size=20))
+def test_an_old_recording_folds_to_the_same_incidents_thoroughly(
+    stream: list[incidents.Step],
+) -> None:
+    body(incidents.test_an_old_recording_folds_to_the_same_incidents)(stream)

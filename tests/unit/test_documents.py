@@ -24,7 +24,8 @@ from tests.support.files import EXAMPLE_STATE
 from envtui.context.document_schema import check_state_document
 from envtui.context.documents import DocumentError, conforms, parse_state_document
 
-FUZZ = fuzz_settings("ENVTUI_FUZZ_EXAMPLES", 300)
+FUZZ = fuzz_settings("ENVTUI_FUZZ_EXAMPLES", 25)
+"""The quick count; tests/integration/test_properties_thorough.py runs the mutations 300 times."""
 STATE = json.loads(EXAMPLE_STATE.read_text())
 UNRESTRICTED = {
     "environments": [{"id": "a", "cwd": "/a", "status": "failed", "error": "gone"}],

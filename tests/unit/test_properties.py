@@ -30,9 +30,9 @@ from envtui.context import (
 from envtui.context.model import Status
 from envtui.context.render import rust_lines
 
-EXAMPLES = settings(max_examples=100, deadline=None)
-"""Enough for the quick inner loop; tests/integration/test_properties_thorough.py runs the
-same properties with 400 (and the reader with 500) examples."""
+EXAMPLES = settings(max_examples=25, deadline=None)
+"""The quick count of the inner loop; tests/integration/test_properties_thorough.py runs the
+same properties with 400 examples (and the reader with 500)."""
 
 # XML 1.0 carries tab, newline and everything from U+0020 up except surrogates, U+FFFE and
 # U+FFFF. Parsers turn "\r" into "\n" in text and every whitespace character into a space in
@@ -333,7 +333,7 @@ _ONE = EnvironmentsState(environments={"a": _A})
 _TWO = EnvironmentsState(environments={"a": _A, "b": _B})
 
 
-@settings(max_examples=125, deadline=None)
+@EXAMPLES
 @given(sequences())
 @example([_ONE, _TWO])  # crossing into several: the unchanged one is restated
 @example([_TWO, _ONE, _TWO])  # and back
