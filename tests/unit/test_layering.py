@@ -11,6 +11,7 @@ way to prove that a deferred import really defers.
 from __future__ import annotations
 
 import ast
+import functools
 import pkgutil
 import re
 import subprocess
@@ -122,6 +123,16 @@ def imports(module: str, path: Path) -> Iterator[tuple[int, str]]:
 
 def edges() -> Iterator[tuple[str, int, str, str]]:
     """(module, line, imported module, kind) with kind "envtui" or "third-party"."""
+    return iter(_edges())
+
+
+@functools.cache
+def _edges() -> tuple[tuple[str, int, str, str], ...]:
+    """The package's files are read and parsed once for all the tests that walk them."""
+    return tuple(_walk_edges())
+
+
+def _walk_edges() -> Iterator[tuple[str, int, str, str]]:
     for module, path in modules():
         for line, target in imports(module, path):
             if target == "envtui" or target.startswith("envtui."):
