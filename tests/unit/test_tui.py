@@ -370,8 +370,10 @@ async def test_keys_act_on_the_new_widgets_after_the_layout_changes(tmp_path: Pa
     async with app.run_test(size=(140, 44)) as pilot:
         await settled(app, pilot)
         await pilot.resize_terminal(80, 24)
+        await pilot_wait_until(
+            pilot, lambda: bool(app.screen.query("TabbedContent")), what="the narrow layout"
+        )
         await settled(app, pilot)
-        assert app.screen.query("TabbedContent")
         await pilot.press("d")
         assert app.screen.query_one(ContextPanel).border_title == "context · step 2 · diff"
         await pilot.press("s", "s")  # by status, then by id
