@@ -44,6 +44,12 @@ def add_codex_arguments(parser: argparse.ArgumentParser, *, flag_takes_path: boo
     parser.add_argument(
         "--prompt", metavar="TEXT", help="send one user turn once the thread starts"
     )
+    parser.add_argument(
+        "--read-only",
+        action="store_true",
+        help="decline every approval and question of Codex at once, and say so in the log "
+        "(without it, a request waits for the operator: `o`, `O`, `x`, `r` in the dashboard)",
+    )
 
 
 def codex_options(command: str, args: argparse.Namespace, codex: str | None) -> CodexOptions | int:
@@ -78,4 +84,5 @@ def codex_options(command: str, args: argparse.Namespace, codex: str | None) -> 
         poll_interval=args.poll_interval,
         features=tuple(args.enable),
         prompt=args.prompt,
+        read_only=args.read_only,
     )

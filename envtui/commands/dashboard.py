@@ -28,11 +28,10 @@ from envtui.settings.locations import export_dir
 from envtui.settings.ui_state import remembered_theme
 
 if TYPE_CHECKING:  # the config and event models load when a command runs, not for --help
-    import asyncio
-
     from envtui.settings.alerts_config import AlertsConfig
     from envtui.settings.config import Config
-    from envtui.vocabulary.events import EventSink, Source
+    from envtui.vocabulary.events import Source
+    from envtui.vocabulary.thread_messages import RequestAnswered
 
 SourceBuilder = Callable[[argparse.Namespace, "Config"], "Source | int"]
 """A command's source from its arguments and the config, or the exit code after an error."""
@@ -158,17 +157,14 @@ def _watch(args: argparse.Namespace, config: Config) -> Source | int:
 
 def _codex(args: argparse.Namespace, config: Config) -> Source | int:
     from envtui.commands.codex import codex_options
-    from envtui.sources.codex_attach import CodexSource, restart_backoff
+    from envtui.sources.codex_attach import OperatedCodex
 
     attach = codex_options(args.mode, args, args.codex)
     if isinstance(attach, int):
         return attach
-
-    async def source(sink: EventSink, stop: asyncio.Event) -> None:
-        # an operator's dashboard outlives the app-server: it is started again and resumed
-        await CodexSource(attach, sink, restart=restart_backoff()).run(stop)
-
-    return source
+    # an operator's dashboard outlives the app-server (it is started again and resumed), and
+    # answers what Codex asks
+    return OperatedCodex(attach)
 
 
 def _file_problem(path: Path) -> str | None:
@@ -238,6 +234,7 @@ def run(args: argparse.Namespace) -> int:
     if isinstance(prepared, int):
         return prepared
     config, source = prepared
+    answer = getattr(source, "answer", None)  # the operator's answers, before any wrapping
     served = metrics_for(command, args) if command in ("watch", "codex") else None
     if isinstance(served, int):
         return served
@@ -258,13 +255,18 @@ def run(args: argparse.Namespace) -> int:
             return fail(command, problem)
         source = recorded(source, Path(args.record), append=args.append)
     try:
-        return _run_app(args, config, source)
+        return _run_app(args, config, source, answer)
     finally:
         if served is not None:
             served[1].close()
 
 
-def _run_app(args: argparse.Namespace, config: Config, source: Source) -> int:
+def _run_app(
+    args: argparse.Namespace,
+    config: Config,
+    source: Source,
+    answer: Callable[[RequestAnswered], str | None] | None = None,
+) -> int:
     command = args.mode
     from datetime import UTC
 
@@ -283,6 +285,7 @@ def _run_app(args: argparse.Namespace, config: Config, source: Source) -> int:
         alerts=alerts_for(args, config),
         zone=UTC if args.utc else None,
         export_dir=Path(args.export_dir) if args.export_dir else export_dir(),
+        answer=answer,
     )
     try:
         EnvTuiApp(source, options).run()

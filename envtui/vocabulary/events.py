@@ -29,6 +29,12 @@ from envtui.vocabulary.incident_messages import (
 )
 from envtui.vocabulary.limits import JsonInputError, LineTooLong, load_json
 from envtui.vocabulary.safe_text import dumps_json_line
+from envtui.vocabulary.thread_messages import (
+    RequestAnswered,
+    RequestPending,
+    RequestResolved,
+    ThreadStatusChanged,
+)
 from envtui.vocabulary.validation import first_error
 
 if TYPE_CHECKING:
@@ -215,6 +221,10 @@ KNOWN_MESSAGES: dict[str, type[VocabularyMessage]] = {
         IncidentOpened,
         IncidentResolved,
         IncidentAcknowledged,
+        ThreadStatusChanged,
+        RequestPending,
+        RequestAnswered,
+        RequestResolved,
     )
 }
 
@@ -230,6 +240,10 @@ AnyMessage = Annotated[
     | IncidentOpened
     | IncidentResolved
     | IncidentAcknowledged
+    | ThreadStatusChanged
+    | RequestPending
+    | RequestAnswered
+    | RequestResolved
     | UnknownMessage,
     Field(union_mode="left_to_right"),
 ]
