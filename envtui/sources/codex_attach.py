@@ -178,6 +178,14 @@ class CodexSource:
                     message=f"attached to codex thread {self.thread_id}", severity="info"
                 )
             )
+            if self.options.read_only:
+                self._emit(
+                    WarningMessage(
+                        message="--read-only: every approval and question of Codex is "
+                        "declined at once",
+                        severity="info",
+                    )
+                )
             self._status("up")
             if self.client.options.prompt:
                 await self.client.send_prompt(rpc, self.client.options.prompt)
