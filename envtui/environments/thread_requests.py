@@ -99,6 +99,8 @@ class ThreadRequests:
         self._files: OrderedDict[str, list[str]] = OrderedDict()
         self._said_unanswerable = False
         self.status: ThreadState | None = None
+        self.asked_again = 0
+        """Requests Codex asked again under an id still pending (a resumed thread)."""
 
     @staticmethod
     def waits_for_operator(message: Mapping[str, Any]) -> bool:
@@ -137,7 +139,8 @@ class ThreadRequests:
         if pending is None:
             return False
         if pending.request_id in self.pending:
-            return True  # asked again (the thread was resumed): the same request
+            self.asked_again += 1  # the thread was resumed: the same request
+            return True
         if len(self.pending) >= MAX_PENDING:
             self._resolve(next(iter(self.pending)), "gone", self._clock())
         pending = pending.model_copy(update={"thread": pending.thread or self.thread})
