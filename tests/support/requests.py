@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.support.scripted import T0, at, status
+from tests.support.scripted import at, status
 
 from envtui.vocabulary.events import Event, thread_event
 from envtui.vocabulary.thread_messages import (
@@ -81,5 +81,3 @@ def resolved(request_id: int = 0, how: str = "answered", seconds: float = 20) ->
     msg = RequestResolved(request_id=request_id, how=how, thread=THREAD, environment_id="devbox")
     return thread_event(msg, at=at(seconds))
 
-
-__all__ = ["T0", "command_request", "environments", "question_request", "resolved", "waiting"]
