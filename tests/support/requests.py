@@ -80,4 +80,3 @@ def question_request(request_id: int = 0, seconds: float = 10, *, secret: bool =
 def resolved(request_id: int = 0, how: str = "answered", seconds: float = 20) -> Event:
     msg = RequestResolved(request_id=request_id, how=how, thread=THREAD, environment_id="devbox")
     return thread_event(msg, at=at(seconds))
-
