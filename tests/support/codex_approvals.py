@@ -91,8 +91,13 @@ def approval_codex(
     *,
     environments: str | None = None,
     config: str = ASKING_CONFIG,
+    alongside: str | None = None,
+    listening: int | None = None,
 ) -> ApprovalCodex:
-    """A home, a working folder and a ``codex`` program; see the module."""
+    """A home, a working folder and a ``codex`` program; see the module. ``alongside`` is a
+    shell command started in the same namespace just before the app-server (an exec-server
+    that a test kills and starts again, say), which waits until something listens on port
+    ``listening`` there (at most 10 s); the command must end when its parent does."""
     assert CODEX is not None
     assert UNSHARE is not None
     home, work, stub = root / "home", root / "work", root / "model"
@@ -104,9 +109,21 @@ def approval_codex(
     (home / "environments.toml").write_text(devbox() if environments is None else environments)
     write_script(stub, answers)
     program = root / "codex-asking"
+    app_server = f'{CODEX} "$@"'
+    if alongside is not None:
+        beside = root / "alongside.sh"
+        beside.write_text(f"#!/bin/sh\n{alongside}\n")
+        beside.chmod(0o755)
+        wait = (
+            f"for i in $(seq 200); do (echo > /dev/tcp/127.0.0.1/{listening}) 2>/dev/null "
+            "&& break; sleep 0.05; done; "
+            if listening is not None
+            else ""
+        )
+        app_server = f'/bin/bash -c \'{beside} & {wait}exec "$0" "$@"\' {CODEX} "$@"'
     program.write_text(
         "#!/bin/sh\nexport OPENAI_API_KEY=sk-offline\n"
-        f'exec {UNSHARE} -n {sys.executable} {MODEL_STUB} {stub} {MODEL_PORT} -- {CODEX} "$@"\n'
+        f"exec {UNSHARE} -n {sys.executable} {MODEL_STUB} {stub} {MODEL_PORT} -- {app_server}\n"
     )
     program.chmod(0o755)
     return ApprovalCodex(home, work, stub, program)
