@@ -29,7 +29,7 @@ from envtui.environments.app_server import CodexOptions
 from envtui.sources.codex_attach import CodexSource, OperatedCodex
 from envtui.sources.recording import recorded
 from envtui.tui.app import DashboardOptions, EnvTuiApp
-from envtui.tui.needs_you import ConfirmAnswer, NeedsYouPanel
+from envtui.tui.needs_you import ConfirmAnswer, NeedsYouPanel, ReplyScreen
 from envtui.vocabulary.events import Event, decode_event
 from envtui.vocabulary.thread_messages import (
     RequestAnswered,
@@ -258,3 +258,58 @@ def test_a_failed_start_names_codexs_error_line_not_a_backtrace_frame(tmp_path: 
         "longer supported; remove this setting"
     ) in result.stderr
     assert "<unknown>" not in result.stderr
+
+
+async def test_codexs_questions_are_shown_and_answered_in_text_from_the_dashboard(
+    tmp_path: Path,
+) -> None:
+    question = {
+        "id": "colour",
+        "header": "Colour",
+        "question": "Which colour?",
+        "options": [
+            {"label": "red", "description": "warm"},
+            {"label": "blue", "description": "cold"},
+        ],
+    }
+    ask = {"name": "request_user_input", "arguments": json.dumps({"questions": [question]})}
+    codex = approval_codex(tmp_path, [{"function_call": ask}, {"message": "done"}])
+    operated = OperatedCodex(_options(codex, prompt=None))
+    app = EnvTuiApp(operated, DashboardOptions(source_name="codex", answer=operated.answer))
+    async with app.run_test(size=(160, 50)) as pilot:
+        await pilot_wait_until(
+            pilot, lambda: app.store.sources.get("app-server") is not None, timeout=90
+        )
+        assert operated.attached is not None
+        rpc = operated.attached.client.requests.rpc
+        assert rpc is not None
+        plan = {"mode": "plan", "settings": {"model": "gpt-6.2-sol"}}  # questions need plan mode
+        await rpc.request(
+            "turn/start",
+            {
+                "threadId": operated.attached.thread_id,
+                "input": [{"type": "text", "text": "ask me"}],
+                "collaborationMode": plan,
+            },
+            timeout=60,
+        )
+
+        def panel() -> str:
+            return str(app.screen.query_one(NeedsYouPanel).render())
+
+        await pilot_wait_until(
+            pilot, lambda: "Colour: Which colour?" in panel(), timeout=60, what="the question"
+        )
+        assert app.store.needs_you.status == "waiting_on_input"
+        await pilot.press("r")
+        await pilot_wait_until(pilot, lambda: isinstance(app.screen, ReplyScreen))
+        await pilot.press(*"green, actually", "enter")
+        await pilot_wait_until(pilot, lambda: isinstance(app.screen, ConfirmAnswer))
+        await pilot.press("enter")
+        await pilot_wait_until(
+            pilot,
+            lambda: any("green, actually" in told for told in codex.told()),
+            timeout=60,
+            what="the answer in the next model request",
+        )
+        await pilot.press("q")
