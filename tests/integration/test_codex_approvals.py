@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.codex_approvals import WHERE, ApprovalCodex, approval_codex, escalated
-from tests.support.codex_tools import needs_codex
+from tests.support.codex_tools import CODEX_0150, needs_codex, needs_codex_0150
 from tests.support.processes import alive
 from tests.support.waiting import pilot_wait_until, poll_until, wait_until
 
@@ -313,3 +313,35 @@ async def test_codexs_questions_are_shown_and_answered_in_text_from_the_dashboar
             what="the answer in the next model request",
         )
         await pilot.press("q")
+
+
+@needs_codex_0150
+async def test_0150_asks_in_the_same_words_and_takes_the_same_answers(tmp_path: Path) -> None:
+    codex = approval_codex(
+        tmp_path,
+        [escalated("echo approved-output"), escalated("echo should-not-run"), {"message": "done"}],
+        environments="",
+        codex=CODEX_0150,
+    )
+    events: list[Event] = []
+    source = CodexSource(_options(codex), events.append, operator=True)
+    stop = asyncio.Event()
+    task = asyncio.ensure_future(source.run(stop))
+    try:
+
+        def asked() -> list[int | str]:
+            return [e.msg.request_id for e in events if isinstance(e.msg, RequestPending)]
+
+        for number, answer in enumerate(("accept", "decline")):
+            await wait_until(lambda: len(asked()) > number, timeout=90, what=f"request #{number}")  # noqa: B023
+            reply = RequestAnswered(request_id=number, kind="command", answer=answer, key="o")
+            assert source.answer(reply) is None
+        await wait_until(
+            lambda: "rejected by user" in codex.rollout(), timeout=60, what="the decline"
+        )
+        pending = [e.msg for e in events if isinstance(e.msg, RequestPending)]
+        assert [(a.environment_id, a.decisions[0]) for a in pending] == [("local", "accept")] * 2
+        assert any("approved-output" in told for told in codex.told())
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, timeout=30)

@@ -93,12 +93,15 @@ def approval_codex(
     config: str = ASKING_CONFIG,
     alongside: str | None = None,
     listening: int | None = None,
+    codex: Path | None = None,
 ) -> ApprovalCodex:
     """A home, a working folder and a ``codex`` program; see the module. ``alongside`` is a
     shell command started in the same namespace just before the app-server (an exec-server
     that a test kills and starts again, say), which waits until something listens on port
-    ``listening`` there (at most 10 s); the command must end when its parent does."""
-    assert CODEX is not None
+    ``listening`` there (at most 10 s); the command must end when its parent does.
+    ``codex`` is the app-server's binary (default: 0.171.0)."""
+    binary = codex or CODEX
+    assert binary is not None
     assert UNSHARE is not None
     home, work, stub = root / "home", root / "work", root / "model"
     for folder in (home, work, stub):
@@ -109,7 +112,7 @@ def approval_codex(
     (home / "environments.toml").write_text(devbox() if environments is None else environments)
     write_script(stub, answers)
     program = root / "codex-asking"
-    app_server = f'{CODEX} "$@"'
+    app_server = f'{binary} "$@"'
     if alongside is not None:
         beside = root / "alongside.sh"
         beside.write_text(f"#!/bin/sh\n{alongside}\n")
@@ -120,7 +123,7 @@ def approval_codex(
             if listening is not None
             else ""
         )
-        app_server = f'/bin/bash -c \'{beside} & {wait}exec "$0" "$@"\' {CODEX} "$@"'
+        app_server = f'/bin/bash -c \'{beside} & {wait}exec "$0" "$@"\' {binary} "$@"'
     program.write_text(
         "#!/bin/sh\nexport OPENAI_API_KEY=sk-offline\n"
         f"exec {UNSHARE} -n {sys.executable} {MODEL_STUB} {stub} {MODEL_PORT} -- {app_server}\n"
