@@ -345,3 +345,39 @@ async def test_0150_asks_in_the_same_words_and_takes_the_same_answers(tmp_path: 
     finally:
         stop.set()
         await asyncio.wait_for(task, timeout=30)
+
+
+async def test_a_request_left_unanswered_is_withdrawn_when_its_turn_is_interrupted(
+    tmp_path: Path,
+) -> None:
+    codex = approval_codex(tmp_path, [escalated("echo never", "devbox"), {"message": "done"}])
+    operated = OperatedCodex(_options(codex))
+    app = EnvTuiApp(operated, DashboardOptions(source_name="codex", answer=operated.answer))
+    async with app.run_test(size=(160, 50)) as pilot:
+        needs_you = app.store.needs_you
+        await pilot_wait_until(pilot, lambda: bool(needs_you.unanswered()), timeout=90)
+        assert app.screen.query_one(NeedsYouPanel).has_class("-visible")
+        (request,) = needs_you.unanswered()
+        assert operated.attached is not None
+        rpc = operated.attached.client.requests.rpc
+        assert rpc is not None
+        await rpc.request(  # as another client of the thread would (Codex never times it out)
+            "turn/interrupt",
+            {"threadId": request.msg.thread, "turnId": request.msg.turn},
+            timeout=60,
+        )
+        await pilot_wait_until(
+            pilot,
+            lambda: (
+                not needs_you.pending
+                and not app.screen.query_one(NeedsYouPanel).has_class("-visible")
+            ),
+            timeout=30,
+            what="the request gone from the panel",
+        )
+        resolved = [e for e in app.store.log if e.kind == "request_resolved"]
+        assert [e.text for e in resolved] == [
+            "request_resolved #0 withdrawn by Codex (no answer needed any more)"
+        ]
+        assert needs_you.status == "idle"
+        await pilot.press("q")
