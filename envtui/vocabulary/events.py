@@ -29,12 +29,7 @@ from envtui.vocabulary.incident_messages import (
 )
 from envtui.vocabulary.limits import JsonInputError, LineTooLong, load_json
 from envtui.vocabulary.safe_text import dumps_json_line
-from envtui.vocabulary.thread_messages import (
-    RequestAnswered,
-    RequestPending,
-    RequestResolved,
-    ThreadStatusChanged,
-)
+from envtui.vocabulary.thread_messages import THREAD_MESSAGES, AnyThreadMessage
 from envtui.vocabulary.validation import first_error
 
 if TYPE_CHECKING:
@@ -221,10 +216,7 @@ KNOWN_MESSAGES: dict[str, type[VocabularyMessage]] = {
         IncidentOpened,
         IncidentResolved,
         IncidentAcknowledged,
-        ThreadStatusChanged,
-        RequestPending,
-        RequestAnswered,
-        RequestResolved,
+        *THREAD_MESSAGES,
     )
 }
 
@@ -240,10 +232,7 @@ AnyMessage = Annotated[
     | IncidentOpened
     | IncidentResolved
     | IncidentAcknowledged
-    | ThreadStatusChanged
-    | RequestPending
-    | RequestAnswered
-    | RequestResolved
+    | AnyThreadMessage
     | UnknownMessage,
     Field(union_mode="left_to_right"),
 ]
