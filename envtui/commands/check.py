@@ -99,6 +99,7 @@ def _events(path: str) -> tuple[list[Event], list[str]] | int:
 def _check_rollout(args: argparse.Namespace) -> int:
     """Read, check and report the rollout one step at a time; the exit code."""
     from envtui.commands.check_output import ReportWriter
+    from envtui.rollout.check import cut_off_note, thread_findings
     from envtui.rollout.fork_parent import ParentRollouts
     from envtui.rollout.reader import RolloutReader
 
@@ -133,9 +134,27 @@ def _check_rollout(args: argparse.Namespace) -> int:
     except OSError as exc:
         return fail(COMMAND, f"{args.rollout}: cannot read: {exc.strerror or exc}")
     checker = checker or _checker(reader, args, events, tools, extra_notes)
+    for thread_finding in thread_findings(checker):
+        writer.finding(thread_finding)
     notes = extra_notes + checker.notes(reader.info) + _read_notes(reader)
-    writer.finish(notes, reader.info.summary(checker.profile))
+    written = _still_written(path)
+    if reader.info.last_turn(written=written) == ("interrupted", True):
+        notes.append(cut_off_note(reader.info.turns))
+    writer.finish(notes, reader.info.summary(checker.profile, written=written))
     return 1 if writer.findings else 0
+
+
+def _still_written(path: Path) -> bool:
+    """Whether the rollout was written lately (as ``envtui sessions`` calls a thread live):
+    a last turn without an end is then running, not cut off."""
+    import time
+
+    from envtui.sources.sessions_index import LIVE_WINDOW
+
+    try:
+        return time.time() - path.stat().st_mtime <= LIVE_WINDOW
+    except OSError:
+        return False
 
 
 def _checker(

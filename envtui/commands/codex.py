@@ -49,4 +49,5 @@ def codex_options(command: str, args: argparse.Namespace, codex: str | None) -> 
         poll_interval=args.poll_interval,
         features=tuple(args.enable),
         prompt=args.prompt,
+        read_only=args.read_only,
     )

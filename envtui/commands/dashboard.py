@@ -10,6 +10,7 @@ stay light.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,6 +23,7 @@ if TYPE_CHECKING:  # the config and event models load when a command runs, not f
     from envtui.settings.alerts_config import AlertsConfig
     from envtui.settings.config import Config
     from envtui.vocabulary.events import Source
+    from envtui.vocabulary.thread_messages import RequestAnswered
 
 
 def add_parsers(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -60,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
     if isinstance(prepared, int):
         return prepared
     config, source = prepared
+    answer = getattr(source, "answer", None)  # the operator's answers, before any wrapping
     served = metrics_for(command, args) if "metrics" in args else None  # its options hold METRICS
     if isinstance(served, int):
         return served
@@ -80,13 +83,18 @@ def run(args: argparse.Namespace) -> int:
             return fail(command, problem)
         source = recorded(source, Path(args.record), append=args.append)
     try:
-        return _run_app(args, config, source)
+        return _run_app(args, config, source, answer)
     finally:
         if served is not None:
             served[1].close()
 
 
-def _run_app(args: argparse.Namespace, config: Config, source: Source) -> int:
+def _run_app(
+    args: argparse.Namespace,
+    config: Config,
+    source: Source,
+    answer: Callable[[RequestAnswered], str | None] | None = None,
+) -> int:
     command = args.mode
     from datetime import UTC
 
@@ -101,6 +109,7 @@ def _run_app(args: argparse.Namespace, config: Config, source: Source) -> int:
         alerts=alerts_for(args, config),
         zone=UTC if args.utc else None,
         export_dir=Path(args.export_dir) if args.export_dir else export_dir(),
+        answer=answer,
     )
     try:
         EnvTuiApp(source, options).run()

@@ -31,10 +31,8 @@ from envtui.commands.options import (
 from envtui.commands.output import fail
 
 if TYPE_CHECKING:  # the config and event models load when a command runs, not for --help
-    import asyncio
-
     from envtui.settings.config import Config
-    from envtui.vocabulary.events import EventSink, Source
+    from envtui.vocabulary.events import Source
 
 SourceBuilder = Callable[[argparse.Namespace, "Config"], "Source | int"]
 """A command's source from its arguments and the config, or the exit code after an error."""
@@ -76,17 +74,14 @@ def _watch(args: argparse.Namespace, config: Config) -> Source | int:
 
 def _codex(args: argparse.Namespace, config: Config) -> Source | int:
     from envtui.commands.codex import codex_options
-    from envtui.sources.codex_attach import CodexSource, restart_backoff
+    from envtui.sources.codex_attach import OperatedCodex
 
     attach = codex_options(args.mode, args, args.codex)
     if isinstance(attach, int):
         return attach
-
-    async def source(sink: EventSink, stop: asyncio.Event) -> None:
-        # an operator's dashboard outlives the app-server: it is started again and resumed
-        await CodexSource(attach, sink, restart=restart_backoff()).run(stop)
-
-    return source
+    # an operator's dashboard outlives the app-server (it is started again and resumed), and
+    # answers what Codex asks
+    return OperatedCodex(attach)
 
 
 def _file_problem(path: Path) -> str | None:

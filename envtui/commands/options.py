@@ -225,6 +225,12 @@ CODEX = Group(
     seconds("--poll-interval", "environment/status every S seconds", default=1.0, zero=False),
     Arg("--enable", action="append", default=[], metavar="FEATURE", help="a codex feature flag"),
     Arg("--prompt", metavar="TEXT", help="send one user turn once the thread starts"),
+    Arg(
+        "--read-only",
+        action="store_true",
+        help="decline every approval and question of Codex at once, and say so in the log "
+        "(without it, a request waits for the operator: `o`, `O`, `x`, `r` in the dashboard)",
+    ),
 )
 """The app-server and its thread, for ``envtui codex`` and ``envtui events --codex``;
 :func:`envtui.commands.codex.codex_options` reads them."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 
+from envtui.dashboard.needs_you import log_detail
 from envtui.vocabulary.events import (
     EnvironmentConnected,
     EnvironmentDisconnected,
@@ -30,6 +31,7 @@ from envtui.vocabulary.incident_messages import (
     IncidentResolved,
 )
 from envtui.vocabulary.safe_text import one_line
+from envtui.vocabulary.thread_messages import THREAD_MESSAGES
 
 __all__ = ["OWN_MESSAGES", "LogEntry", "in_zone", "log_entry", "log_line"]
 
@@ -50,6 +52,10 @@ OWN_MESSAGES = frozenset(
         "incident_opened",
         "incident_resolved",
         "incident_acknowledged",
+        "thread_status",
+        "request_pending",
+        "request_answered",
+        "request_resolved",
     }
 )
 """envtui's own messages: their empty thread id is left out of the log line. Codex's own
@@ -92,6 +98,8 @@ def _detail(msg: object, previous: LiveState | None) -> str:
     if isinstance(msg, SourceStatus):
         detail = f"{msg.source} {msg.state}" + (f": {msg.reason}" if msg.reason else "")
         return detail + (f" (restarts {msg.restarts})" if msg.restarts else "")
+    if isinstance(msg, THREAD_MESSAGES):
+        return log_detail(msg)
     if isinstance(msg, UnknownMessage):
         method = msg.raw.get("method")
         return str(method) if isinstance(method, str) else str(message_to_json(msg))[:200]

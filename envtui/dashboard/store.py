@@ -19,10 +19,12 @@ from collections import Counter, deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
-from typing import Any
 
 from envtui.dashboard.log_lines import LogEntry, log_entry
+from envtui.dashboard.needs_you import NeedsYou
 from envtui.dashboard.status_history import DEFAULT_TRANSITIONS, StatusHistory
+from envtui.dashboard.step_rows import StepRow as StepRow  # re-exported: the views import it here
+from envtui.dashboard.step_rows import step_export as step_export
 from envtui.incidents.alert_items import Alert, AlertQueue
 from envtui.incidents.fold import IncidentFold
 from envtui.vocabulary.events import (
@@ -39,6 +41,7 @@ from envtui.vocabulary.events import (
     StepRecorded,
 )
 from envtui.vocabulary.incident_messages import IncidentAcknowledged
+from envtui.vocabulary.thread_messages import THREAD_MESSAGES, AnyThreadMessage
 
 DEFAULT_LOG_LINES = 10_000
 DEFAULT_STEPS = 1_000
@@ -70,6 +73,7 @@ class EnvironmentRow:
     next_retry_at: datetime | None = None
     connection: str | None = None  # the latest connection event: connected / disconnected
     recorded_step: int | None = None  # not live: the state a rollout recorded at this step
+    waiting: int = 0  # unanswered requests of Codex for this environment (approvals)
     events: deque[str] = field(default_factory=lambda: deque(maxlen=DEFAULT_ENVIRONMENT_EVENTS))
     history: StatusHistory = field(default_factory=StatusHistory)
     """Its status transitions, dated by their events (bounded)."""
@@ -89,55 +93,6 @@ class SourceRow:
 
 
 @dataclass
-class StepRow:
-    """One step as the dashboard keeps it: the store's row for a ``StepRecorded`` event.
-
-    ``tools`` is flattened to ``(name, environment_id parameter)`` pairs, which is all the
-    tools panel draws; ``findings`` collects the step's findings as they arrive.
-    """
-
-    number: int
-    at: datetime | None
-    thread: str | None
-    text: str | None
-    diff: str | None
-    snapshot: dict[str, Any] | None
-    patch: dict[str, Any] | None
-    tools: list[tuple[str, str]] | None
-    notes: list[str]
-    findings: list[FindingReported] = field(default_factory=list)
-
-    @property
-    def current_date(self) -> str | None:
-        value = (self.snapshot or {}).get("current_date")
-        return value if isinstance(value, str) else None
-
-    @property
-    def timezone(self) -> str | None:
-        value = (self.snapshot or {}).get("timezone")
-        return value if isinstance(value, str) else None
-
-
-def step_export(step: StepRow) -> dict[str, Any]:
-    """A step as the dashboard exports it: JSON-ready, the tools as objects again.
-
-    Pure, so the export's content is tested without a screen; the screen writes the file.
-    """
-    return {
-        "step": step.number,
-        "thread": step.thread,
-        "context": step.text,
-        "diff": step.diff,
-        "snapshot": step.snapshot,
-        "patch": step.patch,
-        "tools": [{"name": name, "environment_id": parameter} for name, parameter in step.tools]
-        if step.tools is not None
-        else None,
-        "findings": [finding.model_dump(mode="json") for finding in step.findings],
-    }
-
-
-@dataclass
 class Changes:
     """What changed since the view last looked."""
 
@@ -151,6 +106,7 @@ class Changes:
     """The step numbers went back (a rollout replaced, another run): the history restarted."""
     incidents: bool = False
     """An incident opened, resolved or was acknowledged (or a step raised it again)."""
+    requests: bool = False  # the thread's status, or a request of Codex, changed
 
     @property
     def any(self) -> bool:
@@ -162,6 +118,7 @@ class Changes:
             or self.findings
             or self.sources
             or self.incidents
+            or self.requests
         )
 
 
@@ -192,6 +149,7 @@ class Store:
         self.alerts = AlertQueue()
         """What an operator may be alerted about: new and resolved incidents, environments
         that became unavailable or ready again. Drained by the dashboard, paused or not."""
+        self.needs_you = NeedsYou()  # the thread's status, and what Codex waits on
         self._next_order = 0
         self._changes = _no_changes()
         self._max_log_lines = max_log_lines
@@ -237,7 +195,22 @@ class Store:
             self._finding(msg)
         elif isinstance(msg, SourceStatus):
             self._source(msg, event.at)
+        elif isinstance(msg, THREAD_MESSAGES):
+            self._needs_you(msg, event.at)
         self._incidents(event)
+
+    def _needs_you(self, msg: AnyThreadMessage, at: datetime | None) -> None:
+        """The thread's status and requests: the rows they wait on, and an alert for each
+        request Codex had not asked before (:mod:`envtui.dashboard.needs_you`)."""
+        version, asked = self.needs_you.version, self.needs_you.apply(msg, at)
+        if asked is not None:
+            self.alerts.add(Alert.of_request(asked, at))
+        if self.needs_you.version != version:
+            self._changes.requests = True
+            for row in self.environments.values():
+                if row.waiting != (waiting := self.needs_you.waiting_on(row.id)):
+                    row.waiting = waiting
+                    self._changes.environments.add(row.id)
 
     def _incidents(self, event: Event) -> None:
         version = self.incidents.version
@@ -259,6 +232,7 @@ class Store:
                 self._next_order,
                 events=deque(maxlen=self._environment_events),
                 history=self._history_of(environment_id),
+                waiting=self.needs_you.waiting_on(environment_id),
             )
             self._next_order += 1
             self.environments[environment_id] = row

@@ -12,6 +12,10 @@ resumes a thread, and turns what it hears into envtui's events:
   unavailable with the error); ``environment/info`` (only for ready ones: it hangs on
   pending ones) gives the shell; the thread's environment list gives selection order and cwd.
 
+The thread's status and what Codex asks of the operator (approvals, questions) are
+:class:`~envtui.environments.thread_requests.ThreadRequests`'s: typed events, and the
+requests kept pending until Codex resolves them or the operator answers (:meth:`answer`).
+
 Live statuses go through the same :class:`~envtui.steps.board.StatusBoard` as envtui's own
 environment manager; an environment whose status has not been answered yet is unknown, so
 nothing after it in selection order is called primary before it is. Unknown notifications
@@ -22,19 +26,21 @@ logged (a warning event) with what was wrong, and skipped.
 from __future__ import annotations
 
 import asyncio
-import json
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from envtui import __version__
 from envtui.context.local_time import system_clock
+from envtui.environments.app_server_messages import emitted_at as emitted_at
+from envtui.environments.app_server_messages import preview, thread_of
 from envtui.environments.channels import ProcessChannel, SshProcessChannel
 from envtui.environments.jsonrpc import ChannelClosedError, JsonRpcClient, MessageChannel, RpcError
 from envtui.environments.ssh import SshSettings
+from envtui.environments.thread_requests import ThreadRequests
 from envtui.steps.board import StatusBoard
 from envtui.vocabulary.events import (
     LOCAL_ID,
@@ -49,6 +55,7 @@ from envtui.vocabulary.events import (
     thread_event,
 )
 from envtui.vocabulary.stopping import wait_for_stop
+from envtui.vocabulary.thread_messages import RequestAnswered
 
 STATUS: dict[str, LiveState] = {
     "pending": "starting",
@@ -83,17 +90,8 @@ class CodexOptions:
     poll_interval: float = 1.0
     features: tuple[str, ...] = ()
     prompt: str | None = None
-
-
-def emitted_at(notification: dict[str, Any]) -> datetime | None:
-    """A notification's ``emittedAtMs`` as an aware time; None without one or out of range."""
-    ms = notification.get("emittedAtMs")
-    if not isinstance(ms, int | float) or isinstance(ms, bool):
-        return None
-    try:
-        return datetime.fromtimestamp(ms / 1000, UTC)
-    except (OverflowError, OSError, ValueError):  # 1e300, NaN: no time at all
-        return None
+    read_only: bool = False
+    """Decline every request of Codex at once (``--read-only``)."""
 
 
 @dataclass
@@ -112,19 +110,6 @@ MAX_REPORTED_PROBLEMS = 10
 """Malformed messages reported one by one; after that, every hundredth, with the count."""
 
 
-def thread_of(result: object) -> dict[str, Any]:
-    """The ``thread`` of a ``thread/start`` or ``thread/resume`` result; ValueError if absent."""
-    thread = result.get("thread") if isinstance(result, dict) else None
-    if not isinstance(thread, dict) or not isinstance(thread.get("id"), str):
-        raise ValueError(f"expected a thread with an id, got {_preview(result)}")
-    return thread
-
-
-def _preview(value: object) -> str:
-    text = json.dumps(value, ensure_ascii=False, default=str)
-    return text if len(text) <= 120 else text[:119] + "…"
-
-
 class AppServerClient:
     """One app-server process and one thread on it: the events it produces go to ``sink``."""
 
@@ -134,10 +119,13 @@ class AppServerClient:
         sink: EventSink,
         *,
         clock: Callable[[], datetime] = system_clock,
+        operator: bool = False,
     ) -> None:
+        """``operator``: someone can answer Codex's requests (see :meth:`answer`)."""
         self.options = options
         self._sink = sink
         self._clock = clock
+        self.requests = ThreadRequests(sink, clock, read_only=options.read_only, operator=operator)
         self._environments: dict[str, _Environment] = {}
         self.board = StatusBoard(self._state, self._describe)
         self.thread_id: str | None = None
@@ -157,8 +145,12 @@ class AppServerClient:
             self.channel = await self._open()
         except Exception as exc:
             raise CodexError(f"cannot start {self.options.codex} app-server: {exc}") from exc
-        rpc = self._rpc = JsonRpcClient(
-            self.channel, self._on_notification, peer=ROLE, on_problem=self.problem
+        rpc = self._rpc = self.requests.rpc = JsonRpcClient(
+            self.channel,
+            self._on_notification,
+            peer=ROLE,
+            on_problem=self.problem,
+            on_request=self._on_request,
         )
         rpc.start()
         try:
@@ -167,9 +159,13 @@ class AppServerClient:
             raise CodexError(f"codex app-server did not start a thread: {exc}") from exc
         self.thread_id = thread["id"]
         self._take_environments(thread.get("environments"))
+        self.requests.seed(thread)
         early, self._early = self._early or [], None
-        for message in early:  # a connection heard while the thread was starting
-            self._on_notification(message)
+        for message in early:  # heard while the thread was starting: a connection, a request
+            if "id" in message:
+                self.requests.request(message)
+            else:
+                self._on_notification(message)
         return rpc
 
     def _take_environments(self, entries: object) -> None:
@@ -177,7 +173,7 @@ class AppServerClient:
         for entry in entries if isinstance(entries, list) else []:
             env_id = entry.get("environmentId") if isinstance(entry, dict) else None
             if not isinstance(env_id, str):
-                self.problem(f"{ROLE}: a thread environment without an id: {_preview(entry)}")
+                self.problem(f"{ROLE}: a thread environment without an id: {preview(entry)}")
                 continue
             cwd = entry.get("cwd")
             environment = self._environments.setdefault(env_id, _Environment())
@@ -253,9 +249,11 @@ class AppServerClient:
             self._sink(thread_event(msg, at=at or self._clock()))
 
     def mark_all_unavailable(self, reason: str) -> None:
-        """Every environment is unavailable for ``reason`` (the app-server is gone)."""
+        """Every environment is unavailable for ``reason`` (the app-server is gone), and so
+        are the requests it asked and the thread's status."""
         for environment_id in list(self.board.order):
             self.update(environment_id, "unavailable", reason)
+        self.requests.gone()
 
     def problem(self, text: str) -> None:
         """A message from the app-server that could not be used: logged, then skipped.
@@ -271,6 +269,22 @@ class AppServerClient:
 
     # --- hearing -----------------------------------------------------------------------------
 
+    def _on_request(self, message: dict[str, Any]) -> bool:
+        """A server request: one the operator answers is kept (until the thread is known,
+        with the notifications heard meanwhile, in order); any other is refused."""
+        if not self.requests.waits_for_operator(message):
+            return False
+        if self._early is not None:
+            if len(self._early) >= MAX_EARLY_NOTIFICATIONS:
+                return False
+            self._early.append(message)
+            return True
+        return self.requests.request(message)
+
+    def answer(self, answer: RequestAnswered) -> str | None:
+        """Send the operator's answer to a pending request; why it was not sent, or None."""
+        return self.requests.answer(answer)
+
     def _on_notification(self, message: dict[str, Any]) -> None:
         if self._early is not None:  # the thread is not known yet: its id, its order
             if len(self._early) < MAX_EARLY_NOTIFICATIONS:
@@ -285,6 +299,8 @@ class AppServerClient:
             if params.get("threadId") not in (None, self.thread_id):
                 return  # another thread's environment
             self._connection(env_id, connected=method == CONNECTED, at=at or self._clock())
+            return
+        if self.requests.notification(method, params, at or self._clock()):
             return
         raw = {"type": "codex_notification", "method": method, "params": params}
         self._sink(
@@ -331,14 +347,14 @@ class AppServerClient:
             result = {"status": "unknown", "error": str(exc)}
         if not isinstance(result, dict):
             self.problem(
-                f"{ROLE}: environment/status for {env_id!r} answered {_preview(result)}, "
+                f"{ROLE}: environment/status for {env_id!r} answered {preview(result)}, "
                 "not an object"
             )
             return
         state = STATUS.get(str(result.get("status")), "unavailable")
         error = result.get("error") if state == "unavailable" else None
         if error is not None and not isinstance(error, str):
-            error = _preview(error)  # shown as the JSON it was, not dropped
+            error = preview(error)  # shown as the JSON it was, not dropped
         environment = self._environments.get(env_id)
         if state == "ready" and (environment is None or environment.shell is None):
             await self._learn_shell(rpc, env_id)

@@ -25,6 +25,12 @@ from envtui.environments.jsonrpc import ChannelClosedError
 from envtui.environments.processes import ProcessTree, group_alive
 from envtui.environments.remote import PermanentError, RetryableError
 from envtui.environments.ssh import SshSettings, close_connection, open_connection
+from envtui.environments.stderr_lines import (
+    STDERR_LINE_LENGTH,
+    error_line,
+    exit_reason,
+    stderr_text,
+)
 from envtui.vocabulary.limits import MAX_LINE, TooLargeError, size_text
 from envtui.vocabulary.stopping import cancel_and_wait, within
 
@@ -34,7 +40,6 @@ MAX_MESSAGE = MAX_LINE
 CHUNK = 64 * 1024
 """Bytes read from a child's output at a time."""
 _STDERR_LINES = 20
-_STDERR_LINE_LENGTH = 2000
 TERM_GRACE = 2.0
 """Seconds a process has to exit after SIGTERM before it gets SIGKILL."""
 
@@ -71,10 +76,6 @@ class LineBuffer:
         return rest
 
 
-def _stderr_text(line: bytes) -> str:
-    return line[:_STDERR_LINE_LENGTH].decode("utf-8", errors="replace").rstrip()
-
-
 def _group_exists(pgid: int) -> bool:
     """Whether a process of the group still runs: a cheap ``killpg(0)`` first, psutil only
     when the group has members (which may be zombies, exited but not yet reaped)."""
@@ -105,6 +106,7 @@ class ProcessChannel:
         """What the program is, in messages: ``exec-server`` or ``codex app-server``."""
         self.tree = ProcessTree(process.pid)
         self._stderr: deque[str] = deque(maxlen=_STDERR_LINES)
+        self._error_line: str | None = None  # the first "Error: " line, kept however much follows
         self._lines = LineBuffer(MAX_MESSAGE)
         loop = asyncio.get_running_loop()
         self._stderr_task = loop.create_task(self._drain_stderr())
@@ -165,11 +167,14 @@ class ProcessChannel:
         with contextlib.suppress(Exception):
             while chunk := await self.process.stderr.read(65536):
                 *lines, partial = (partial + chunk).split(b"\n")
-                partial = partial[-_STDERR_LINE_LENGTH:]
+                partial = partial[-STDERR_LINE_LENGTH:]
+                if self._error_line is None:
+                    self._error_line = error_line(lines)
                 for line in lines[-_STDERR_LINES:]:
-                    self._stderr.append(_stderr_text(line))
+                    self._stderr.append(stderr_text(line))
             if partial:
-                self._stderr.append(_stderr_text(partial))
+                self._error_line = self._error_line or error_line([partial])
+                self._stderr.append(stderr_text(partial))
 
     async def send(self, text: str) -> None:
         stdin = self.process.stdin
@@ -226,9 +231,9 @@ class ProcessChannel:
             if code is None
             else f"{self.role} exited with status {code}"
         )
-        # What it said last is the likely cause of an exit (not of a kill from outside).
-        last = next((line for line in reversed(self._stderr) if line.strip()), None)
-        return f"{reason}: {last}" if last else reason
+        # What it said is the likely cause of an exit (not of a kill from outside).
+        said = self._error_line or exit_reason(list(self._stderr))
+        return f"{reason}: {said}" if said else reason
 
     async def close(self) -> None:
         """End the exec-server and everything it started: its process group, and every

@@ -52,6 +52,9 @@ class ChannelClosedError(ConnectionError):
 
 
 NotificationHandler = Callable[[dict[str, Any]], None]
+RequestHandler = Callable[[dict[str, Any]], bool]
+"""Takes a request from the peer; True when it will be answered later (with
+:meth:`JsonRpcClient.respond`), False to have it refused with -32601 at once."""
 ProblemHandler = Callable[[str], None]
 METHOD_NOT_FOUND = -32601
 MAX_UNSENT_REPLIES = 256
@@ -65,8 +68,10 @@ _YIELD_EVERY = 64  # messages read in a row before the reader lets other tasks r
 class JsonRpcClient:
     """Requests with ids, notifications to ``on_notification`` (or kept, bounded).
 
-    A request *from* the server gets a JSON-RPC error -32601: envtui only observes. The
-    answers go out one at a time through a bounded queue (see :data:`MAX_UNSENT_REPLIES`).
+    A request *from* the server goes to ``on_request``; one it does not take (and every one,
+    without it) gets a JSON-RPC error -32601 at once: envtui only observes. The answers go
+    out one at a time through a bounded queue (see :data:`MAX_UNSENT_REPLIES`); request ids
+    of the two directions are apart, so the peer's may equal envtui's own.
 
     ``peer`` names the other side in reasons (``exec-server``, ``codex app-server``). With
     ``on_problem``, a message that is not a JSON object, or one the notification handler
@@ -80,11 +85,13 @@ class JsonRpcClient:
         *,
         peer: str = "exec-server",
         on_problem: ProblemHandler | None = None,
+        on_request: RequestHandler | None = None,
     ) -> None:
         """``peer`` names the other side in reasons and in the debug log."""
         self._channel = channel
         self.peer = peer
         self._on_notification = on_notification
+        self._on_request = on_request
         self._on_problem = on_problem
         self._pending: dict[int, asyncio.Future[Any]] = {}
         self._next_id = 1
@@ -179,24 +186,51 @@ class JsonRpcClient:
     def _dispatch(self, message: dict[str, Any]) -> None:
         request_id = message.get("id")
         if request_id is not None and "method" in message:
-            self._answer(request_id)
+            if not self._taken(message):
+                self._answer(request_id)
         elif isinstance(request_id, int) and ("result" in message or "error" in message):
             self._resolve(request_id, message)
         elif "method" in message:
             self._notification(message)
 
+    def _taken(self, message: dict[str, Any]) -> bool:
+        """Whether ``on_request`` will answer the request later; a handler that fails on it
+        is reported, and the request refused."""
+        if self._on_request is None:
+            return False
+        try:
+            return self._on_request(message)
+        except Exception as exc:
+            self._bad(f"{self.peer} request {str(message.get('method'))[:80]!r}: {exc}")
+            return False
+
     def _answer(self, request_id: object) -> None:
+        self._reply(
+            {
+                "id": request_id,
+                "error": {"code": METHOD_NOT_FOUND, "message": "envtui only observes"},
+            }
+        )
+
+    def respond(self, request_id: object, result: Any) -> bool:
+        """Answer the peer's request ``request_id`` with ``result``; False when the channel is
+        closed (the answer can no longer reach it)."""
+        if self.closed.done():
+            return False
+        self._reply({"id": request_id, "result": result})
+        return not self.closed.done()
+
+    def _reply(self, answer: dict[str, Any]) -> None:
         if self._replies.qsize() >= MAX_UNSENT_REPLIES:
             self._close(
                 f"{self.peer} sent requests without reading the answers "
                 f"({MAX_UNSENT_REPLIES} unsent); disconnected"
             )
             return
-        answer = {
-            "id": request_id,
-            "error": {"code": METHOD_NOT_FOUND, "message": "envtui only observes"},
-        }
-        self._replies.put_nowait(json.dumps(answer))
+        text = json.dumps(answer)
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug("to %s: %s", self.peer, excerpt(text))
+        self._replies.put_nowait(text)
 
     def _resolve(self, request_id: int, message: dict[str, Any]) -> None:
         future = self._pending.get(request_id)

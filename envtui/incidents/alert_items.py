@@ -1,9 +1,11 @@
 """What an operator may be alerted about, as the store sees it happen.
 
-The store notes four kinds of change: an incident opened, an incident resolved, an
-environment that went down (became unavailable after being up or new) and one that came
-back (ready after being down). An environment retrying goes starting → unavailable again
-and again while it is down; that is one outage, so one alert, until it is ready again.
+The store notes five kinds of change: an incident opened, an incident resolved, an
+environment that went down (became unavailable after being up or new), one that came
+back (ready after being down), and a request of Codex that waits for the operator (once
+per request: the same request asked again when its thread is resumed is not a new one).
+An environment retrying goes starting → unavailable again and again while it is down;
+that is one outage, so one alert, until it is ready again.
 
 The queue is bounded and pure; delivering (the bell, a desktop notification, a command)
 is the front end's and the runtime's (:mod:`envtui.sources.alerts`).
@@ -18,9 +20,14 @@ from typing import Any, Literal
 
 from envtui.vocabulary.events import LiveState
 from envtui.vocabulary.incident_messages import IncidentOpened, IncidentResolved
+from envtui.vocabulary.thread_messages import RequestPending
 
 AlertKind = Literal[
-    "incident_opened", "incident_resolved", "environment_unavailable", "environment_ready"
+    "incident_opened",
+    "incident_resolved",
+    "environment_unavailable",
+    "environment_ready",
+    "request_pending",
 ]
 MAX_PENDING = 1_000
 """Alerts held until the front end takes them; beyond it the oldest are dropped (counted)."""
@@ -57,6 +64,21 @@ class Alert:
         resolved: AlertKind = "incident_resolved"
         return cls(resolved, at, msg.environment_id, msg.code, msg.tool, msg.first_step, msg.step)
 
+    @classmethod
+    def of_request(cls, msg: RequestPending, at: datetime | None) -> Alert:
+        """A thread started waiting for the operator: once per request (``first_step``
+        None, ``code`` the request's kind, ``tool`` its id, so each request is its own)."""
+        what = msg.command or ", ".join(msg.changes) or msg.reason or msg.kind
+        return cls(
+            "request_pending",
+            at,
+            msg.environment_id,
+            code=msg.kind,
+            tool=f"#{msg.request_id}",
+            message=what,
+            severity="warning",
+        )
+
     @property
     def key(self) -> tuple[str, str | None, str | None, str | None, int | None]:
         """What makes two alerts the same: the same change of the same incident or host."""
@@ -69,6 +91,9 @@ class Alert:
             return f"incident: {self.code} ({who}): {self.message or ''}".rstrip(": ")
         if self.kind == "incident_resolved":
             return f"resolved: {self.code} ({who})"
+        if self.kind == "request_pending":
+            where = f"on {self.environment_id}" if self.environment_id else "on the primary"
+            return f"needs you: {self.code} {where}: {self.message or ''}".rstrip(": ")
         if self.kind == "environment_unavailable":
             return f"{who} unavailable" + (f": {self.message}" if self.message else "")
         return f"{who} ready again"

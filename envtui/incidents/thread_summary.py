@@ -85,6 +85,7 @@ class ThreadSummary:
     transitions: dict[tuple[str, str], int] = field(default_factory=dict)
     bad_lines: int = 0
     live: bool = False
+    turn_end: str | None = None  # how the last turn ended; None: no end in the file yet
 
     def count(self, status: str) -> int:
         return sum(1 for env in self.environments.values() if env.status == status)
@@ -111,7 +112,15 @@ class ThreadSummary:
             "incidents": self.incidents,
             "findings": self.findings,
             "bad_lines": self.bad_lines,
+            "last_turn": self.last_turn(),
         }
+
+    def last_turn(self) -> str | None:
+        """``completed``, ``interrupted``, or ``running`` while a turn without an end is still
+        written; one no longer written was cut off, and is interrupted (as Codex says)."""
+        if not self.turns:
+            return None
+        return self.turn_end or ("running" if self.live else "interrupted")
 
 
 class ThreadFold:
@@ -203,4 +212,5 @@ class ThreadFold:
             findings=dict(self._findings),
             transitions=dict(self._transitions),
             bad_lines=info.bad_line_count,
+            turn_end=info.turn_end,
         )

@@ -25,7 +25,7 @@ from envtui.rollout.records import ContextBlock, Rollout, RolloutInfo, RolloutSt
 from envtui.steps.connection import ConnectionTimeline
 from envtui.steps.plan import ToolFeatures
 from envtui.steps.report import CheckReport, StepReport
-from envtui.steps.rules import TOOL_CODES, check_calls, check_step
+from envtui.steps.rules import TOOL_CODES, check_calls, check_step, selected_never_resolved
 from envtui.steps.tools import ToolSpec
 from envtui.steps.unchecked import CONTEXT_CODES, EXECUTION_CODE, RULE_CODES, unchecked_codes
 from envtui.steps.values import Finding, StepView, finding
@@ -176,6 +176,9 @@ class RolloutChecker:
         self.restore = _Restorer()
         self.tools_seen = False
         self._last_rules: _Rules | None = None
+        self.selected: dict[str, bool] = {}
+        """Every environment a snapshot named (the selection as a rollout shows it), and
+        whether any step showed it available or starting."""
 
     def check(self, step: RolloutStep) -> StepReport:
         """One step: every block against Codex's, then the rules on its snapshot."""
@@ -202,6 +205,9 @@ class RolloutChecker:
             report.unchecked |= RULE_CODES
             return report
         report.state = state
+        for env_id, env in state.environments.items():
+            resolved = env.status in ("available", "starting")
+            self.selected[env_id] = self.selected.get(env_id, False) or resolved
         findings, notes, unchecked = self._rules(step, state)
         report.findings += findings
         report.notes += notes
@@ -252,12 +258,39 @@ class RolloutChecker:
             "execution-routed-elsewhere needs live sources: a rollout does not record where "
             "calls ran"
         )
-        notes.append(
-            "selected-never-resolved needs the thread's selection, which a rollout does not record"
-        )
+        if self.profile is Profile.CODEX_0171:
+            notes.append(
+                "selected-never-resolved reads the selection from the snapshots (0.171 records "
+                "a failed environment); an environment no snapshot names is not seen"
+            )
+        else:
+            notes.append(
+                "selected-never-resolved needs the thread's selection, which a codex-0.150 "
+                "rollout does not record (a failed environment is left out of its snapshots)"
+            )
         if self.tools is None and not self.tools_seen:
             notes.append("no tool list was recorded (flat tools are not): tool rules skipped")
         return notes
+
+
+def cut_off_note(turn: int) -> str:
+    """What a check says of a last turn that was cut off."""
+    return (
+        f"turn {turn} was cut off: the rollout ends without its end (no turn_aborted, no "
+        "task_complete) and is no longer written, so the app-server was killed; it counts "
+        "as interrupted, as Codex calls it"
+    )
+
+
+def thread_findings(checker: RolloutChecker) -> list[Finding]:
+    """The findings of the whole thread, once every step is checked: an environment that
+    every snapshot naming it recorded as failed, from the first step to the last, was
+    selected and never resolved (the spec's "resolution failed"). Only under codex-0.171:
+    0.150 leaves a failed environment out of its snapshots, so it is never seen."""
+    if checker.profile is not Profile.CODEX_0171:
+        return []
+    resolved = tuple(env for env, ok in checker.selected.items() if ok)
+    return selected_never_resolved(checker.selected, [StepView(number=None, ready=resolved)])
 
 
 def _one_per_step(mismatches: list[Finding], blocks: int) -> Finding:
@@ -282,6 +315,6 @@ def check_rollout(
     """Check every step of a rollout read whole; ``tools`` replaces the recorded lists."""
     checker = RolloutChecker(profile, events=events, features=features, tools=tools)
     reports = [checker.check(step) for step in rollout.steps]
-    findings = [f for report in reports for f in report.findings]
+    findings = [f for report in reports for f in report.findings] + thread_findings(checker)
     summary = rollout.info.summary(profile)
     return CheckReport(reports, findings, checker.notes(rollout.info), summary)

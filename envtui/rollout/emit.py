@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from envtui.rollout.check import RolloutChecker
+from envtui.rollout.check import RolloutChecker, cut_off_note, thread_findings
 from envtui.rollout.records import RolloutStep
 from envtui.rollout.settled import SettledSteps
 from envtui.rollout.state import BaselineLookup
@@ -27,6 +27,7 @@ from envtui.vocabulary.events import (
     LiveState,
     StepRecorded,
     StepTool,
+    WarningMessage,
     thread_event,
 )
 from envtui.vocabulary.profiles import Profile
@@ -57,8 +58,16 @@ class RolloutEvents:
         return self._events(self.steps.read_line(number, text))
 
     def finish(self) -> list[Event]:
-        """The file ends here (it is not followed): its last step, as it is."""
-        return self._events(self.steps.finish())
+        """The file ends here (it is not followed): its last step, as it is, then the
+        findings of the whole thread (see :func:`~envtui.rollout.check.thread_findings`)."""
+        events = self._events(self.steps.finish())
+        found = thread_findings(self._checker) if self._checker is not None else []
+        events += [thread_event(finding_event(f), at=None) for f in found]
+        info = self.steps.info
+        if info.last_turn(written=False) == ("interrupted", True):
+            notice = WarningMessage(message=cut_off_note(info.turns), severity="info")
+            events.append(thread_event(notice, at=None))
+        return events
 
     def _events(self, steps: list[RolloutStep]) -> list[Event]:
         if not steps:
@@ -75,7 +84,10 @@ class RolloutEvents:
         (its timeline is read at the start) or the rollout named its profile."""
         profile = self._profile or self.steps.profile()
         if self._connection_events is not None:
+            before = self._checker
             self._checker = RolloutChecker(profile, events=self._connection_events())
+            if before is not None:  # what the thread's earlier steps showed goes on
+                self._checker.selected = before.selected
         elif self._checker is None or self._checker.profile is not profile:
             self._checker = RolloutChecker(profile)
         return self._checker

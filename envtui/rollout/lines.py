@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 TURN_START = "task_started"
-TURN_END = frozenset({"task_complete", "turn_aborted", "turn_complete"})
+TURN_ABORTED = "turn_aborted"
+TURN_END = frozenset({"task_complete", TURN_ABORTED, "turn_complete"})
 REQUEST_SIDE = frozenset({"world_state", "turn_context", "compacted"})
 """Line types written before the request they belong to is sent."""
 IGNORED = frozenset({"token_usage_record"})

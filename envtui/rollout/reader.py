@@ -44,6 +44,7 @@ from envtui.rollout.items import (
 from envtui.rollout.lines import (
     IGNORED,
     TOOLS_TYPE,
+    TURN_ABORTED,
     TURN_END,
     TURN_START,
     Item,
@@ -235,8 +236,10 @@ class RolloutReader:
         event = payload.get("type")
         if event == TURN_START:
             self.info.turns += 1
+            self.info.turn_end = None
             self._start_turn()
         elif isinstance(event, str) and event in TURN_END:
+            self.info.turn_end = "interrupted" if event == TURN_ABORTED else "completed"
             self._end_turn()
         return False
 

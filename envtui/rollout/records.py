@@ -21,6 +21,8 @@ KEPT_LINE_NUMBERS = 20
 """How many broken or unknown lines are named by number; the rest are only counted."""
 
 BlockSource = Literal["message", "compaction", "world_state"]
+TurnEnd = Literal["completed", "interrupted"]
+TurnState = Literal["completed", "interrupted", "running"]
 
 
 @dataclass
@@ -82,6 +84,9 @@ class RolloutInfo:
     turns: int = 0  # turn starts read (a skipped part of a file is not counted here)
     fork: ForkOrigin | None = None
     notes: list[str] = field(default_factory=list)
+    turn_end: TurnEnd | None = None
+    """How the last turn read ended (``task_complete``, ``turn_aborted``); None while it has
+    no end in the file, or before any turn."""
 
     def note(self, text: str) -> None:
         if text not in self.notes and len(self.notes) < KEPT_LINE_NUMBERS:
@@ -99,7 +104,24 @@ class RolloutInfo:
             return Profile.CODEX_0171, "no cli_version recorded: checked as codex-0.171"
         return (Profile.CODEX_0171 if version >= (0, 171) else Profile.CODEX_0150), None
 
-    def summary(self, profile: Profile) -> dict[str, Any]:
+    def last_turn(self, *, written: bool) -> tuple[TurnState, bool] | None:
+        """The last turn's state, and whether it was cut off; None before any turn.
+
+        A turn with no end in the file is running while the file is still ``written``;
+        once nothing writes it, it was cut off: the app-server was killed (SIGKILL, or
+        SIGTERM for 0.150) before it could write ``turn_aborted``. Codex itself calls such a
+        turn interrupted when the thread is resumed, and so does envtui.
+        """
+        if not self.turns:
+            return None
+        if self.turn_end is not None:
+            return self.turn_end, False
+        return ("running", False) if written else ("interrupted", True)
+
+    def summary(self, profile: Profile, *, written: bool = False) -> dict[str, Any]:
+        """The rollout in a few values; ``written``: the file is still being written (its
+        last turn, if it has no end yet, is running rather than cut off)."""
+        turn = self.last_turn(written=written)
         return {
             "lines": self.lines,
             "bad_lines": self.bad_lines,
@@ -107,6 +129,8 @@ class RolloutInfo:
             "turns_without_step": self.turns_without_step,
             "cli_version": self.cli_version,
             "profile": profile.value,
+            "last_turn": turn[0] if turn is not None else None,
+            "last_turn_cut_off": turn[1] if turn is not None else False,
         }
 
 

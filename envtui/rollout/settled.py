@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from envtui.rollout.reader import RolloutReader
-from envtui.rollout.records import RolloutStep
+from envtui.rollout.records import RolloutInfo, RolloutStep
 from envtui.rollout.state import BaselineLookup
 from envtui.vocabulary.profiles import Profile
 
@@ -34,6 +34,11 @@ class SettledSteps:
     @property
     def thread_id(self) -> str | None:
         return self._reader.info.thread_id
+
+    @property
+    def info(self) -> RolloutInfo:
+        """What the file said so far (its turns, how the last one ended)."""
+        return self._reader.info
 
     def profile(self) -> Profile:
         """The profile the recorded ``cli_version`` calls for (codex-0.171 when unknown)."""

@@ -48,8 +48,9 @@ from envtui.vocabulary.events import (
 )
 from envtui.vocabulary.limits import KIB, TooLargeError
 from envtui.vocabulary.stopping import cancel_and_wait, wait_for_stop
+from envtui.vocabulary.thread_messages import RequestAnswered
 
-__all__ = ["CodexError", "CodexOptions", "CodexSource"]
+__all__ = ["CodexError", "CodexOptions", "CodexSource", "OperatedCodex"]
 
 APP_SERVER_EXITED = "codex app-server exited"
 REMOTE_TIMEOUT = 30.0
@@ -77,12 +78,15 @@ class CodexSource:
         *,
         clock: Callable[[], datetime] = system_clock,
         restart: Backoff | None = None,
+        operator: bool = False,
     ) -> None:
+        """``operator``: someone answers Codex's requests through :meth:`answer`."""
         self.options = options
         self._sink = sink
         self._clock = clock
         self._restart = restart
-        self.client = AppServerClient(options, self._hear, clock=clock)
+        self._operator = operator
+        self.client = AppServerClient(options, self._hear, clock=clock, operator=operator)
         self.died = False  # the app-server stopped while envtui was attached
         self.death: str | None = None
         """Why it stopped last, in the words of the notice (None while it runs)."""
@@ -153,7 +157,14 @@ class CodexSource:
         options = self.options
         if self.thread_id is not None:
             options = dataclasses.replace(options, thread=self.thread_id, cwd=None, prompt=None)
-        self.client = AppServerClient(options, self._hear, clock=self._clock)
+        self.client = AppServerClient(
+            options, self._hear, clock=self._clock, operator=self._operator
+        )
+
+    def answer(self, answer: RequestAnswered) -> str | None:
+        """The operator's answer to a pending request, sent to the app-server now attached;
+        why it was not sent, or None."""
+        return self.client.answer(answer)
 
     async def _attach(self, stop: asyncio.Event) -> str | None:
         """One app-server's life: the reason it stopped, None when ``stop`` ended it."""
@@ -167,6 +178,14 @@ class CodexSource:
                     message=f"attached to codex thread {self.thread_id}", severity="info"
                 )
             )
+            if self.options.read_only:
+                self._emit(
+                    WarningMessage(
+                        message="--read-only: every approval and question of Codex is "
+                        "declined at once",
+                        severity="info",
+                    )
+                )
             self._status("up")
             if self.client.options.prompt:
                 await self.client.send_prompt(rpc, self.client.options.prompt)
@@ -177,6 +196,7 @@ class CodexSource:
         finally:
             await cancel_and_wait(*tasks)
             await self.client.aclose()
+            self.client.requests.gone()  # whatever it asked, nobody can answer it now
 
     async def _start(self, stop: asyncio.Event) -> JsonRpcClient | None:
         """The started client, or None when ``stop`` came first (the handshake may take a
@@ -279,3 +299,22 @@ class CodexSource:
             if await wait_for_stop(stop, self.options.poll_interval):
                 return None
         return None
+
+
+class OperatedCodex:
+    """The dashboard's source for ``envtui codex``: the app-server, started again when it
+    stops (resuming its thread), and the operator's answers to what it asks (:meth:`answer`)."""
+
+    def __init__(self, options: CodexOptions) -> None:
+        self.options = options
+        self.attached: CodexSource | None = None
+
+    async def __call__(self, sink: EventSink, stop: asyncio.Event) -> None:
+        self.attached = CodexSource(self.options, sink, restart=restart_backoff(), operator=True)
+        await self.attached.run(stop)
+
+    def answer(self, answer: RequestAnswered) -> str | None:
+        """Send the operator's answer; why it was not sent, or None."""
+        if self.attached is None:
+            return "not attached to a codex app-server yet"
+        return self.attached.answer(answer)

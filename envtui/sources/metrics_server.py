@@ -24,8 +24,10 @@ from prometheus_client.registry import Collector, CollectorRegistry
 
 from envtui.sources.metrics_state import MetricsSnapshot, MetricsState
 from envtui.vocabulary.events import Event, EventSink, LiveState, Source
+from envtui.vocabulary.thread_messages import WaitingReason
 
 STATUSES: tuple[LiveState, ...] = ("starting", "ready", "unavailable")
+WAITING_REASONS: tuple[WaitingReason, ...] = ("approval", "input")
 
 
 class EnvtuiCollector(Collector):
@@ -38,6 +40,7 @@ class EnvtuiCollector(Collector):
         snapshot = self.state.snapshot()
         yield from _environment_families(snapshot)
         yield from _incident_families(snapshot)
+        yield _waiting_family(snapshot)
         events = CounterMetricFamily("envtui_events", "Events seen, by type.", labels=["type"])
         for kind, count in sorted(snapshot.events.items()):
             events.add_metric([kind], count)
@@ -89,6 +92,21 @@ def _incident_families(snapshot: MetricsSnapshot) -> Iterator[Metric]:
         for code, count in sorted(series.findings.items()):
             findings.add_metric([thread, code], count)
     yield from (active, findings)
+
+
+def _waiting_family(snapshot: MetricsSnapshot) -> Metric:
+    """1 while the thread waits for the operator for that reason, 0 while it does not; no
+    series for a thread whose status is not known (a rollout does not say)."""
+    waiting = GaugeMetricFamily(
+        "envtui_thread_waiting",
+        "1 while the thread waits for the operator (reason: approval, input).",
+        labels=["thread", "reason"],
+    )
+    for thread, series in sorted(snapshot.threads.items()):
+        if series.waiting is not None:
+            for reason in WAITING_REASONS:
+                waiting.add_metric([thread, reason], 1.0 if reason in series.waiting else 0.0)
+    return waiting
 
 
 class MetricsServer:

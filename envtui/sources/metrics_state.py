@@ -2,7 +2,8 @@
 
 The fold keeps, per thread, each environment's kind, status and primary flag, how often
 each environment entered each status, the findings counted and the active incidents (the
-dashboard's incident fold, :mod:`envtui.incidents.fold`); and, for the whole process, the
+dashboard's incident fold, :mod:`envtui.incidents.fold`), whether the thread waits for the
+operator (on an approval, on input); and, for the whole process, the
 events by type and whether each source is up. The HTTP server reads it from its own
 thread, so every change and every read holds the lock, and a read gets a copy.
 
@@ -27,6 +28,11 @@ from envtui.vocabulary.events import (
     FindingReported,
     StepRecorded,
 )
+from envtui.vocabulary.thread_messages import (
+    ThreadStatusChanged,
+    WaitingReason,
+    waiting_reasons,
+)
 
 DEFAULT_RETENTION = 15 * 60.0
 
@@ -46,6 +52,8 @@ class ThreadSeries:
         default_factory=lambda: IncidentFold(max_incidents=SUMMARY_INCIDENTS, history=1)
     )
     ended_at: float | None = None
+    waiting: tuple[WaitingReason, ...] | None = None
+    """Why the thread waits for the operator (None: its status is not known)."""
 
 
 @dataclass
@@ -80,8 +88,9 @@ class MetricsState:
         with self._lock:
             msg = event.msg
             self._events[msg.type] += 1
-            if isinstance(msg, StepRecorded) and msg.thread and msg.thread != self._thread:
-                self._rename(msg.thread)
+            named = msg.thread if isinstance(msg, StepRecorded | ThreadStatusChanged) else None
+            if named and named != self._thread:
+                self._rename(named)
             series = self._threads.setdefault(self._thread, ThreadSeries())
             if isinstance(msg, EnvironmentStatus):
                 before = series.statuses.get(msg.environment_id)
@@ -94,6 +103,8 @@ class MetricsState:
                 series.latest_step = msg.step
             elif isinstance(msg, FindingReported):
                 series.findings[msg.code] += 1
+            elif isinstance(msg, ThreadStatusChanged):
+                series.waiting = waiting_reasons(msg.status)
             version = series.fold.version
             series.fold.apply(event)
             if series.fold.version != version or isinstance(msg, StepRecorded):
@@ -157,6 +168,7 @@ class MetricsState:
                     Counter(s.findings),
                     list(s.incidents),
                     s.latest_step,
+                    waiting=s.waiting,
                 )
                 for thread, s in self._threads.items()
             }

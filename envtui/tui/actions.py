@@ -26,13 +26,14 @@ from envtui.tui.history_screen import HistoryScreen
 from envtui.tui.incidents_view import IncidentList, incident_details
 from envtui.tui.keymap import keys_in_force
 from envtui.tui.log_widget import EventLog
+from envtui.tui.needs_you_keys import NeedsYouKeys
 from envtui.tui.options import DashboardOptions
 from envtui.tui.screens import TextScreen
 from envtui.tui.widgets import VIEWS, ContextPanel, EnvironmentTable
 from envtui.vocabulary.events import thread_event
 
 
-class DashboardActions(Screen[None]):
+class DashboardActions(NeedsYouKeys, Screen[None]):
     """The main screen's keys and the state they assign; the drawing is the subclass's."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -54,6 +55,11 @@ class DashboardActions(Screen[None]):
         Binding("s", "sort", "Sort", id="sort"),
         Binding("S", "sort_reverse", "Reverse", show=False, id="sort_reverse"),
         Binding("h", "history", "History", id="history"),
+        Binding("o", "approve_once", "Approve once", id="approve_once"),
+        Binding("O", "approve_session", "Approve for session", show=False, id="approve_session"),
+        Binding("x", "decline", "Decline", id="decline"),
+        Binding("r", "reply", "Answer questions", show=False, id="reply"),
+        Binding("w", "next_request", "Next request", show=False, id="next_request"),
         Binding("q", "quit", "Quit", id="quit"),
     ]
 

@@ -19,6 +19,8 @@ from envtui.incidents.alert_items import Alert
 from envtui.settings.alerts_config import AlertsConfig
 from envtui.vocabulary.safe_text import one_line
 
+ALARMING = frozenset({"incident_opened", "environment_unavailable", "request_pending"})
+"""Alert kinds whose toast is a warning: something went wrong, or waits for the operator."""
 SHOWN = 5
 """Alerts a toast lists by name; the rest are counted."""
 NOTIFICATION_CHARS = 200
@@ -76,7 +78,7 @@ class Alerting:
         if self.settings.bell:
             self._bell()
         if self.settings.notify:
-            bad = any(a.kind in ("incident_opened", "environment_unavailable") for a in alerts)
+            bad = any(a.kind in ALARMING for a in alerts)
             text = toast_text(alerts)
             self._toast(text, bad)
             summary = alerts[0].summary() if len(alerts) == 1 else f"{len(alerts)} alerts: {text}"

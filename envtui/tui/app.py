@@ -109,6 +109,7 @@ def known_binding_ids() -> list[str]:
     """Every binding id a keymap may name: the app's, its screens' and widgets'."""
     from envtui.tui.history_screen import HistoryScreen
     from envtui.tui.log_widget import EventLog
+    from envtui.tui.needs_you import ConfirmAnswer, ReplyScreen
     from envtui.tui.screens import TextScreen
     from envtui.tui.widgets import EnvironmentTable
 
@@ -119,6 +120,8 @@ def known_binding_ids() -> list[str]:
         HistoryScreen.BINDINGS,
         EnvironmentTable.BINDINGS,
         EventLog.BINDINGS,
+        ConfirmAnswer.BINDINGS,
+        ReplyScreen.BINDINGS,
     )
     return [binding_id for group in groups for binding_id in binding_ids(group)]
 

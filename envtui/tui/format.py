@@ -247,8 +247,16 @@ def row_values(
         "kind": clean(row.kind),
         "cwd": clean(row.cwd),
         "shell": clean(row.shell) or "-",
-        "error": clean(row.error),
+        "error": needs_you_mark(row) + clean(row.error),
     }
+
+
+def needs_you_mark(row: EnvironmentRow) -> str:
+    """Before the error: that Codex waits on the operator for this environment."""
+    if not row.waiting:
+        return ""
+    count = f"{row.waiting} approvals" if row.waiting > 1 else "an approval"
+    return f"{glyphs().warning} needs you: {count} waits" + (" · " if row.error else "")
 
 
 def sort_value(row: EnvironmentRow, key: str, values: dict[str, str]) -> Any:

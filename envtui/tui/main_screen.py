@@ -27,11 +27,13 @@ from textual.widgets import (
     TabPane,
 )
 
+from envtui.dashboard.needs_you import STATUS_WORDS
 from envtui.dashboard.store import Store
 from envtui.tui.actions import DashboardActions
 from envtui.tui.format import clock_text, fit, glyphs, source_badge
 from envtui.tui.incidents_view import IncidentList, banner_text
 from envtui.tui.log_widget import EventLog
+from envtui.tui.needs_you import NeedsYouPanel, panel_text
 from envtui.tui.options import DashboardOptions
 from envtui.tui.widgets import ContextPanel, EnvironmentTable, ToolsPanel
 from envtui.vocabulary.safe_text import one_line
@@ -80,6 +82,7 @@ class MainScreen(DashboardActions):
         self.wide = self.app.size.width >= WIDE
         yield Static("", id="header", markup=False)
         yield Static("", id="banner", markup=False)
+        yield NeedsYouPanel("", id="needs-you", markup=False)
         yield EnvironmentTable(id="table")
         log = EventLog(self.options.max_log_lines, self.store.log, id="log")
         context = ContextPanel(id="context")
@@ -205,6 +208,7 @@ class MainScreen(DashboardActions):
         self.query_one(EventLog).show_all()
         self._draw_step()
         self._draw_findings()
+        self._draw_needs_you()
         self._draw_header()
 
     def request_frame(self) -> None:
@@ -247,6 +251,8 @@ class MainScreen(DashboardActions):
             self._draw_step()
         if changes.incidents or new_second:  # durations grow with the clock
             self._draw_findings()
+        if changes.requests or new_second:  # how long each has waited grows too
+            self._draw_needs_you(bindings=changes.requests)
         self._draw_header()
 
     def _resync_table(self) -> None:
@@ -272,6 +278,23 @@ class MainScreen(DashboardActions):
             banner.update(Text(banner_text(active), no_wrap=True, overflow="ellipsis"))
         banner.set_class(bool(active), "-visible")
 
+    def _draw_needs_you(self, *, bindings: bool = True) -> None:
+        """The needs-you panel; the footer's keys follow whether anything waits."""
+        needs_you = self.store.needs_you
+        text = panel_text(
+            needs_you,
+            self.store.environments,
+            self.marked,
+            self.options.clock(),
+            self.options.answer is not None,
+        )
+        self.query_one(NeedsYouPanel).show(text, len(needs_you.pending))
+        if bindings:
+            self.refresh_bindings()
+
+    def request_panel(self) -> None:
+        self._draw_needs_you(bindings=False)
+
     def header_text(self) -> str:
         """The header line: what runs, any source that is not up, the step, the clock."""
         now = self.options.clock()
@@ -280,6 +303,10 @@ class MainScreen(DashboardActions):
             parts.append((10, source_badge(row, now, self.options.zone)))
         if self.store.thread:
             parts.append((5, f"thread {one_line(self.store.thread)}"))
+        status = self.store.needs_you.status
+        if status is not None:
+            waiting = f"{glyphs().warning} " if self.store.needs_you.waiting else ""
+            parts.append((8 if waiting else 3, f"{waiting}{STATUS_WORDS[status]}"))
         step = self.current_step()
         if step is not None:
             latest = self.store.steps[-1].number

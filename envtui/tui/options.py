@@ -9,6 +9,7 @@ from pathlib import Path
 
 from envtui.context.local_time import system_clock
 from envtui.settings.alerts_config import AlertsConfig
+from envtui.vocabulary.thread_messages import RequestAnswered
 
 
 @dataclass
@@ -37,3 +38,6 @@ class DashboardOptions:
     """Keep the theme chosen with ``t`` for the next run (the command line turns it on)."""
     alerts: AlertsConfig | None = None
     """How to alert about incidents and hosts going down or back (None: never)."""
+    answer: Callable[[RequestAnswered], str | None] | None = None
+    """Sends the operator's answer to a request of Codex; why it was not sent, or None.
+    None: nothing here can answer (the needs-you keys say so)."""

@@ -29,6 +29,7 @@ from envtui.vocabulary.incident_messages import (
 )
 from envtui.vocabulary.limits import JsonInputError, LineTooLong, load_json
 from envtui.vocabulary.safe_text import dumps_json_line
+from envtui.vocabulary.thread_messages import THREAD_MESSAGES, AnyThreadMessage
 from envtui.vocabulary.validation import first_error
 
 if TYPE_CHECKING:
@@ -215,6 +216,7 @@ KNOWN_MESSAGES: dict[str, type[VocabularyMessage]] = {
         IncidentOpened,
         IncidentResolved,
         IncidentAcknowledged,
+        *THREAD_MESSAGES,
     )
 }
 
@@ -230,6 +232,7 @@ AnyMessage = Annotated[
     | IncidentOpened
     | IncidentResolved
     | IncidentAcknowledged
+    | AnyThreadMessage
     | UnknownMessage,
     Field(union_mode="left_to_right"),
 ]

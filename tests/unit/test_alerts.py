@@ -8,6 +8,8 @@ from datetime import UTC, datetime
 
 import pytest
 
+from tests.support.scenarios.operator_requests import command_request, environments
+
 from envtui.commands.dashboard import alerts_for
 from envtui.dashboard.store import Store
 from envtui.incidents.alert_items import Alert, AlertQueue
@@ -155,3 +157,16 @@ def test_a_wrong_alerts_key_names_the_file_line_and_key() -> None:
     with pytest.raises(ConfigError) as caught:
         parse_config('timezone = "UTC"\n[alerts]\ncommand = "curl -d @- https://x"\n', "c.toml")
     assert str(caught.value).startswith("c.toml:3: alerts.command")
+
+
+def test_a_thread_that_starts_waiting_alerts_once_per_request_with_a_warning() -> None:
+    store = Store()
+    store.apply_all([*environments(), command_request(0), command_request(0), command_request(1)])
+    alerts = [a for a in store.alerts.take() if a.kind == "request_pending"]
+    assert [a.tool for a in alerts] == ["#0", "#1"]
+    recorder = Recorder()
+    alerting(recorder, notify=True).deliver(alerts[:1])
+    ((text, bad),) = recorder.toasts
+    assert bad is True
+    assert text.startswith("needs you: command on devbox: /bin/bash -lc")
+    assert batch_json(alerts)["alerts"][0]["kind"] == "request_pending"

@@ -178,6 +178,8 @@ def test_json_carries_the_rollout_summary(
         "turns_without_step": 0,
         "cli_version": "0.171.0",
         "profile": "codex-0.150",
+        "last_turn": "completed",
+        "last_turn_cut_off": False,
     }
 
 

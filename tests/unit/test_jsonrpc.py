@@ -159,3 +159,47 @@ async def test_a_closed_channel_leaves_no_exception_unretrieved() -> None:
     gc.collect()
     await asyncio.sleep(0)
     assert reported == []
+
+
+async def test_a_request_the_handler_takes_waits_for_its_answer_and_others_are_refused() -> None:
+    channel = ScriptedChannel()
+    taken: list[dict[str, Any]] = []
+
+    def on_request(message: dict[str, Any]) -> bool:
+        if message["method"] == "item/commandExecution/requestApproval":
+            taken.append(message)
+            return True
+        return False
+
+    client = JsonRpcClient(channel, lambda _note: None, on_request=on_request)
+    client.start()
+    ask = {"id": 1, "method": "item/commandExecution/requestApproval", "params": {}}
+    channel.incoming.put_nowait(json.dumps(ask))
+    channel.incoming.put_nowait(json.dumps({"id": 2, "method": "item/tool/call", "params": {}}))
+    await wait_until(lambda: len(channel.sent) == 1, what="the refusal of the other")
+    assert channel.sent == [{"id": 2, "error": {"code": -32601, "message": "envtui only observes"}}]
+    assert [m["id"] for m in taken] == [1]  # its id may equal one of envtui's own: apart
+    assert client.respond(1, {"decision": "accept"})
+    await wait_until(lambda: len(channel.sent) == 2, what="the answer")
+    assert channel.sent[-1] == {"id": 1, "result": {"decision": "accept"}}
+    channel.incoming.put_nowait(None)
+    await asyncio.wait_for(client.closed, timeout=5)
+    assert not client.respond(1, {"decision": "decline"})  # too late: nothing is sent
+
+
+async def test_a_request_handler_that_fails_is_reported_and_the_request_refused() -> None:
+    channel = ScriptedChannel()
+    problems: list[str] = []
+
+    def broken(message: dict[str, Any]) -> bool:
+        raise ValueError("cannot take it")
+
+    client = JsonRpcClient(
+        channel, lambda _note: None, on_problem=problems.append, on_request=broken
+    )
+    client.start()
+    channel.incoming.put_nowait(json.dumps({"id": 5, "method": "item/ask", "params": {}}))
+    await wait_until(lambda: bool(channel.sent), what="the refusal")
+    assert channel.sent[0]["error"]["code"] == -32601
+    assert problems == ["exec-server request 'item/ask': cannot take it"]
+    await client.aclose()

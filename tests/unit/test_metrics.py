@@ -21,6 +21,7 @@ from envtui.vocabulary.events import (
     StepRecorded,
     thread_event,
 )
+from envtui.vocabulary.thread_messages import ThreadStatusChanged
 
 
 def _samples(state: MetricsState) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
@@ -133,3 +134,18 @@ def test_the_server_answers_on_its_address_and_frees_it_when_closed() -> None:
         assert 'envtui_source_up{source="engine"} 1.0' in body
     with socket.socket() as probe, pytest.raises(ConnectionRefusedError):
         probe.connect(("127.0.0.1", port))  # nothing listens any more
+
+
+def test_a_thread_waiting_on_approval_is_1_for_that_reason_until_it_goes_on() -> None:
+    state = MetricsState()
+    assert not [k for k in _samples(state) if k[0] == "envtui_thread_waiting"]  # not known yet
+    flags = ["waitingOnApproval"]
+    state.event(
+        thread_event(ThreadStatusChanged(thread="t1", status="waiting_on_approval", flags=flags))
+    )
+    samples = _samples(state)
+    assert samples[("envtui_thread_waiting", (("reason", "approval"), ("thread", "t1")))] == 1
+    assert samples[("envtui_thread_waiting", (("reason", "input"), ("thread", "t1")))] == 0
+    state.event(thread_event(ThreadStatusChanged(thread="t1", status="active")))
+    samples = _samples(state)
+    assert samples[("envtui_thread_waiting", (("reason", "approval"), ("thread", "t1")))] == 0

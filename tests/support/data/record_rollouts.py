@@ -19,12 +19,20 @@ from tests.support.real.codex_tools import CODEX, CODEX_0150
 from tests.support.real.scripted_codex import ScriptedCodex
 from tests.support.scenarios.codex_threads import (
     COMPACTION_0171_ANSWERS,
+    CUT_OFF_ANSWERS,
+    FAILED_REMOTE,
+    FAILED_REMOTE_ANSWERS,
     TIMEZONE_0150_ANSWERS,
+    cut_off_turn,
+    failed_remote,
     fork_elsewhere,
     timezone_compaction,
     tools_compaction_timezone,
 )
 
+CASES = ROLLOUTS / "cases"
+"""Rollouts of cases that are not clean (a failed remote, a cut-off turn): named by the
+case, beside the clean ones, so what reads every clean rollout does not read them."""
 NEUTRAL_ROOT = "/home/me"
 
 
@@ -55,9 +63,30 @@ async def record_0150(root: Path, target: Path) -> None:
         _save(codex.rollout(thread), root, target)
 
 
+async def record_failed_remote(root: Path, target: Path) -> None:
+    """0.171: a remote that fails at every step of two turns."""
+    assert CODEX is not None
+    answers = FAILED_REMOTE_ANSWERS
+    async with ScriptedCodex(root, CODEX, answers, environments=FAILED_REMOTE) as codex:
+        thread = await failed_remote(codex)
+        path = codex.rollout(thread)
+    _save(path, root, target / "cases", "failed-remote-0171.jsonl")
+
+
+async def record_cut_off(root: Path, target: Path) -> None:
+    """0.171 and 0.150: a turn cut off by killing the app-server (no turn_aborted)."""
+    for codex_binary, name in ((CODEX, "cut-off-0171.jsonl"), (CODEX_0150, "cut-off-0150.jsonl")):
+        assert codex_binary is not None
+        home = root / name
+        async with ScriptedCodex(home, codex_binary, CUT_OFF_ANSWERS) as codex:
+            thread = await cut_off_turn(codex)
+        _save(codex.rollout(thread), home, target / "cases", name)
+
+
 async def main(target: Path) -> None:
     target.mkdir(parents=True, exist_ok=True)
-    for record in (record_0171, record_0150):
+    (target / "cases").mkdir(exist_ok=True)
+    for record in (record_0171, record_0150, record_failed_remote, record_cut_off):
         with tempfile.TemporaryDirectory() as scratch:
             await record(Path(scratch), target)
 

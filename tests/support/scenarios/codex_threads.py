@@ -44,3 +44,34 @@ async def fork_elsewhere(codex: ScriptedCodex, thread: str, cwd: Path) -> str:
     fork = await codex.fork(thread)
     await codex.turn(fork, "in the fork", cwd=str(cwd))
     return fork
+
+
+FAILED_REMOTE = '[[environments]]\nid = "broken"\nurl = "ws://127.0.0.1:1"\n'
+"""environments.toml: a websocket remote nothing listens for, so it fails at every step."""
+FAILED_REMOTE_ANSWERS: list[dict[str, Any]] = [message("one"), message("two")]
+
+
+async def failed_remote(codex: ScriptedCodex) -> str:
+    """Two turns while the remote ``broken`` fails from the first step to the last."""
+    thread = await codex.start_thread()
+    await codex.turn(thread, "hello")
+    await codex.turn(thread, "again")
+    return thread
+
+
+CUT_OFF_ANSWERS: list[dict[str, Any]] = [
+    message("one"), {"message": "never sent", "hold": "/nonexistent/never"},
+]  # fmt: skip
+"""The model answers the first turn, and never the second (the test kills Codex then)."""
+
+
+async def cut_off_turn(codex: ScriptedCodex) -> str:
+    """A turn that completes, then one whose app-server is killed (SIGKILL) while the model
+    is still answering: its rollout ends without the turn's end."""
+    thread = await codex.start_thread()
+    await codex.turn(thread, "hello")
+    await codex.request(
+        "turn/start", {"threadId": thread, "input": [{"type": "text", "text": "cut off"}]}
+    )
+    await codex.until(lambda: len(codex.requests()) >= 2, 60, "the second model request")
+    return thread  # leaving the ScriptedCodex kills the app-server with SIGKILL

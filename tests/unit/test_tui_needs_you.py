@@ -1,0 +1,246 @@
+"""The needs-you panel and its keys, driven by Pilot: what Codex waits on is shown with its
+environment, and an answer is sent only after the confirmation line, with its key.
+
+The answers go to a recording ``answer`` here; that the real app-server receives them and
+acts on them is tests/integration/test_codex_approvals.py.
+"""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import Input, Static
+
+from tests.support.scenarios.incident_steps import feed
+from tests.support.scenarios.operator_requests import (
+    COMMAND,
+    command_request,
+    environments,
+    question_request,
+    resolved,
+    waiting,
+)
+from tests.support.scenarios.scripted_stream import clock
+from tests.support.waiting import pilot_wait_until
+
+from envtui.tui.app import DashboardOptions, EnvTuiApp
+from envtui.tui.main_screen import MainScreen
+from envtui.tui.needs_you import ConfirmAnswer, NeedsYouPanel, ReplyScreen
+from envtui.tui.widgets import EnvironmentTable
+from envtui.vocabulary.thread_messages import RequestAnswered
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+
+class Answers:
+    """Stands in for the app-server's side of ``answer``: keeps what it was given."""
+
+    def __init__(self, problem: str | None = None) -> None:
+        self.sent: list[RequestAnswered] = []
+        self.problem = problem
+
+    def __call__(self, answer: RequestAnswered) -> str | None:
+        if self.problem is None:
+            self.sent.append(answer)
+        return self.problem
+
+
+def make_app(answers: Answers | None) -> EnvTuiApp:
+    return EnvTuiApp(None, DashboardOptions(source_name="codex", clock=clock, answer=answers))
+
+
+def panel(app: EnvTuiApp) -> str:
+    return str(app.screen.query_one(NeedsYouPanel).render())
+
+
+def header(app: EnvTuiApp) -> str:
+    return str(app.screen.query_one("#header", Static).render())
+
+
+def error_cell(app: EnvTuiApp, environment: str) -> str:
+    table = app.screen.query_one(EnvironmentTable)
+    return str(table.get_cell(environment, "error"))
+
+
+async def test_a_pending_approval_names_its_environment_command_cwd_reason_and_wait() -> None:
+    app = make_app(Answers())
+    async with app.run_test(size=(150, 44)) as pilot:
+        await feed(app, pilot, [*environments(), waiting(), command_request(seconds=10)])
+        shown = panel(app)
+        assert "#0 command on devbox (exec-server, not primary) · waiting 20 s" in shown
+        assert f"$ {COMMAND}" in shown
+        assert "cwd /w · reason: needs to run outside the sandbox" in shown
+        assert "Codex offers: accept, acceptWithExecpolicyAmendment, cancel" in shown
+        assert "o: approve once · O: not offered by Codex · x: decline" in shown
+        assert app.screen.query_one(NeedsYouPanel).has_class("-visible")
+        assert "⚠ waiting on approval" in header(app)
+        assert "needs you: an approval waits" in error_cell(app, "devbox")
+        assert "needs you" not in error_cell(app, "local")
+
+
+async def test_o_shows_the_confirmation_line_and_enter_sends_approve_once_with_its_key() -> None:
+    answers = Answers()
+    app = make_app(answers)
+    async with app.run_test(size=(150, 44)) as pilot:
+        await feed(app, pilot, [*environments(), waiting(), command_request()])
+        await pilot.press("o")
+        await pilot_wait_until(pilot, lambda: isinstance(app.screen, ConfirmAnswer))
+        assert isinstance(app.screen, ConfirmAnswer)
+        assert app.screen.line == (
+            f"approve once #0: {COMMAND} on devbox (exec-server, not primary)?"
+        )
+        assert not answers.sent  # nothing leaves before the operator confirms
+        await pilot.press("enter")
+        await pilot_wait_until(pilot, lambda: bool(answers.sent))
+        (sent,) = answers.sent
+        assert (sent.request_id, sent.kind, sent.answer, sent.by, sent.key) == (
+            0,
+            "command",
+            "accept",
+            "operator",
+            "o",
+        )
+        assert (sent.environment_id, sent.command) == ("devbox", COMMAND)
+        assert isinstance(app.screen, MainScreen)
+
+
+async def test_escape_at_the_confirmation_sends_nothing() -> None:
+    answers = Answers()
+    app = make_app(answers)
+    async with app.run_test(size=(150, 44)) as pilot:
+        await feed(app, pilot, [*environments(), waiting(), command_request()])
+        await pilot.press("x")
+        await pilot_wait_until(pilot, lambda: isinstance(app.screen, ConfirmAnswer))
+        assert app.screen.line.startswith("decline #0: ")  # type: ignore[attr-defined]
+        await pilot.press("escape")
+        await pilot_wait_until(pilot, lambda: isinstance(app.screen, MainScreen))
+        assert not answers.sent
+        assert app.store.needs_you.unanswered()  # it still waits
+
+
+async def test_approve_for_the_session_is_refused_where_codex_does_not_offer_it() -> None:
+    answers = Answers()
+    app = make_app(answers)
+    async with app.run_test(size=(150, 44)) as pilot:
+        await feed(app, pilot, [*environments(), waiting(), command_request()])
+        await pilot.press("O")
+        await pilot.pause()
+        assert isinstance(app.screen, MainScreen)
+        assert not answers.sent
+        (notice,) = [n.message for n in app._notifications]
+        assert "Codex does not offer to approve this for the session" in notice
+
+
+async def test_approve_for_the_session_is_sent_where_codex_offers_it() -> None:
+    answers = Answers()
+    app = make_app(answers)
+    offered = ["accept", "acceptForSession", "cancel"]
+    async with app.run_test(size=(150, 44)) as pilot:
+        await feed(app, pilot, [*environments(), waiting(), command_request(decisions=offered)])
+        assert "O: approve for the session" in panel(app)
+        await pilot.press("O")
+        await pilot_wait_until(pilot, lambda: isinstance(app.screen, ConfirmAnswer))
+        await pilot.press("enter")
+        await pilot_wait_until(pilot, lambda: bool(answers.sent))
+        assert [(a.answer, a.key) for a in answers.sent] == [("accept_for_session", "O")]
+
+
+async def test_a_resolved_request_leaves_the_panel_and_the_table() -> None:
+    app = make_app(Answers())
+    async with app.run_test(size=(150, 44)) as pilot:
+        await feed(app, pilot, [*environments(), waiting(), command_request()])
+        await feed(app, pilot, [resolved(how="withdrawn"), waiting("idle", 21)])
+        assert not app.screen.query_one(NeedsYouPanel).has_class("-visible")
+        assert "needs you" not in error_cell(app, "devbox")
+        assert "idle" in header(app)
+        assert "⚠" not in header(app)
+
+
+async def test_w_moves_the_keys_to_the_next_request() -> None:
+    answers = Answers()
+    app = make_app(answers)
+    async with app.run_test(size=(150, 44)) as pilot:
+        second = command_request(1, 12, environment_id="local", command="/bin/true")
+        await feed(app, pilot, [*environments(), waiting(), command_request(), second])
+        assert "▶ #0 command" in panel(app)
+        await pilot.press("w")
+        await pilot_wait_until(
+            pilot, lambda: "▶ #1 command on local (local, primary)" in panel(app)
+        )
+        await pilot.press("x", "enter")
+        await pilot_wait_until(pilot, lambda: bool(answers.sent))
+        assert [(a.request_id, a.answer) for a in answers.sent] == [(1, "decline")]
+
+
+async def test_questions_are_shown_and_answered_in_text() -> None:
+    answers = Answers()
+    app = make_app(answers)
+    async with app.run_test(size=(150, 44)) as pilot:
+        await feed(app, pilot, [*environments(), waiting("waiting_on_input"), question_request()])
+        assert "Colour: Which colour? [red: warm | blue | any text]" in panel(app)
+        assert "r: answer · x: decline" in panel(app)
+        await pilot.press("r")
+        await pilot_wait_until(pilot, lambda: isinstance(app.screen, ReplyScreen))
+        await pilot.press(*"green, actually")
+        await pilot.press("enter")
+        await pilot_wait_until(pilot, lambda: isinstance(app.screen, ConfirmAnswer))
+        assert "colour: green, actually" in app.screen.line  # type: ignore[attr-defined]
+        await pilot.press("enter")
+        await pilot_wait_until(pilot, lambda: bool(answers.sent))
+        (sent,) = answers.sent
+        assert (sent.answer, sent.answers, sent.key) == (
+            "text",
+            {"colour": ["green, actually"]},
+            "r",
+        )
+
+
+async def test_a_secret_answer_is_typed_hidden_and_not_repeated() -> None:
+    answers = Answers()
+    app = make_app(answers)
+    async with app.run_test(size=(150, 44)) as pilot:
+        await feed(app, pilot, [*environments(), question_request(secret=True)])
+        await pilot.press("r")
+        await pilot_wait_until(pilot, lambda: isinstance(app.screen, ReplyScreen))
+        assert app.screen.query_one(Input).password
+        await pilot.press(*"hunter2", "enter")
+        await pilot_wait_until(pilot, lambda: isinstance(app.screen, ConfirmAnswer))
+        assert "hunter2" not in app.screen.line  # type: ignore[attr-defined]
+        assert "colour: (secret)" in app.screen.line  # type: ignore[attr-defined]
+
+
+async def test_a_view_that_cannot_answer_says_so_and_sends_nothing() -> None:
+    app = make_app(None)
+    async with app.run_test(size=(150, 44)) as pilot:
+        await feed(app, pilot, [*environments(), waiting(), command_request()])
+        assert "this view cannot answer Codex" in panel(app)
+        await pilot.press("o")
+        await pilot.pause()
+        assert isinstance(app.screen, MainScreen)
+        assert any("cannot answer Codex" in n.message for n in app._notifications)
+
+
+async def test_an_answer_codex_can_no_longer_take_is_said_and_the_request_stays() -> None:
+    answers = Answers(problem="request #0 is no longer pending")
+    app = make_app(answers)
+    async with app.run_test(size=(150, 44)) as pilot:
+        await feed(app, pilot, [*environments(), waiting(), command_request()])
+        await pilot.press("o")
+        await pilot_wait_until(pilot, lambda: isinstance(app.screen, ConfirmAnswer))
+        await pilot.press("enter")
+        await pilot_wait_until(
+            pilot,
+            lambda: any(
+                "not sent: request #0 is no longer pending" in n.message for n in app._notifications
+            ),
+        )
+
+
+async def test_the_keys_are_in_the_footer_only_while_something_waits() -> None:
+    app = make_app(Answers())
+    async with app.run_test(size=(150, 44)) as pilot:
+        await feed(app, pilot, environments())
+        screen = app.screen
+        assert screen.check_action("approve_once", ()) is False
+        await feed(app, pilot, [waiting(), command_request()])
+        assert screen.check_action("approve_once", ()) is True
+        assert screen.check_action("pause", ()) is True
