@@ -371,13 +371,13 @@ async def test_a_request_left_unanswered_is_withdrawn_when_its_turn_is_interrupt
             lambda: (
                 not needs_you.pending
                 and not app.screen.query_one(NeedsYouPanel).has_class("-visible")
+                and needs_you.status == "idle"
             ),
-            timeout=30,
-            what="the request gone from the panel",
+            timeout=60,
+            what="the request gone from the panel and the thread idle",
         )
         resolved = [e for e in app.store.log if e.kind == "request_resolved"]
         assert [e.text for e in resolved] == [
             "request_resolved #0 withdrawn by Codex (no answer needed any more)"
         ]
-        assert needs_you.status == "idle"
         await pilot.press("q")
