@@ -17,9 +17,7 @@ from typing import TYPE_CHECKING
 from envtui.commands.common import add_config_argument, load, number
 from envtui.commands.metrics_options import add_metrics_arguments, duration, metrics_for
 from envtui.commands.output import fail, write_output
-from envtui.settings.locations import export_dir
-from envtui.settings.ui_state import remembered_theme
-from envtui.vocabulary.safe_text import dumps_json_line
+from envtui.vocabulary.safe_text import dumps_json_line, for_terminal
 
 if TYPE_CHECKING:
     import asyncio
@@ -100,8 +98,6 @@ def index_for(args: argparse.Namespace, files: SessionFiles) -> SessionsIndex:
 
 
 def run(args: argparse.Namespace) -> int:
-    import asyncio
-
     files = files_for(args)
     if isinstance(files, int):
         return files
@@ -110,7 +106,11 @@ def run(args: argparse.Namespace) -> int:
         return served
     state = served[0] if served is not None else None
     try:
+        if args.json and state is None and not args.ssh:
+            return _json_once(args, files)
         if args.json:
+            import asyncio
+
             return asyncio.run(_json(args, files, state))
         return _dashboard(args, files, state)
     finally:
@@ -130,6 +130,32 @@ def _print(threads: list[ThreadSummary]) -> None:
         write_output(dumps_json_line(summary.as_json()) + "\n")
 
 
+def outside_note(outside: list[str]) -> str | None:
+    """The line that says which links out of the tree were skipped, or None."""
+    if not outside:
+        return None
+    shown = ", ".join(for_terminal(path) for path in outside[:3])
+    more = f" and {len(outside) - 3} more" if len(outside) > 3 else ""
+    return f"{len(outside)} link(s) out of the tree skipped (not read): {shown}{more}"
+
+
+def _say_outside(outside: list[str]) -> None:
+    note = outside_note(outside)
+    if note is not None:
+        print(f"envtui {COMMAND}: {note}", file=sys.stderr)
+
+
+def _json_once(args: argparse.Namespace, files: SessionFiles) -> int:
+    """A tree on this machine printed once: a poll in this thread, no event loop."""
+    view = index_for(args, files).poll()
+    if not view.up:
+        print(f"envtui {COMMAND}: {view.problem}", file=sys.stderr)
+        return 1
+    _print(view.threads)
+    _say_outside(view.outside)
+    return 1 if failing(view.threads) else 0
+
+
 def publisher(
     files: SessionFiles, state: MetricsState | None, show: Callable[[SessionsView], None]
 ) -> Callable[[SessionsView], None]:
@@ -137,7 +163,7 @@ def publisher(
 
     def publish(view: SessionsView) -> None:
         if state is not None:
-            state.sessions(view.threads, view.gone)
+            state.sessions(view.changed_threads(), view.gone)
             state.source_up(files.name, view.up)
         show(view)
 
@@ -159,14 +185,19 @@ async def _json(args: argparse.Namespace, files: SessionFiles, state: MetricsSta
             print(f"envtui {COMMAND}: {view.problem}", file=sys.stderr)
             return 1
         _print(view.threads)
+        _say_outside(view.outside)
         if state is None:
             return 1 if failing(view.threads) else 0
         publisher(files, state, lambda v: None)(view)
         stop = asyncio.Event()
+        said = list(view.outside)
 
         def changed(v: SessionsView) -> None:
-            _print([t for t in v.threads if t.thread_id in v.changed])
+            _print(v.changed_threads())
             view.threads = v.threads
+            if v.outside != said:
+                said[:] = v.outside
+                _say_outside(v.outside)
 
         with stop_on_signals(stop):
             await watch_sessions(
@@ -191,6 +222,8 @@ def _dashboard(args: argparse.Namespace, files: SessionFiles, state: MetricsStat
     config = load(COMMAND, args)
     if isinstance(config, int):
         return config
+    from envtui.settings.locations import export_dir
+    from envtui.settings.ui_state import remembered_theme
     from envtui.sources.sessions_index import watch_sessions
     from envtui.tui.options import DashboardOptions
     from envtui.tui.sessions_app import SessionsApp

@@ -9,12 +9,16 @@ as large as asked, as ``benchmarks/bench_check.py`` builds its long rollouts.
 from __future__ import annotations
 
 import json
+import re
 import shutil
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 ROLLOUTS = Path(__file__).resolve().parent.parent / "rollouts"
 REAL = sorted(ROLLOUTS.glob("rollout-*.jsonl"))
 SOURCE_0171 = next(ROLLOUTS.glob("rollout-*-01a22cff-8327-*.jsonl"))
+SOURCE_0150 = next(ROLLOUTS.glob("rollout-*-01a22cff-896e-*.jsonl"))
+FORK_0171 = next(ROLLOUTS.glob("rollout-*-01a22cff-865d-*.jsonl"))
 DAY = "2026/11/30"
 
 
@@ -84,6 +88,33 @@ def _wrong_last_context(lines: list[str]) -> list[str]:
     changed = list(lines)
     changed[last] = changed[last].replace("Europe/Berlin", "Europe/Paris")
     return changed
+
+
+def written_now(path: Path, *, ago: float = 0.0) -> Path:
+    """The rollout as if Codex had just written it: each line's timestamp moved by the same
+    amount, so that the last is ``ago`` seconds old (order and gaps as recorded, every other
+    byte as it was)."""
+    lines = path.read_bytes().splitlines(keepends=True)
+    found = [_STAMP.match(line) for line in lines]
+    stamps = [_time(m.group(1)) for m in found if m is not None]
+    shift = datetime.now(UTC) - timedelta(seconds=ago) - max(stamps)
+    moved = []
+    for line, match in zip(lines, found, strict=True):
+        if match is not None:
+            when = (_time(match.group(1)) + shift).isoformat(timespec="milliseconds")
+            line = b'{"timestamp":"' + when.replace("+00:00", "Z").encode() + line[match.end(1) :]
+        moved.append(line)
+    fresh = path.with_name(path.name + ".new")  # not a rollout name: never listed
+    fresh.write_bytes(b"".join(moved))
+    fresh.replace(path)  # at once: a poll sees the old file or the new one, never a mix
+    return path
+
+
+_STAMP = re.compile(rb'\{"timestamp":"([^"]+)')
+
+
+def _time(raw: bytes) -> datetime:
+    return datetime.fromisoformat(raw.decode().replace("Z", "+00:00"))
 
 
 def grown_tree(root: Path, count: int, size: int) -> list[Path]:

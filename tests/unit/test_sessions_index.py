@@ -8,14 +8,22 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.session_trees import copy_real, grown, thread_id, with_wrong_last_context
+from tests.support.cli import run_cli
+from tests.support.session_trees import (
+    copy_real,
+    grown,
+    thread_id,
+    with_wrong_last_context,
+    written_now,
+)
 
 from envtui.rollout.check import check_rollout
 from envtui.rollout.emit import recorded_statuses
 from envtui.rollout.fork_parent import ParentRollouts
 from envtui.rollout.reader import read_rollout
 from envtui.sources.session_files import FileInfo, LocalSessionFiles
-from envtui.sources.sessions_index import SessionsIndex
+from envtui.incidents.thread_summary import ThreadSummary
+from envtui.sources.sessions_index import SessionsIndex, SessionsView
 from envtui.sources.thread_file import WHOLE_FILE, ThreadFile
 
 
@@ -30,6 +38,10 @@ class CountingFiles(LocalSessionFiles):
         data = super().read(path, offset, size)
         self.bytes_read += len(data)
         return data
+
+
+def _row(view: SessionsView, path: Path) -> ThreadSummary:
+    return next(s for s in view.threads if s.path == str(path))
 
 
 def _truth(path: Path) -> tuple[int, int, dict[str, str], list[str]]:
@@ -48,15 +60,20 @@ def _truth(path: Path) -> tuple[int, int, dict[str, str], list[str]]:
 
 
 def test_every_real_thread_is_listed_once_with_what_a_full_read_says(tmp_path: Path) -> None:
+    """A file up to WHOLE_FILE is read whole (its step count exact); a larger one from head
+    and tail, its step count a lower bound, everything else the same."""
     paths = [*copy_real(tmp_path), with_wrong_last_context(tmp_path)]
     view = SessionsIndex(LocalSessionFiles(tmp_path)).poll()
     assert view.up
     by_thread = {s.thread_id: s for s in view.threads}
     assert len(by_thread) == len(view.threads) == len(paths)
+    assert {p.stat().st_size <= WHOLE_FILE for p in paths} == {True, False}
     for path in paths:
         steps, turns, statuses, findings = _truth(path)
         summary = by_thread[read_rollout(path).thread_id or ""]
-        assert (summary.steps, summary.steps_exact, summary.turns) == (steps, True, turns)
+        whole = path.stat().st_size <= WHOLE_FILE
+        assert (summary.steps_exact, summary.turns) == (whole, turns)
+        assert summary.steps == steps if whole else 0 < summary.steps < steps
         assert {i: e.status for i, e in summary.environments.items()} == statuses
         assert summary.incidents == findings
     assert by_thread[thread_id(999)].incidents == ["context-mismatch"]
@@ -83,19 +100,19 @@ def test_a_large_rollout_is_read_from_head_and_tail_with_the_same_latest_state(
 
 
 def test_appended_lines_are_read_incrementally_and_show_the_new_step(tmp_path: Path) -> None:
-    source = copy_real(tmp_path)[0]
+    source = written_now(copy_real(tmp_path)[0])  # live: its fold is kept to follow it
     lines = source.read_text().splitlines(keepends=True)
     cut = next(i for i, x in enumerate(lines) if '"task_started"' in x and i > 2)
     source.write_text("".join(lines[:cut]))
     files = CountingFiles(tmp_path)
     index = SessionsIndex(files)
-    before = index.poll().threads[0]
+    before = _row(index.poll(), source)
     read_before = files.bytes_read
     with source.open("a") as out:
         out.write("".join(lines[cut:]))
     after = index.poll()
     assert after.changed == {before.thread_id}
-    assert after.threads[0].steps > before.steps
+    assert _row(after, source).steps > before.steps
     assert files.bytes_read - read_before == len("".join(lines[cut:]).encode())
     idle = files.bytes_read
     assert index.poll().changed == set()
@@ -103,13 +120,13 @@ def test_appended_lines_are_read_incrementally_and_show_the_new_step(tmp_path: P
 
 
 def test_a_half_written_last_line_waits_for_its_end(tmp_path: Path) -> None:
-    source = copy_real(tmp_path)[0]
+    source = copy_real(tmp_path)[2]  # 0.150, read whole
     data = source.read_bytes()
     source.write_bytes(data[: len(data) - 40])
     index = SessionsIndex(LocalSessionFiles(tmp_path))
-    assert index.poll().threads[0].bad_lines == 0
+    assert _row(index.poll(), source).bad_lines == 0
     source.write_bytes(data)
-    summary = index.poll().threads[0]
+    summary = _row(index.poll(), source)
     assert summary.bad_lines == 0
     assert summary.steps == _truth(source)[0]
 
@@ -168,11 +185,11 @@ def test_a_missing_tree_is_a_problem_not_a_crash(tmp_path: Path) -> None:
 
 
 def test_broken_lines_are_counted(tmp_path: Path) -> None:
-    path = copy_real(tmp_path)[0]
+    path = copy_real(tmp_path)[2]  # 0.150, read whole
     lines = path.read_text().splitlines(keepends=True)
     lines.insert(5, "{not json\n")
     path.write_text("".join(lines))
-    summary = SessionsIndex(LocalSessionFiles(tmp_path)).poll().threads[0]
+    summary = _row(SessionsIndex(LocalSessionFiles(tmp_path)).poll(), path)
     assert summary.bad_lines == 1
 
 
@@ -188,3 +205,62 @@ def test_the_json_line_has_the_documented_keys(tmp_path: Path, since: float | No
 
 def test_file_info_name_is_the_last_part() -> None:
     assert FileInfo("/a/b/rollout-x.jsonl", 0, 0.0).name == "rollout-x.jsonl"
+
+
+def _tree_with_links_out(tmp_path: Path) -> tuple[Path, Path]:
+    """A tree with one real rollout, and links to a real rollout and a folder outside it
+    (were they followed, another thread would be listed), and a link inside it."""
+    tree = tmp_path / "sessions"
+    inside = copy_real(tree)[0]
+    elsewhere = tmp_path / "elsewhere"
+    outside = with_wrong_last_context(elsewhere)
+    folder = inside.parent
+    for other in folder.iterdir():
+        if other != inside:
+            other.unlink()
+    (folder / f"rollout-2026-11-30T10-00-01-{thread_id(5)}.jsonl").symlink_to(outside)
+    (folder / "2026").symlink_to(elsewhere / "2026", target_is_directory=True)
+    (folder / "loop").symlink_to("..", target_is_directory=True)
+    (folder / f"rollout-2026-11-30T10-00-02-{thread_id(6)}.jsonl").symlink_to(inside.name)
+    return tree, inside
+
+
+def test_a_link_out_of_the_tree_is_skipped_and_counted(tmp_path: Path) -> None:
+    tree, inside = _tree_with_links_out(tmp_path)
+    view = SessionsIndex(LocalSessionFiles(tree)).poll()
+    assert {s.thread_id for s in view.threads} == {read_rollout(inside).thread_id}
+    assert thread_id(999) not in {s.thread_id for s in view.threads}
+    folder = inside.parent
+    assert sorted(view.outside) == sorted(
+        [str(folder / f"rollout-2026-11-30T10-00-01-{thread_id(5)}.jsonl"), str(folder / "2026")]
+    )
+
+
+def test_json_says_which_links_out_of_the_tree_were_skipped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tree, _ = _tree_with_links_out(tmp_path)
+    code, out, err = run_cli(["sessions", str(tree), "--json"], capsys)
+    assert code == 0
+    assert len(out.splitlines()) == 1
+    assert thread_id(999) not in out
+    assert "envtui sessions: 2 link(s) out of the tree skipped (not read): " in err
+
+
+def test_a_quiet_file_written_again_is_seen_within_its_turns(tmp_path: Path) -> None:
+    """A file not written for a while is stat'ed once in cold_turns listings: a poll over a
+    quiet tree does not look at every file, and a write to one is still seen."""
+    paths = copy_real(tmp_path)
+    for path in paths:
+        os.utime(path, (1_000_000, 1_000_000))
+    index = SessionsIndex(LocalSessionFiles(tmp_path, cold_turns=4))
+    index.poll()
+    target = paths[2]
+    with target.open("a") as out:
+        out.write(target.read_text().splitlines(keepends=True)[-1])
+    os.utime(target, (1_000_100, 1_000_100))
+    seen = [target_id in index.poll().changed for _ in range(4)] if (
+        target_id := read_rollout(target).thread_id
+    ) else []
+    assert seen.count(True) == 1
+    assert index.poll().changed == set()
