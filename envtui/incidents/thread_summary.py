@@ -11,8 +11,9 @@ starts, which lines carry state, what was appended) is the sources' business.
 The summary's environments are those the latest recorded snapshot names (the state the
 rollout view shows too; after a compaction and before Codex restates the state, the one
 the compaction cleared), or unknown when no state was read (a fork whose parent is not
-at hand starts from patches of a state nobody here has), and its incidents are :func:`active_incidents`: the dashboard's
-incident fold over the steps read in full, with the step still being written.
+at hand starts from patches of a state nobody here has), and its incidents are
+:func:`active_incidents`: the dashboard's incident fold over the steps read in full, with
+the step still being written.
 """
 
 from __future__ import annotations

@@ -195,7 +195,6 @@ class LocalSessionFiles:
         real = os.path.realpath(path)
         return real == self._real_root or real.startswith(self._real_root + os.sep)
 
-
     def read(self, path: str, offset: int, size: int) -> bytes:
         with open(path, "rb") as handle:
             handle.seek(offset)

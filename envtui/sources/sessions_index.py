@@ -87,9 +87,7 @@ class SessionsIndex:
             return SessionsView(list(self._shown.values()), up=False, problem=problem)
         now = self.clock()
         since = self.since
-        wanted = {
-            info.path: info for info in listed if since is None or now - info.mtime <= since
-        }
+        wanted = {info.path: info for info in listed if since is None or now - info.mtime <= since}
         touched = {path for path in self._threads if path not in wanted}
         for path in touched:
             self._threads.pop(path)

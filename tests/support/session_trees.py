@@ -129,3 +129,21 @@ def grown_tree(root: Path, count: int, size: int) -> list[Path]:
         path.write_bytes(_retarget(head, thread_id(number)).encode() + data[head_end:])
         paths.append(path)
     return paths
+
+
+def tree_with_links_out(tmp_path: Path) -> tuple[Path, Path]:
+    """A tree with one real rollout, and links to a real rollout and a folder outside it
+    (were they followed, another thread would be listed), and a link inside it."""
+    tree = tmp_path / "sessions"
+    inside = copy_real(tree)[0]
+    elsewhere = tmp_path / "elsewhere"
+    outside = with_wrong_last_context(elsewhere)
+    folder = inside.parent
+    for other in folder.iterdir():
+        if other != inside:
+            other.unlink()
+    (folder / f"rollout-2026-11-30T10-00-01-{thread_id(5)}.jsonl").symlink_to(outside)
+    (folder / "2026").symlink_to(elsewhere / "2026", target_is_directory=True)
+    (folder / "loop").symlink_to("..", target_is_directory=True)
+    (folder / f"rollout-2026-11-30T10-00-02-{thread_id(6)}.jsonl").symlink_to(inside.name)
+    return tree, inside

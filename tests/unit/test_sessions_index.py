@@ -4,25 +4,31 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
 
 from tests.support.cli import run_cli
 from tests.support.session_trees import (
+    FORK_0171,
+    SOURCE_0150,
+    SOURCE_0171,
     copy_real,
+    day_folder,
     grown,
     thread_id,
+    tree_with_links_out,
     with_wrong_last_context,
     written_now,
 )
 
+from envtui.incidents.thread_summary import ThreadSummary
 from envtui.rollout.check import check_rollout
 from envtui.rollout.emit import recorded_statuses
 from envtui.rollout.fork_parent import ParentRollouts
 from envtui.rollout.reader import read_rollout
 from envtui.sources.session_files import FileInfo, LocalSessionFiles
-from envtui.incidents.thread_summary import ThreadSummary
 from envtui.sources.sessions_index import SessionsIndex, SessionsView
 from envtui.sources.thread_file import WHOLE_FILE, ThreadFile
 
@@ -207,26 +213,8 @@ def test_file_info_name_is_the_last_part() -> None:
     assert FileInfo("/a/b/rollout-x.jsonl", 0, 0.0).name == "rollout-x.jsonl"
 
 
-def _tree_with_links_out(tmp_path: Path) -> tuple[Path, Path]:
-    """A tree with one real rollout, and links to a real rollout and a folder outside it
-    (were they followed, another thread would be listed), and a link inside it."""
-    tree = tmp_path / "sessions"
-    inside = copy_real(tree)[0]
-    elsewhere = tmp_path / "elsewhere"
-    outside = with_wrong_last_context(elsewhere)
-    folder = inside.parent
-    for other in folder.iterdir():
-        if other != inside:
-            other.unlink()
-    (folder / f"rollout-2026-11-30T10-00-01-{thread_id(5)}.jsonl").symlink_to(outside)
-    (folder / "2026").symlink_to(elsewhere / "2026", target_is_directory=True)
-    (folder / "loop").symlink_to("..", target_is_directory=True)
-    (folder / f"rollout-2026-11-30T10-00-02-{thread_id(6)}.jsonl").symlink_to(inside.name)
-    return tree, inside
-
-
 def test_a_link_out_of_the_tree_is_skipped_and_counted(tmp_path: Path) -> None:
-    tree, inside = _tree_with_links_out(tmp_path)
+    tree, inside = tree_with_links_out(tmp_path)
     view = SessionsIndex(LocalSessionFiles(tree)).poll()
     assert {s.thread_id for s in view.threads} == {read_rollout(inside).thread_id}
     assert thread_id(999) not in {s.thread_id for s in view.threads}
@@ -234,12 +222,14 @@ def test_a_link_out_of_the_tree_is_skipped_and_counted(tmp_path: Path) -> None:
     assert sorted(view.outside) == sorted(
         [str(folder / f"rollout-2026-11-30T10-00-01-{thread_id(5)}.jsonl"), str(folder / "2026")]
     )
+    listed = {info.name for info in LocalSessionFiles(tree).listing()}
+    assert listed == {inside.name, f"rollout-2026-11-30T10-00-02-{thread_id(6)}.jsonl"}
 
 
 def test_json_says_which_links_out_of_the_tree_were_skipped(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    tree, _ = _tree_with_links_out(tmp_path)
+    tree, _ = tree_with_links_out(tmp_path)
     code, out, err = run_cli(["sessions", str(tree), "--json"], capsys)
     assert code == 0
     assert len(out.splitlines()) == 1
@@ -259,8 +249,76 @@ def test_a_quiet_file_written_again_is_seen_within_its_turns(tmp_path: Path) -> 
     with target.open("a") as out:
         out.write(target.read_text().splitlines(keepends=True)[-1])
     os.utime(target, (1_000_100, 1_000_100))
-    seen = [target_id in index.poll().changed for _ in range(4)] if (
-        target_id := read_rollout(target).thread_id
-    ) else []
+    seen = (
+        [target_id in index.poll().changed for _ in range(4)]
+        if (target_id := read_rollout(target).thread_id)
+        else []
+    )
     assert seen.count(True) == 1
     assert index.poll().changed == set()
+
+
+def _cut_after_compaction(tree: Path, source: Path) -> Path:
+    """The real 0.150 rollout as it stood when its compaction was the last thing written
+    (the turn that compacted, complete; the full context of the next turn not yet)."""
+    lines = source.read_text().splitlines(keepends=True)
+    compacted = next(i for i, x in enumerate(lines) if '"type":"compacted"' in x)
+    end = next(i for i in range(compacted, len(lines)) if '"task_complete"' in lines[i]) + 1
+    path = day_folder(tree) / source.name
+    path.write_text("".join(lines[:end]))
+    return path
+
+
+def test_a_thread_whose_last_item_is_a_compaction_shows_the_state_before_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _cut_after_compaction(tmp_path, SOURCE_0150)
+    before = read_rollout(path).steps[-1]  # the latest step, before the compaction
+    expected = {i: s.status for i, s in recorded_statuses(before.section, 0).items()}
+    assert expected == {"local": "ready"}
+    summary = _row(SessionsIndex(LocalSessionFiles(tmp_path)).poll(), path)
+    assert {i: e.status for i, e in summary.environments.items()} == expected
+    assert (summary.primary, summary.environments_known) == ("local", True)
+    code, out, _ = run_cli(["sessions", str(tmp_path), "--json"], capsys)
+    row = json.loads(out)
+    assert (code, row["environments"], row["primary"]) == (0, _counts(ready=1), "local")
+    assert row["environments_known"] is True
+
+
+def test_two_environments_and_a_remote_primary_survive_a_compaction_last(tmp_path: Path) -> None:
+    """The real 0.150 rollout cut at its compaction, its world state naming a second,
+    remote environment that is the primary: two ready, the remote primary."""
+    path = _cut_after_compaction(tmp_path, SOURCE_0150)
+    lines = path.read_text().splitlines(keepends=True)
+    for number, line in enumerate(lines):
+        item = json.loads(line)
+        if item["type"] == "world_state" and item["payload"]["full"]:
+            envs = item["payload"]["state"]["environments"]["environments"]
+            envs["build"] = {"cwd": "/srv", "status": "available", "shell": "bash"}
+            envs["build"]["is_primary"] = True
+            lines[number] = json.dumps(item, separators=(",", ":")) + "\n"
+    path.write_text("".join(lines))
+    summary = _row(SessionsIndex(LocalSessionFiles(tmp_path)).poll(), path)
+    assert (summary.count("ready"), summary.primary) == (2, "build")
+
+
+def test_a_fork_read_without_its_parent_says_its_environments_are_unknown(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shutil.copy(FORK_0171, day_folder(tmp_path) / FORK_0171.name)
+    summary = SessionsIndex(LocalSessionFiles(tmp_path)).poll().threads[0]
+    assert summary.environments_known is False
+    assert summary.primary is None
+    code, out, _ = run_cli(["sessions", str(tmp_path), "--json"], capsys)
+    row = json.loads(out)
+    assert (code, row["environments_known"], row["environments"]) == (0, False, None)
+    # with its parent beside it, the same fork's state is known
+    shutil.copy(SOURCE_0171, day_folder(tmp_path) / SOURCE_0171.name)
+    rows = SessionsIndex(LocalSessionFiles(tmp_path)).poll().threads
+    fork = next(s for s in rows if s.path.endswith(FORK_0171.name))
+    assert fork.environments_known is True
+    assert fork.count("ready") == 1
+
+
+def _counts(*, ready: int = 0, starting: int = 0, unavailable: int = 0) -> dict[str, int]:
+    return {"starting": starting, "ready": ready, "unavailable": unavailable}
