@@ -1,6 +1,6 @@
-"""``--metrics HOST:PORT`` and ``--metrics-retention`` for ``events``, ``watch``, ``codex``
-and ``sessions``, and the durations (``90s``, ``15m``, ``2h``, ``7d``) they and ``--since``
-take.
+"""``--metrics HOST:PORT``, ``--metrics-retention`` and ``--metrics-max-environments`` for
+``events``, ``watch``, ``codex`` and ``sessions``, and the durations (``90s``, ``15m``,
+``2h``, ``7d``) they and ``--since`` take.
 
 prometheus-client is imported only when ``--metrics`` is given, so the other commands
 start without it.
@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import argparse
 import re
+import sys
 from typing import TYPE_CHECKING
 
+from envtui.commands.common import number
 from envtui.commands.output import fail
 
 if TYPE_CHECKING:
@@ -55,6 +57,14 @@ def add_metrics_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="DURATION",
         help="how long the series of a thread that ended stay (seconds, or 90s, 15m, 2h)",
     )
+    parser.add_argument(
+        "--metrics-max-environments",
+        type=number(int, low=1),
+        default=500,
+        metavar="N",
+        help="the most environments of one thread that get series; the rest are counted in "
+        "envtui_environments_dropped",
+    )
 
 
 def metrics_for(
@@ -68,7 +78,12 @@ def metrics_for(
     from envtui.sources.metrics_state import MetricsState
 
     host, port = args.metrics
-    state = MetricsState(retention=args.metrics_retention, thread=thread)
+    state = MetricsState(
+        retention=args.metrics_retention,
+        thread=thread,
+        max_environments=args.metrics_max_environments,
+        notice=lambda text: print(f"envtui {command}: {text}", file=sys.stderr),
+    )
     try:
         return state, MetricsServer(state, host, port).start()
     except OSError as exc:

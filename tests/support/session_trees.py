@@ -147,3 +147,29 @@ def tree_with_links_out(tmp_path: Path) -> tuple[Path, Path]:
     (folder / "loop").symlink_to("..", target_is_directory=True)
     (folder / f"rollout-2026-11-30T10-00-02-{thread_id(6)}.jsonl").symlink_to(inside.name)
     return tree, inside
+
+
+HOSTILE_IDS = ("esc\x1b]2;TITLE\x07", "c1\x9b31m", "rlo\u202eevil", "bel\x07")
+"""Environment ids a rollout may carry that a terminal would act on (OSC 2, CSI, RLO, BEL)."""
+
+
+def with_environments(root: Path, ids: list[str]) -> Path:
+    """The real 0.171 rollout (a thread of its own), every world state naming ``ids``, each
+    as its one local environment is described (the first is the primary)."""
+    lines = _lines()
+    lines[0] = _retarget(lines[0], thread_id(777))
+    for number, line in enumerate(lines):
+        item = json.loads(line)
+        section = (
+            item["payload"].get("state", {}).get("environments")
+            if item["type"] == "world_state"
+            else None
+        )
+        if isinstance(section, dict) and isinstance(section.get("environments"), dict):
+            proto = next(iter(section["environments"].values()))
+            section["environments"] = {i: dict(proto) for i in ids}
+            section["environments"][ids[0]]["is_primary"] = True
+            lines[number] = json.dumps(item, separators=(",", ":"), ensure_ascii=False)
+    path = day_folder(root) / f"rollout-2026-11-30T15-07-52-{thread_id(777)}.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
