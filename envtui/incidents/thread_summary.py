@@ -33,6 +33,7 @@ from envtui.rollout.records import RolloutStep
 from envtui.rollout.state import BaselineLookup
 from envtui.steps.emit import finding_event
 from envtui.steps.report import StepReport
+from envtui.vocabulary.events import EnvironmentStatus
 
 STATUSES = ("starting", "ready", "unavailable")
 
@@ -144,6 +145,7 @@ class ThreadFold:
         self._findings: Counter[str] = Counter()
         self._transitions: Counter[tuple[str, str]] = Counter()
         self._statuses: dict[str, str] = {}
+        self._recorded_of: tuple[Any, dict[str, EnvironmentStatus]] | None = None
 
     # --- what the file gives ---------------------------------------------------------------
 
@@ -186,10 +188,19 @@ class ThreadFold:
         self._latest = report
         fold_report(self._incidents, report)
         self._findings.update(f.code for f in report.findings)
-        for env_id, status in recorded_statuses(step.section, step.number).items():
+        for env_id, status in self._recorded(step.section, step.number).items():
             if self._statuses.get(env_id) != status.status:
                 self._statuses[env_id] = status.status
                 self._transitions[(env_id, status.status)] += 1
+
+    def _recorded(self, section: Any, step: int) -> dict[str, EnvironmentStatus]:
+        """The statuses a section records, made once for the same section (the latest
+        step's is usually the one the summary shows)."""
+        if self._recorded_of is not None and self._recorded_of[0] is section:
+            return self._recorded_of[1]
+        statuses = recorded_statuses(section, step)
+        self._recorded_of = (section, statuses)
+        return statuses
 
     def _open_step(self) -> StepReport | None:
         """The step still being written, checked as it stands (on a copy of the reader)."""
@@ -204,7 +215,7 @@ class ThreadFold:
         pending = self._open_step()
         latest = pending or self._latest
         section = self.reader.latest_section()
-        statuses = recorded_statuses(section, info.steps)
+        statuses = self._recorded(section, info.steps)
         return ThreadSummary(
             thread_id=info.thread_id or thread_id,
             path=self.path,

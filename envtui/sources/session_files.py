@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, BinaryIO, Protocol
 
 if TYPE_CHECKING:
     from envtui.vocabulary.events import Source
@@ -118,6 +118,7 @@ class LocalSessionFiles:
         self.outside: list[str] = []  # links out of the tree, as last listed
         self._folders: dict[str, _Folder] = {}
         self._turn = 0
+        self._open_file: BinaryIO | None = None
 
     def listing(self) -> list[FileInfo]:
         if not self.root.is_dir():
@@ -196,15 +197,26 @@ class LocalSessionFiles:
         return real == self._real_root or real.startswith(self._real_root + os.sep)
 
     def read(self, path: str, offset: int, size: int) -> bytes:
-        with open(path, "rb") as handle:
-            handle.seek(offset)
-            return handle.read(size)
+        """Bytes of one file; the file stays open for the next read of it, until another
+        file is read or :meth:`release` (the index reads a file's head, tail and middle in
+        turn, and calls it at the end of each poll)."""
+        handle = self._open_file
+        if handle is None or handle.name != path:
+            self.release()
+            handle = self._open_file = open(path, "rb")  # noqa: SIM115 (kept open on purpose)
+        handle.seek(offset)
+        return handle.read(size)
+
+    def release(self) -> None:
+        handle, self._open_file = self._open_file, None
+        if handle is not None:
+            handle.close()
 
     async def open(self) -> None:
         return None  # nothing to connect to
 
     async def aclose(self) -> None:
-        return None
+        self.release()
 
     def rollout_source(self, path: str) -> Source:
         from envtui.sources.rollout_follow import follow_rollout

@@ -81,6 +81,14 @@ class SessionsIndex:
 
     def poll(self) -> SessionsView:
         try:
+            return self._poll()
+        finally:
+            release = getattr(self.files, "release", None)
+            if release is not None:
+                release()  # no file stays open between polls
+
+    def _poll(self) -> SessionsView:
+        try:
             listed = self.files.listing()
         except OSError as exc:
             problem = f"{self.files.name}: cannot list: {exc.strerror or exc}"
@@ -91,13 +99,16 @@ class SessionsIndex:
         touched = {path for path in self._threads if path not in wanted}
         for path in touched:
             self._threads.pop(path)
+        moment = datetime.fromtimestamp(now, UTC)
         for path, info in wanted.items():
             thread = self._threads.get(path)
             if thread is not None and thread.info is info:
                 continue  # the listing kept it as it was: nothing to look at
             if self._read(path, info, thread):
                 touched.add(path)
-        return self._view(now, touched)
+                if path in self._threads:  # its row now: a quiet thread lets its fold go
+                    self._threads[path].summary(moment, self.live_window)
+        return self._view(moment, touched)
 
     def _read(self, path: str, info: FileInfo, thread: ThreadFile | None) -> bool:
         """Index a new file or follow a known one; whether its row may have changed."""
@@ -116,9 +127,8 @@ class SessionsIndex:
             debug_log.logger(__name__).debug("%s: cannot read: %s", path, exc)
             return self._threads.pop(path, None) is not None
 
-    def _view(self, now: float, touched: set[str]) -> SessionsView:
+    def _view(self, moment: datetime, touched: set[str]) -> SessionsView:
         """The threads of the touched files, and those whose live window just ran out."""
-        moment = datetime.fromtimestamp(now, UTC)
         thread_ids: set[str] = set()
         for path in touched | self._live:
             thread = self._threads.get(path)

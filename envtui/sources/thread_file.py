@@ -28,8 +28,12 @@ TAIL_LIMIT = 16 << 20
 """The most of a file's end parsed at indexing; a longer last turn is read from there."""
 COMPACT_HEAD = b'"type":"session_meta"'
 TURN_MARKER = b'"type":"task_started"'
-STATE_MARKERS = (b'"type":"world_state"', b'"type":"compacted"', b'"type":"additional_tools"')
-"""The lines of a skipped middle that are parsed; turn starts there are only counted."""
+WORLD_MARKER = b'"type":"world_state"'
+COMPACT_MARKER = b'"type":"compacted"'
+TOOLS_MARKER = b'"type":"additional_tools"'
+"""The lines of a skipped middle that are looked at; turn starts there are only counted."""
+FULL_MARKER = b'"type":"world_state","payload":{"full":true'
+"""A full world state as Codex writes it: what comes before it in the middle is replaced."""
 _THREAD_ID_LENGTH = 36
 _KIND_WITHIN = 128
 """How far into a line its top-level type and the start of its payload are looked for."""
@@ -270,10 +274,20 @@ def _kind_of(raw: bytes) -> str:
 
 
 def _state_line_starts(region: bytes) -> list[int]:
-    """Where the lines holding a state marker start, each once, in order (C-speed finds)."""
+    """Where the lines holding a state marker start, each once, in order (C-speed finds).
+
+    Tools lines are looked for everywhere; world states and compactions only from the last
+    full ``world_state`` on (found from the end), since what comes before it is replaced.
+    """
+    last_full = region.rfind(FULL_MARKER)
+    state_from = region.rfind(b"\n", 0, last_full) + 1 if last_full >= 0 else 0
     starts = set()
-    for marker in STATE_MARKERS:
-        found = region.find(marker)
+    for marker, start in (
+        (TOOLS_MARKER, 0),
+        (WORLD_MARKER, state_from),
+        (COMPACT_MARKER, state_from),
+    ):
+        found = region.find(marker, start)
         while found >= 0:
             starts.add(region.rfind(b"\n", 0, found) + 1)
             found = region.find(marker, found + len(marker))
