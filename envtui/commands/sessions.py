@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from envtui.commands.common import add_config_argument, load, number
 from envtui.commands.metrics_options import add_metrics_arguments, duration, metrics_for
 from envtui.commands.output import fail, write_output
-from envtui.vocabulary.safe_text import dumps_json_line, for_terminal
+from envtui.vocabulary.safe_text import dumps_json_line
 
 if TYPE_CHECKING:
     import asyncio
@@ -130,16 +130,9 @@ def _print(threads: list[ThreadSummary]) -> None:
         write_output(dumps_json_line(summary.as_json()) + "\n")
 
 
-def outside_note(outside: list[str]) -> str | None:
-    """The line that says which links out of the tree were skipped, or None."""
-    if not outside:
-        return None
-    shown = ", ".join(for_terminal(path) for path in outside[:3])
-    more = f" and {len(outside) - 3} more" if len(outside) > 3 else ""
-    return f"{len(outside)} link(s) out of the tree skipped (not read): {shown}{more}"
-
-
 def _say_outside(outside: list[str]) -> None:
+    from envtui.sources.sessions_index import outside_note
+
     note = outside_note(outside)
     if note is not None:
         print(f"envtui {COMMAND}: {note}", file=sys.stderr)

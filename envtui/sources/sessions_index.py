@@ -179,6 +179,17 @@ class SessionsIndex:
         return best
 
 
+def outside_note(outside: list[str]) -> str | None:
+    """The words for the links out of the tree that were skipped, or None."""
+    if not outside:
+        return None
+    from envtui.vocabulary.safe_text import for_terminal
+
+    shown = ", ".join(for_terminal(path) for path in outside[:3])
+    more = f" and {len(outside) - 3} more" if len(outside) > 3 else ""
+    return f"{len(outside)} link(s) out of the tree skipped (not read): {shown}{more}"
+
+
 def _mtime(summary: ThreadSummary) -> float:
     return summary.last_written.timestamp() if summary.last_written is not None else 0.0
 

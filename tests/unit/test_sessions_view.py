@@ -87,10 +87,10 @@ async def test_the_table_gains_rows_opens_a_thread_follows_it_and_comes_back(
         await pilot_wait_until(pilot, lambda: len(screen.threads) == 3, what="three rows")
         with_wrong_last_context(tmp_path)
         await pilot_wait_until(pilot, lambda: len(screen.threads) == 4, what="a new row")
-        assert screen.query_one("#sessions").row_count == 4  # type: ignore[attr-defined]
+        assert screen.table.row_count == 4
         parent_id = next(t for t, s in screen.threads.items() if s.path == str(parent))
-        table = screen.query_one("#sessions")
-        table.move_cursor(row=screen._order.index(parent_id))  # type: ignore[attr-defined]
+        table = screen.table
+        table.move_cursor(row=table.shown_ids().index(parent_id))
         await pilot.press("enter")
         await pilot_wait_until(pilot, lambda: isinstance(app.screen, ThreadScreen), what="open")
         thread = app.screen
