@@ -15,13 +15,14 @@ latest timestamp is within it too: a copied file is new on disk, its thread is n
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from envtui.sources.session_files import FileInfo, LocalSessionFiles, SessionFiles
+from envtui.sources.session_files import LocalSessionFiles, SessionFiles
+from envtui.sources.tree_listing import FileInfo
 
 if TYPE_CHECKING:
     import asyncio
@@ -70,6 +71,7 @@ class SessionsIndex:
         self._paths: dict[str, set[str]] = {}  # the files of each thread id
         self._owner: dict[str, str] = {}  # the thread id of each file, as last read
         self._live: set[str] = set()  # paths whose thread was live at the last poll
+        self._retry: set[str] = set()  # paths that could not be read: tried again
 
     def _baseline(self, info: FileInfo) -> ParentRollouts | None:
         """A fork's parent is looked up beside it, on this machine only."""
@@ -88,27 +90,40 @@ class SessionsIndex:
                 release()  # no file stays open between polls
 
     def _poll(self) -> SessionsView:
+        now = self.clock()
         try:
-            listed = self.files.listing()
+            found, paths = self._listed(now)
         except OSError as exc:
             problem = f"{self.files.name}: cannot list: {exc.strerror or exc}"
             return SessionsView(list(self._shown.values()), up=False, problem=problem)
-        now = self.clock()
-        since = self.since
-        wanted = {info.path: info for info in listed if since is None or now - info.mtime <= since}
-        touched = {path for path in self._threads if path not in wanted}
-        for path in touched:
-            self._threads.pop(path)
         moment = datetime.fromtimestamp(now, UTC)
-        for path, info in wanted.items():
+        touched: set[str] = set()
+        for path in paths:
+            info = found.get(path)
             thread = self._threads.get(path)
-            if thread is not None and thread.info is info:
+            if info is None:
+                if self._threads.pop(path, None) is not None:
+                    touched.add(path)
+            elif thread is not None and thread.info is info:
                 continue  # the listing kept it as it was: nothing to look at
-            if self._read(path, info, thread):
+            elif self._read(path, info, thread):
                 touched.add(path)
                 if path in self._threads:  # its row now: a quiet thread lets its fold go
                     self._threads[path].summary(moment, self.live_window)
         return self._view(moment, touched)
+
+    def _listed(self, now: float) -> tuple[Mapping[str, FileInfo], set[str]]:
+        """The files wanted by path, and the paths to look at: those that changed when the
+        tree says so (on this machine), else every path listed or known."""
+        changes = getattr(self.files, "changes", None)
+        if changes is not None and self.since is None:
+            found, changed = changes()
+            retry, self._retry = self._retry, set()
+            return found, changed | retry
+        since = self.since
+        listed = self.files.listing()
+        wanted = {i.path: i for i in listed if since is None or now - i.mtime <= since}
+        return wanted, set(wanted) | set(self._threads)
 
     def _read(self, path: str, info: FileInfo, thread: ThreadFile | None) -> bool:
         """Index a new file or follow a known one; whether its row may have changed."""
@@ -125,6 +140,7 @@ class SessionsIndex:
             from envtui.vocabulary import debug_log
 
             debug_log.logger(__name__).debug("%s: cannot read: %s", path, exc)
+            self._retry.add(path)  # looked at again at the next poll
             return self._threads.pop(path, None) is not None
 
     def _view(self, moment: datetime, touched: set[str]) -> SessionsView:
@@ -157,7 +173,7 @@ class SessionsIndex:
                 continue
             self._shown[thread_id] = chosen
             changed.add(thread_id)
-        outside = list(getattr(self.files, "outside", []))
+        outside = list(self.files.outside)
         return SessionsView(
             list(self._shown.values()), up=True, changed=changed, gone=gone, outside=outside
         )

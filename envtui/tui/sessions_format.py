@@ -72,7 +72,15 @@ def environments_text(summary: ThreadSummary) -> str:
 
 
 def written_text(summary: ThreadSummary, now: datetime) -> str:
-    return relative(summary.last_written, now)
+    """How long ago the file was written, to the minute: the text moves at most once a
+    minute, so the clock redraws a row rarely (and only the rows on screen)."""
+    then = summary.last_written
+    if then is None:
+        return "-"
+    seconds = (now - then).total_seconds()
+    if -60 < seconds < 60:
+        return "<1 min ago"
+    return relative(then, now)
 
 
 def session_values(summary: ThreadSummary, now: datetime) -> dict[str, str]:

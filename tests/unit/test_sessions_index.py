@@ -28,9 +28,11 @@ from envtui.rollout.check import check_rollout
 from envtui.rollout.emit import recorded_statuses
 from envtui.rollout.fork_parent import ParentRollouts
 from envtui.rollout.reader import read_rollout
-from envtui.sources.session_files import FileInfo, LocalSessionFiles
+from envtui.sources import tree_listing
+from envtui.sources.session_files import LocalSessionFiles
 from envtui.sources.sessions_index import SessionsIndex, SessionsView
 from envtui.sources.thread_file import WHOLE_FILE, ThreadFile
+from envtui.sources.tree_listing import FileInfo
 
 
 class CountingFiles(LocalSessionFiles):
@@ -322,3 +324,32 @@ def test_a_fork_read_without_its_parent_says_its_environments_are_unknown(
 
 def _counts(*, ready: int = 0, starting: int = 0, unavailable: int = 0) -> dict[str, int]:
     return {"starting": starting, "ready": ready, "unavailable": unavailable}
+
+
+def test_a_quiet_tree_costs_a_share_of_its_files_a_listing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """60 quiet files, 10 turns: a listing stats about 6 of them and reports no change; a
+    file written now is stat'ed at every listing, until it too is quiet."""
+    paths = [grown(tmp_path, number, 1) for number in range(60)]
+    for path in paths:
+        os.utime(path, (1_000_000, 1_000_000))
+    files = LocalSessionFiles(tmp_path, cold_turns=10)
+    assert len(files.changes()[1]) == 60  # the first time: every file
+    stats: list[str] = []
+    real = tree_listing.stat_info
+
+    def counted(path: str) -> FileInfo:
+        stats.append(path)
+        return real(path)
+
+    monkeypatch.setattr(tree_listing, "stat_info", counted)
+    for _ in range(10):
+        assert files.changes()[1] == set()
+    assert sorted(stats) == sorted(str(p) for p in paths)  # each once in 10 listings
+    os.utime(paths[0], None)  # written now
+    stats.clear()
+    seen = [str(paths[0]) in files.changes()[1] for _ in range(10)]
+    assert seen.count(True) == 1
+    # hot once seen: looked at at every listing after that one
+    assert stats.count(str(paths[0])) == 10 - seen.index(True)

@@ -81,16 +81,16 @@ def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 ROWS_160 = [
     "│ live    envs       incidents             primary     thread     written     steps  codex     cwd                       started           profile             │",
-    "│ ◉ live  ●1 ◐0 ✕0   ⚠ context-mismatch    ★ local     …00000999  5 s ago     ≥1     0.171.0   /home/me/work             2026-11-30 15:07  codex-0.171         │",
-    "│ ◉ live  ●1 ◐0 ✕0                         ★ local     …9aa14a85  5 s ago     ≥1     0.171.0   /home/me/work             2026-11-30 15:07  codex-0.171         │",
-    "│ ◉ live  ●1 ◐0 ✕0                         ★ local     …62bf2aaa  5 s ago     1      0.171.0   /home/me/work             2026-11-30 15:07  codex-0.171         │",
+    "│ ◉ live  ●1 ◐0 ✕0   ⚠ context-mismatch    ★ local     …00000999  <1 min ago  ≥1     0.171.0   /home/me/work             2026-11-30 15:07  codex-0.171         │",
+    "│ ◉ live  ●1 ◐0 ✕0                         ★ local     …9aa14a85  <1 min ago  ≥1     0.171.0   /home/me/work             2026-11-30 15:07  codex-0.171         │",
+    "│ ◉ live  ●1 ◐0 ✕0                         ★ local     …62bf2aaa  <1 min ago  1      0.171.0   /home/me/work             2026-11-30 15:07  codex-0.171         │",
     "│         ●1 ◐0 ✕0                         ★ local     …18667467  10 min ago  3      0.150.0   /home/me/work             2026-11-30 15:07  codex-0.150         │",
 ]
 ROWS_80 = [
     "│ live    envs       incidents             primary     thread     written     s│",
-    "│ ◉ live  ●1 ◐0 ✕0   ⚠ context-mismatch    ★ local     …00000999  5 s ago     ≥│",
-    "│ ◉ live  ●1 ◐0 ✕0                         ★ local     …9aa14a85  5 s ago     ≥│",
-    "│ ◉ live  ●1 ◐0 ✕0                         ★ local     …62bf2aaa  5 s ago     1│",
+    "│ ◉ live  ●1 ◐0 ✕0   ⚠ context-mismatch    ★ local     …00000999  <1 min ago  ≥│",
+    "│ ◉ live  ●1 ◐0 ✕0                         ★ local     …9aa14a85  <1 min ago  ≥│",
+    "│ ◉ live  ●1 ◐0 ✕0                         ★ local     …62bf2aaa  <1 min ago  1│",
     "│         ●1 ◐0 ✕0                         ★ local     …18667467  10 min ago  3│",
 ]
 HEADER = " envtui · sessions ~/.codex/sessions  ·  4 threads  ·  3 live, 1 with incidents"
