@@ -60,7 +60,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         type=duration,
         default=duration("2m"),
         metavar="DURATION",
-        help="a thread is live when its rollout was written within DURATION",
+        help="a thread is live when its rollout was written within DURATION and its latest "
+        "item is dated within it",
     )
     parser.add_argument(
         "--poll-interval",

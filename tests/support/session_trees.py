@@ -173,3 +173,31 @@ def with_environments(root: Path, ids: list[str]) -> Path:
     path = day_folder(root) / f"rollout-2026-11-30T15-07-52-{thread_id(777)}.jsonl"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
+
+
+def first_turn_0150() -> list[str]:
+    """The real 0.150 rollout's first turn (its lines to the first task_complete)."""
+    lines = SOURCE_0150.read_text(encoding="utf-8").splitlines(keepends=True)
+    end = next(i for i, line in enumerate(lines) if '"task_complete"' in line)
+    return lines[: end + 1]
+
+
+def next_turn_0150() -> str:
+    """The real 0.150 rollout's second turn (a timezone change): appended, one more step."""
+    lines = SOURCE_0150.read_text(encoding="utf-8").splitlines(keepends=True)
+    ends = [i for i, line in enumerate(lines) if '"task_complete"' in line]
+    return "".join(lines[ends[0] + 1 : ends[1] + 1])
+
+
+def many_threads(root: Path, count: int, *, first: int = 0) -> list[Path]:
+    """``count`` threads, ``thread_id(first)`` on: each the real 0.150 first turn under a
+    session_meta of its own (about 35 KB a file)."""
+    head, *rest = first_turn_0150()
+    body = "".join(rest).encode()
+    folder = day_folder(root)
+    paths = []
+    for number in range(first, first + count):
+        path = folder / f"rollout-2026-11-30T15-07-54-{thread_id(number)}.jsonl"
+        path.write_bytes(_retarget(head, thread_id(number)).encode() + b"\n" + body)
+        paths.append(path)
+    return paths
