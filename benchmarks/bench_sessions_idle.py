@@ -118,9 +118,8 @@ def measure(args: argparse.Namespace, scratch: Path, threads: int) -> None:
             tmux.window(name, [*command, "sessions", str(tree)])
         started = time.monotonic()
         wait_for_rows(tmux, list(envtuis), threads, args.timeout)
-        print(
-            f"\n{threads} threads: every window showed its rows after {time.monotonic() - started:.0f} s"
-        )
+        shown_after = time.monotonic() - started
+        print(f"\n{threads} threads: every window showed its rows after {shown_after:.0f} s")
         time.sleep(args.warmup)
         names = ["top", *envtuis]
         pids = {name: tmux.pid(name) for name in names}
