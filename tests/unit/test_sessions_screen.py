@@ -18,10 +18,13 @@ from textual.widgets import Static
 from tests.support.session_trees import copy_real, with_wrong_last_context
 from tests.support.waiting import pilot_wait_until
 
+from envtui.incidents.thread_summary import ThreadSummary
 from envtui.sources.session_files import LocalSessionFiles
 from envtui.sources.sessions_index import SessionsIndex, SessionsView, watch_sessions
+from envtui.tui.format import glyphs, use_ascii
 from envtui.tui.options import DashboardOptions
 from envtui.tui.sessions_app import SessionsApp
+from envtui.tui.sessions_format import details_text, live_glyph, session_values
 from envtui.tui.sessions_screen import ThreadScreen
 from envtui.tui.sessions_table import SessionsTable
 
@@ -219,3 +222,30 @@ async def test_a_changed_thread_updates_its_own_row_only(
     rows = {row for name, row in touches.calls if name == "update_cell"}
     assert rows == {thread}
     assert not [call for call in touches.calls if call[0] in ("add_row", "remove_row", "clear")]
+
+
+@pytest.mark.parametrize("ascii_only", [False, True])
+def test_the_live_glyph_is_not_the_ready_glyph(ascii_only: bool) -> None:
+    use_ascii(ascii_only)
+    try:
+        assert live_glyph() not in (glyphs().ready, glyphs().starting, glyphs().unavailable)
+        assert live_glyph() == ("@" if ascii_only else "◉")
+    finally:
+        use_ascii(False)
+
+
+def test_a_thread_whose_state_is_unknown_says_so_in_its_row() -> None:
+    unknown = ThreadSummary("01a22cff-865d-7af0-9cfb-fce462bf2aaa", "/s/f.jsonl")
+    unknown.environments_known = False
+    values = session_values(unknown, PINNED)
+    assert (values["environments"], values["primary"], values["thread"]) == (
+        "? unknown",
+        "?",
+        "…62bf2aaa",
+    )
+    assert "environments unknown" in details_text(unknown)
+    known = ThreadSummary("01a22cff-865d-7af0-9cfb-fce462bf2aaa", "/s/f.jsonl")
+    assert (
+        session_values(known, PINNED)["environments"],
+        session_values(known, PINNED)["primary"],
+    ) == ("●0 ◐0 ✕0", "-")
