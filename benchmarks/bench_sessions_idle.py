@@ -75,7 +75,27 @@ class Tmux:
         return self.run("capture-pane", "-p", "-t", f"bench:{name}")
 
     def __exit__(self, *exc: object) -> None:
+        """End the server and every process its windows started: a program that ignores
+        the hangup (an older envtui may) is terminated, then killed."""
+        started: list[psutil.Process] = []
+        for line in self.run("list-panes", "-a", "-F", "#{pane_pid}").split():
+            try:
+                process = psutil.Process(int(line))
+                started += [process, *process.children(recursive=True)]
+            except psutil.Error:
+                continue
         subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True, check=False)
+        for process in started:
+            try:
+                process.terminate()
+            except psutil.Error:
+                continue
+        _, alive = psutil.wait_procs(started, timeout=10)
+        for process in alive:
+            try:
+                process.kill()
+            except psutil.Error:
+                continue
 
 
 def cpu_seconds(pid: int) -> float:
