@@ -152,12 +152,17 @@ def measure_empty(args: argparse.Namespace, scratch: Path) -> dict[str, float]:
     empty.mkdir()
     names = envtuis(args)
     commands = {name: [*cmd, "sessions", str(empty), "--json"] for name, cmd in names.items()}
+    one = scratch / "one"
+    grown_tree(one, 1, args.size_kb * 1024)
+    for name, cmd in names.items():  # what a first file costs: the reader, check and models
+        commands[f"{name}_one_file"] = [*cmd, "sessions", str(one), "--json"]
     commands["import_pydantic"] = [sys.executable, "-c", "import pydantic"]
     timed(commands["import_pydantic"])  # a warm-up: bytecode and page cache
     results = rounds(commands, max(5, 3 * args.rounds))
-    print("empty folder")
+    print("empty folder (and a folder of one rollout)")
     for name, runs in results.items():
-        print(f"  {name:15} wall {spread([r.wall * 1000 for r in runs])} ms")
+        walls, cpus = spread([r.wall * 1000 for r in runs]), spread([r.cpu * 1000 for r in runs])
+        print(f"  {name:18} wall {walls} ms, CPU {cpus} ms")
     for name in names:
         ratio = spread(ratios(results, name, "import_pydantic"))
         print(f"  {name}: {ratio}x import pydantic (budget 1.3x)")
