@@ -28,7 +28,6 @@ where a call ran; the checks that need those say so.
 from __future__ import annotations
 
 import dataclasses
-import functools
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -54,10 +53,9 @@ from envtui.rollout.lines import (
 )
 from envtui.rollout.records import ContextBlock, Rollout, RolloutInfo, RolloutStep
 from envtui.rollout.state import BaselineLookup, ForkOrigin, WorldReplay
+from envtui.rollout.tool_lines import tools_of_line
 from envtui.steps.tools import ToolSpec, tool_groups
 
-TOOL_LINES_KEPT = 32
-"""Distinct tools lines whose parse is kept: the threads of one Codex set-up share them."""
 MAX_UNKNOWN_KINDS = 100
 """How many distinct unknown item types are counted by name (the rest only if seen)."""
 
@@ -124,7 +122,7 @@ class RolloutReader:
     def skip_tools_line(self, number: int, raw: str) -> None:
         """An ``additional_tools`` line of a skipped part. Threads of the same Codex and
         tools write the same line, so its tools are parsed once for all of them."""
-        groups = _tools_of_line(raw)
+        groups = tools_of_line(raw)
         if groups is None:
             self.skip_line(number, raw)  # not of the shape expected: read it the usual way
             return
@@ -383,19 +381,6 @@ _HANDLERS: dict[str, Callable[[RolloutReader, int, dict[str, Any]], bool]] = {
 }
 """The reader's handler for each line type; each says whether its line is request-side
 (whether its time dates the next request)."""
-
-
-@functools.lru_cache(maxsize=TOOL_LINES_KEPT)
-def _tools_of_line(raw: str) -> dict[tuple[str | None, str], list[ToolSpec]] | None:
-    """The tools of an ``additional_tools`` line; None for a line of another shape."""
-    try:
-        item = item_of(parse_line(raw))
-    except (ValueError, RecursionError):
-        return None
-    if item is None or item.kind != "response_item" or item.inner != TOOLS_TYPE:
-        return None
-    entries = item.payload.get("tools")
-    return tool_groups(entries if isinstance(entries, list) else [])
 
 
 def read_rollout_lines(lines: Iterable[str], *, baseline: BaselineLookup | None = None) -> Rollout:

@@ -162,6 +162,7 @@ def test_a_replaced_file_is_indexed_again(tmp_path: Path) -> None:
     path.write_text(path.read_text().splitlines(keepends=True)[0])
     shorter = next(i for i in files.listing() if i.path == str(path))
     assert thread.poll(shorter)
+    assert thread.fold is not None
     assert thread.fold.reader.info.steps == 0
 
 
