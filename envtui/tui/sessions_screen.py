@@ -71,7 +71,7 @@ class SessionsScreen(Screen[None]):
     ]
     DEFAULT_CSS = """
     #sessions { height: 1fr; border: round $primary; }
-    #details { height: 1; padding: 0 1; }
+    #details { height: 1; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
     def __init__(self, options: DashboardOptions, opener: ThreadOpener) -> None:

@@ -122,7 +122,7 @@ async def test_at_80_columns_the_state_and_the_short_id_are_on_screen(
     assert len(lines) == 24
     assert lines[0] == HEADER + " "
     assert lines[2:7] == ROWS_80
-    assert lines[-2] == DETAILS.ljust(80)
+    assert lines[-2] == DETAILS + "sessions/2026/11/30/rollout-2… "  # cut, and says so
     assert lines[-1] == FOOTER.ljust(68) + "▏^p palette "
 
 
