@@ -1,175 +1,198 @@
-"""``envtui sessions`` on a large tree: indexing time, CPU while idle, memory per thread.
+"""``envtui sessions DIR --json`` against the floors of reading the same tree, side by side.
 
-The tree is 1,000 rollouts of about 1 MB each (1 GB), each a real 0.171 turn repeated
-(``tests/support/data/session_trees.py``) and ending with the real rollout's later turns, so
-every file has a compaction, a world state to carry and a finding at its last step. Each
-measurement runs in a fresh process, side by side in one run:
+For each tree size (``--files``, 100 / 1,000 / 10,000 by default) the tree is built once
+(``tests/support/data/session_trees.py``: a real 0.171 turn grown to ``--size-kb``, ending with
+the real rollout's later turns, so every file has a compaction, a world state to carry and
+a finding at its last step), then every command below runs as a fresh process, in rounds,
+the order rotated each round; each ratio is taken within a round and quoted as the median
+[min-max] over the rounds:
 
-* **index**: one poll of :class:`SessionsIndex` over the tree (head, scanned middle,
-  parsed tail of every file), wall time and CPU time;
-* **floor, heads and tails**: plain ``open``/``readline``/``seek``/``read`` of the same
-  heads and the same tails, with ``json.loads`` of each tail line: the least any reader
-  of that state must do;
-* **floor, every byte**: reading every byte of every file with plain reads, parsing
-  nothing (the index scans the middle of each file for state lines at about this cost);
-* **idle**: after the index, the watch loop polling every second for ``--idle`` seconds
-  with nothing written: CPU time over wall time, in % of one core;
-* **memory**: the RSS the index adds, for the 1 GB tree of 1,000 threads and for a tree
-  of the same bytes in 100 threads: it follows the threads, not the bytes.
+* **envtui**: ``envtui sessions DIR --json`` (and, with ``--before ENVTUI``, another
+  installation's ``envtui`` the same way, for a before/after in one run);
+* **floor, heads and tails**: python reading each file's first line and, from the start
+  of the line of its last ``task_started`` (found by reading back from the end), every
+  line to the end, each with ``json.loads``: the least any reader of a thread's latest
+  state must do (the tail offset is found here, not taken from envtui);
+* **floor, every line**: ``json.loads`` of every line of every file.
 
-Run: ``python -m benchmarks.bench_sessions [--files 1000] [--size-mb 1] [--idle 20]``.
-The files are written to a temporary folder first (reading them then hits the page
-cache, as for a tree Codex has just written); the tree is removed at the end.
+Then ``envtui sessions EMPTY --json`` against ``python -c 'import pydantic'`` (the start-up
+anchor), and the peak RSS of each envtui run, for the memory per thread (peak at N files
+less the peak on the empty folder, over N). Budgets (issue 22): <= 5x the heads-and-tails
+floor at every size, <= 1.3x ``import pydantic`` on an empty folder, <= 16 KiB per thread.
+
+Run: ``python benchmarks/bench_sessions.py [--files 100,1000,10000] [--size-kb 100]
+[--rounds 3] [--before PATH/TO/envtui]``. The trees are written to a temporary folder
+(reading them then hits the page cache, as for a tree Codex has just written) and removed.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
+import itertools
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
+from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tests.support.data.session_trees import grown_tree  # noqa: E402
 
-INDEX = """
-import json, resource, sys, time
-from pathlib import Path
-from envtui.sources.session_files import LocalSessionFiles
-from envtui.sources.sessions_index import SessionsIndex
-def rss():
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * 4096 / 2**20
-before = rss()
-index = SessionsIndex(LocalSessionFiles(Path(sys.argv[1])))
-wall, cpu = time.perf_counter(), time.process_time()
-view = index.poll()
-wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-threads = {t.thread_id for t in view.threads}
-tails = {p: t.tail_start for p, t in index._threads.items()}
-Path(sys.argv[2]).write_text(json.dumps(tails))
-incidents = sum(1 for t in view.threads if t.incidents == ["context-mismatch"])
-print(json.dumps({"wall": wall, "cpu": cpu, "threads": len(threads), "rows": len(view.threads),
-                  "incidents": incidents, "rss_added": rss() - before}))
-"""
 FLOOR_TAILS = """
-import json, sys, time
-tails = json.loads(open(sys.argv[1]).read())
-started = time.perf_counter()
-for path, start in tails.items():
-    with open(path, "rb") as handle:
-        json.loads(handle.readline())
-        handle.seek(start)
-        for line in handle.read().splitlines():
-            json.loads(line)
-print(json.dumps({"wall": time.perf_counter() - started}))
+import json, os, sys
+MARK = b'"type":"task_started"'
+for folder, _, names in os.walk(sys.argv[1]):
+    for name in names:
+        with open(os.path.join(folder, name), "rb") as handle:
+            json.loads(handle.readline())
+            end = handle.seek(0, 2)
+            start, chunk = end, b""
+            while start > 0:
+                start = max(0, start - 65536)
+                handle.seek(start)
+                chunk = handle.read(end - start)
+                found = chunk.rfind(MARK)
+                if found >= 0:
+                    chunk = chunk[chunk.rfind(b"\\n", 0, found) + 1 :]
+                    break
+            for line in chunk.splitlines():
+                json.loads(line)
 """
-FLOOR_BYTES = """
-import json, sys, time
-tails = json.loads(open(sys.argv[1]).read())
-started = time.perf_counter()
-for path in tails:
-    with open(path, "rb") as handle:
-        while handle.read(1 << 20):
-            pass
-print(json.dumps({"wall": time.perf_counter() - started}))
-"""
-IDLE = """
-import asyncio, json, sys, time
-from pathlib import Path
-from envtui.sources.session_files import LocalSessionFiles
-from envtui.sources.sessions_index import SessionsIndex, watch_sessions
-index = SessionsIndex(LocalSessionFiles(Path(sys.argv[1])))
-index.poll()
-async def idle(seconds):
-    stop = asyncio.Event()
-    polls = []
-    task = asyncio.ensure_future(watch_sessions(index, polls.append, stop, poll=1.0))
-    await asyncio.sleep(1.5)  # the first poll after the index
-    wall, cpu = time.perf_counter(), time.process_time()
-    await asyncio.sleep(seconds)
-    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-    stop.set()
-    await task
-    return wall, cpu, len(polls)
-wall, cpu, polls = asyncio.run(idle(float(sys.argv[2])))
-print(json.dumps({"wall": wall, "cpu": cpu, "polls": polls}))
+FLOOR_LINES = """
+import json, os, sys
+for folder, _, names in os.walk(sys.argv[1]):
+    for name in names:
+        with open(os.path.join(folder, name), "rb") as handle:
+            for line in handle:
+                json.loads(line)
 """
 
 
-def run(script: str, *args: str) -> dict[str, float]:
-    out = subprocess.run(
-        [sys.executable, "-c", script, *args],
-        capture_output=True,
-        text=True,
-        check=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
-    result: dict[str, float] = json.loads(out.stdout.strip().splitlines()[-1])
-    return result
+class Run(NamedTuple):
+    wall: float  # seconds
+    cpu: float  # user + system seconds: less moved than wall by others' load on the machine
+    rss: int  # peak, KiB
 
 
-def measure_tree(root: Path, files: int, size: int, idle: float | None) -> dict[str, float]:
-    grown_tree(root, files, size)
-    total = sum(p.stat().st_size for p in root.rglob("*.jsonl"))
-    tails = root.parent / f"tails-{files}.json"
-    index = run(INDEX, str(root), str(tails))
-    tails_floor = run(FLOOR_TAILS, str(tails))
-    bytes_floor = run(FLOOR_BYTES, str(tails))
-    result = {"files": files, "bytes": total, **{f"index_{k}": v for k, v in index.items()}}
-    result["floor_tails"] = tails_floor["wall"]
-    result["floor_bytes"] = bytes_floor["wall"]
-    if idle:
-        idle_run = run(IDLE, str(root), str(idle))
-        result["idle_cpu_percent"] = 100 * idle_run["cpu"] / idle_run["wall"]
-        result["idle_polls"] = idle_run["polls"]
-    return result
+def timed(command: list[str]) -> Run:
+    """Wall and CPU seconds and peak RSS of one run; its output is thrown away."""
+    started = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - started
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode not in (0, 1):  # 1: a live thread with an incident, as designed
+        raise SystemExit(f"{command}: exit {process.returncode}")
+    return Run(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss)
+
+
+def rounds(commands: dict[str, list[str]], count: int) -> dict[str, list[Run]]:
+    """Every command once a round, the order rotated each round."""
+    names = list(commands)
+    results: dict[str, list[Run]] = {name: [] for name in names}
+    for number in range(count):
+        shift = number % len(names)
+        for name in names[shift:] + names[:shift]:
+            results[name].append(timed(commands[name]))
+    return results
+
+
+def spread(values: list[float]) -> str:
+    return f"{statistics.median(values):.2f} [{min(values):.2f}-{max(values):.2f}]"
+
+
+def ratios(
+    results: dict[str, list[Run]], top: str, bottom: str, *, cpu: bool = False
+) -> list[float]:
+    pairs = zip(results[top], results[bottom], strict=True)
+    return [(a.cpu / b.cpu) if cpu else (a.wall / b.wall) for a, b in pairs]
+
+
+def envtuis(args: argparse.Namespace) -> dict[str, list[str]]:
+    found = {"envtui": [sys.executable, "-m", "envtui"]}
+    if args.before:
+        found["before"] = [args.before]
+    return found
+
+
+def measure_size(args: argparse.Namespace, scratch: Path, files: int) -> dict[str, float]:
+    """One tree: every command in rounds; the median peak RSS of each envtui (KiB)."""
+    tree = scratch / f"tree-{files}"
+    grown_tree(tree, files, args.size_kb * 1024)
+    sizes = [p.stat().st_size for p in tree.rglob("*.jsonl")]
+    names = envtuis(args)
+    commands = {name: [*cmd, "sessions", str(tree), "--json"] for name, cmd in names.items()}
+    commands["floor_tails"] = [sys.executable, "-c", FLOOR_TAILS, str(tree)]
+    commands["floor_lines"] = [sys.executable, "-c", FLOOR_LINES, str(tree)]
+    results = rounds(commands, args.rounds)
+    mean = sum(sizes) / len(sizes) / 1024
+    print(f"\n{files} files, {sum(sizes) / 1e9:.2f} GB (mean {mean:.0f} KiB), {args.rounds} rounds")
+    for name, runs in results.items():
+        walls, cpus = spread([r.wall for r in runs]), spread([r.cpu for r in runs])
+        print(f"  {name:12} wall {walls} s, CPU {cpus} s")
+    for name in names:
+        print(
+            f"  {name} / heads-and-tails floor (budget 5x): "
+            f"wall {spread(ratios(results, name, 'floor_tails'))}x, "
+            f"CPU {spread(ratios(results, name, 'floor_tails', cpu=True))}x; "
+            f"/ every line: wall {spread(ratios(results, name, 'floor_lines'))}x"
+        )
+    shutil.rmtree(tree)
+    return {name: statistics.median(r.rss for r in results[name]) for name in names}
+
+
+def measure_empty(args: argparse.Namespace, scratch: Path) -> dict[str, float]:
+    empty = scratch / "empty"
+    empty.mkdir()
+    names = envtuis(args)
+    commands = {name: [*cmd, "sessions", str(empty), "--json"] for name, cmd in names.items()}
+    one = scratch / "one"
+    grown_tree(one, 1, args.size_kb * 1024)
+    for name, cmd in names.items():  # what a first file costs: the reader, check and models
+        commands[f"{name}_one_file"] = [*cmd, "sessions", str(one), "--json"]
+    commands["import_pydantic"] = [sys.executable, "-c", "import pydantic"]
+    timed(commands["import_pydantic"])  # a warm-up: bytecode and page cache
+    results = rounds(commands, max(5, 3 * args.rounds))
+    print("empty folder (and a folder of one rollout)")
+    for name, runs in results.items():
+        walls, cpus = spread([r.wall * 1000 for r in runs]), spread([r.cpu * 1000 for r in runs])
+        print(f"  {name:18} wall {walls} ms, CPU {cpus} ms")
+    for name in names:
+        ratio = spread(ratios(results, name, "import_pydantic"))
+        print(f"  {name}: {ratio}x import pydantic (budget 1.3x)")
+    return {name: statistics.median(r.rss for r in results[name]) for name in names}
+
+
+def memory(peaks: dict[int, dict[str, float]]) -> None:
+    """Memory per thread: the peak's growth from one tree size to the next, per thread added."""
+    print("\nmemory per thread (peak RSS growth between sizes; budget 16 KiB)")
+    sizes = sorted(peaks)
+    for low, high in itertools.pairwise(sizes):
+        for name in peaks[high]:
+            per = (peaks[high][name] - peaks[low][name]) / (high - low)
+            mib = peaks[high][name] / 1024
+            print(f"  {name}: {low} -> {high} threads: {per:.1f} KiB per thread ({mib:.0f} MiB)")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--files", type=int, default=1000)
-    parser.add_argument("--size-mb", type=float, default=1.0)
-    parser.add_argument("--idle", type=float, default=20.0)
+    parser.add_argument("--files", default="100,1000,10000", help="tree sizes, comma-separated")
+    parser.add_argument("--size-kb", type=int, default=100, help="the size each rollout grows to")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--before", metavar="ENVTUI", help="another envtui to measure beside")
     args = parser.parse_args()
-    size = int(args.size_mb * 2**20)
-    with tempfile.TemporaryDirectory() as scratch:
-        many = measure_tree(Path(scratch) / "many", args.files, size, args.idle)
-        shutil.rmtree(Path(scratch) / "many")
-        few_files = max(1, args.files // 10)
-        few = measure_tree(Path(scratch) / "few", few_files, size * 10, None)
-    print(f"tree: {many['files']:.0f} rollouts, {many['bytes'] / 1e9:.2f} GB")
-    print(
-        f"index: {many['index_wall']:.2f} s wall, {many['index_cpu']:.2f} s CPU "
-        f"(budget 10 s); {many['index_rows']:.0f} rows, {many['index_threads']:.0f} distinct "
-        f"threads, {many['index_incidents']:.0f} with the context-mismatch of their last step"
-    )
-    print(
-        f"floor, heads and tails (plain reads, json.loads): {many['floor_tails']:.2f} s; "
-        f"index / floor = {many['index_wall'] / many['floor_tails']:.1f}x"
-    )
-    print(
-        f"floor, every byte read (no parsing): {many['floor_bytes']:.2f} s; "
-        f"index / floor = {many['index_wall'] / many['floor_bytes']:.1f}x"
-    )
-    print(
-        f"idle: {many['idle_cpu_percent']:.2f} % of one core over {args.idle:g} s "
-        f"({many['idle_polls']:.0f} polls; budget 2 %)"
-    )
-    print(
-        f"memory added by the index: {many['index_rss_added']:.1f} MB for "
-        f"{many['files']:.0f} threads ({many['bytes'] / 1e9:.2f} GB), "
-        f"{few['index_rss_added']:.1f} MB for {few['files']:.0f} threads "
-        f"({few['bytes'] / 1e9:.2f} GB); per thread "
-        f"{1024 * many['index_rss_added'] / many['files']:.0f} KB and "
-        f"{1024 * few['index_rss_added'] / few['files']:.0f} KB"
-    )
+    with tempfile.TemporaryDirectory() as folder:
+        scratch = Path(folder)
+        peaks = {0: measure_empty(args, scratch)}
+        for files in (int(n) for n in args.files.split(",")):
+            peaks[files] = measure_size(args, scratch, files)
+        memory(peaks)
 
 
 if __name__ == "__main__":

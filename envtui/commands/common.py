@@ -10,6 +10,7 @@ command's arguments and none of the models.
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -83,7 +84,12 @@ def metrics_for(
     from envtui.sources.metrics_state import MetricsState
 
     host, port = args.metrics
-    state = MetricsState(retention=args.metrics_retention, thread=thread)
+    state = MetricsState(
+        retention=args.metrics_retention,
+        thread=thread,
+        max_environments=args.metrics_max_environments,
+        notice=lambda text: print(f"envtui {command}: {text}", file=sys.stderr),
+    )
     try:
         return state, MetricsServer(state, host, port).start()
     except OSError as exc:

@@ -247,6 +247,14 @@ METRICS = Group(
         "how long the series of a thread that ended stay (seconds, or 90s, 15m, 2h)",
         default="15m",
     ),
+    Arg(
+        "--metrics-max-environments",
+        type=number(int, low=1),
+        default=500,
+        metavar="N",
+        help="the most environments of one thread that get series; the rest are counted in "
+        "envtui_environments_dropped",
+    ),
 )
 """``--metrics``, for ``events``, ``watch``, ``codex`` and ``sessions``; prometheus-client
 loads only when it is given (:func:`envtui.commands.common.metrics_for`)."""

@@ -50,7 +50,8 @@ SESSIONS = Command(
         switch("--json", "print one JSON line per thread, then exit"),
         lasting(
             "--live-window",
-            "a thread is live when its rollout was written within DURATION",
+            "a thread is live when its rollout was written within DURATION and its latest "
+            "item is dated within it",
             default="2m",
         ),
         seconds(
@@ -93,8 +94,6 @@ def index_for(args: argparse.Namespace, files: SessionFiles) -> SessionsIndex:
 
 
 def run(args: argparse.Namespace) -> int:
-    import asyncio
-
     files = files_for(args)
     if isinstance(files, int):
         return files
@@ -103,7 +102,11 @@ def run(args: argparse.Namespace) -> int:
         return served
     state = served[0] if served is not None else None
     try:
+        if args.json and state is None and not args.ssh:
+            return _json_once(args, files)
         if args.json:
+            import asyncio
+
             return asyncio.run(_json(args, files, state))
         return _dashboard(args, files, state)
     finally:
@@ -123,6 +126,25 @@ def _print(threads: list[ThreadSummary]) -> None:
         write_output(dumps_json_line(summary.as_json()) + "\n")
 
 
+def _say_outside(outside: list[str]) -> None:
+    from envtui.sources.sessions_index import outside_note
+
+    note = outside_note(outside)
+    if note is not None:
+        print(f"envtui {COMMAND}: {note}", file=sys.stderr)
+
+
+def _json_once(args: argparse.Namespace, files: SessionFiles) -> int:
+    """A tree on this machine printed once: a poll in this thread, no event loop."""
+    view = index_for(args, files).poll()
+    if not view.up:
+        print(f"envtui {COMMAND}: {view.problem}", file=sys.stderr)
+        return 1
+    _print(view.threads)
+    _say_outside(view.outside)
+    return 1 if failing(view.threads) else 0
+
+
 def publisher(
     files: SessionFiles, state: MetricsState | None, show: Callable[[SessionsView], None]
 ) -> Callable[[SessionsView], None]:
@@ -130,7 +152,7 @@ def publisher(
 
     def publish(view: SessionsView) -> None:
         if state is not None:
-            state.sessions(view.threads, view.gone)
+            state.sessions(view.changed_threads(), view.gone)
             state.source_up(files.name, view.up)
         show(view)
 
@@ -152,14 +174,19 @@ async def _json(args: argparse.Namespace, files: SessionFiles, state: MetricsSta
             print(f"envtui {COMMAND}: {view.problem}", file=sys.stderr)
             return 1
         _print(view.threads)
+        _say_outside(view.outside)
         if state is None:
             return 1 if failing(view.threads) else 0
         publisher(files, state, lambda v: None)(view)
         stop = asyncio.Event()
+        said = list(view.outside)
 
         def changed(v: SessionsView) -> None:
-            _print([t for t in v.threads if t.thread_id in v.changed])
+            _print(v.changed_threads())
             view.threads = v.threads
+            if v.outside != said:
+                said[:] = v.outside
+                _say_outside(v.outside)
 
         with stop_on_signals(stop):
             await watch_sessions(

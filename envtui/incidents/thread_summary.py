@@ -9,8 +9,11 @@ streaming reader cuts into steps and the check judges. Reading a file (where its
 starts, which lines carry state, what was appended) is the sources' business.
 
 The summary's environments are those the latest recorded snapshot names (the state the
-rollout view shows too), and its incidents are :func:`active_incidents`: the dashboard's
-incident fold over the steps read in full, with the step still being written.
+rollout view shows too; after a compaction and before Codex restates the state, the one
+the compaction cleared), or unknown when no state was read (a fork whose parent is not
+at hand starts from patches of a state nobody here has), and its incidents are
+:func:`active_incidents`: the dashboard's incident fold over the steps read in full, with
+the step still being written.
 """
 
 from __future__ import annotations
@@ -24,11 +27,13 @@ from typing import Any
 from envtui.incidents.fold import IncidentFold
 from envtui.rollout.check import RolloutChecker
 from envtui.rollout.emit import recorded_statuses
+from envtui.rollout.items import parse_time
 from envtui.rollout.reader import RolloutReader
 from envtui.rollout.records import RolloutStep
 from envtui.rollout.state import BaselineLookup
 from envtui.steps.emit import finding_event
 from envtui.steps.report import StepReport
+from envtui.vocabulary.events import EnvironmentStatus
 
 STATUSES = ("starting", "ready", "unavailable")
 
@@ -74,12 +79,14 @@ class ThreadSummary:
     profile: str | None = None
     started: datetime | None = None
     last_written: datetime | None = None
+    last_item_at: datetime | None = None  # the latest item's own timestamp
     size: int = 0
     steps: int = 0
     steps_exact: bool = True  # False: the file's middle was skipped, steps is a lower bound
     turns: int = 0
     latest_step: int | None = None
     environments: dict[str, EnvironmentState] = field(default_factory=dict)
+    environments_known: bool = True  # False: no world state read (a fork without its parent)
     incidents: list[str] = field(default_factory=list)
     findings: dict[str, int] = field(default_factory=dict)
     transitions: dict[tuple[str, str], int] = field(default_factory=dict)
@@ -103,11 +110,15 @@ class ThreadSummary:
             "profile": self.profile,
             "started": self.started.isoformat() if self.started else None,
             "last_written": self.last_written.isoformat() if self.last_written else None,
+            "last_item_at": self.last_item_at.isoformat() if self.last_item_at else None,
             "live": self.live,
             "steps": self.steps,
             "steps_exact": self.steps_exact,
             "turns": self.turns,
-            "environments": {s: self.count(s) for s in STATUSES},
+            "environments_known": self.environments_known,
+            "environments": (
+                {s: self.count(s) for s in STATUSES} if self.environments_known else None
+            ),
             "primary": self.primary,
             "incidents": self.incidents,
             "findings": self.findings,
@@ -143,6 +154,7 @@ class ThreadFold:
         self._findings: Counter[str] = Counter()
         self._transitions: Counter[tuple[str, str]] = Counter()
         self._statuses: dict[str, str] = {}
+        self._recorded_of: tuple[Any, dict[str, EnvironmentStatus]] | None = None
 
     # --- what the file gives ---------------------------------------------------------------
 
@@ -156,6 +168,16 @@ class ThreadFold:
         (Turn starts there are counted by whoever scans the middle, into ``skipped_turns``.)"""
         self.skipped = True
         self.reader.skip_line(number, raw)
+
+    def skipped_tools_line(self, number: int, raw: str) -> None:
+        """A tools line of the skipped middle (see :meth:`RolloutReader.skip_tools_line`)."""
+        self.skipped = True
+        self.reader.skip_tools_line(number, raw)
+
+    def skipped_compaction(self) -> None:
+        """A compaction in the skipped middle, known by its type (its history is not read)."""
+        self.skipped = True
+        self.reader.skip_compaction()
 
     def read_line(self, number: int, raw: str) -> None:
         """A line read in full: cut into steps; each completed step is checked."""
@@ -175,10 +197,19 @@ class ThreadFold:
         self._latest = report
         fold_report(self._incidents, report)
         self._findings.update(f.code for f in report.findings)
-        for env_id, status in recorded_statuses(step.section, step.number).items():
+        for env_id, status in self._recorded(step.section, step.number).items():
             if self._statuses.get(env_id) != status.status:
                 self._statuses[env_id] = status.status
                 self._transitions[(env_id, status.status)] += 1
+
+    def _recorded(self, section: Any, step: int) -> dict[str, EnvironmentStatus]:
+        """The statuses a section records, made once for the same section (the latest
+        step's is usually the one the summary shows)."""
+        if self._recorded_of is not None and self._recorded_of[0] is section:
+            return self._recorded_of[1]
+        statuses = recorded_statuses(section, step)
+        self._recorded_of = (section, statuses)
+        return statuses
 
     def _open_step(self) -> StepReport | None:
         """The step still being written, checked as it stands (on a copy of the reader)."""
@@ -192,7 +223,8 @@ class ThreadFold:
         info = self.reader.info
         pending = self._open_step()
         latest = pending or self._latest
-        statuses = recorded_statuses(self.reader.world.section(), info.steps)
+        section = self.reader.latest_section()
+        statuses = self._recorded(section, info.steps)
         return ThreadSummary(
             thread_id=info.thread_id or thread_id,
             path=self.path,
@@ -200,6 +232,7 @@ class ThreadFold:
             cli_version=info.cli_version,
             profile=info.default_profile()[0].value,
             started=info.started,
+            last_item_at=parse_time(self.reader.latest_time),
             size=size,
             steps=info.steps,
             steps_exact=not self.skipped,
@@ -208,6 +241,7 @@ class ThreadFold:
             environments={
                 i: EnvironmentState(s.kind, s.status, s.primary) for i, s in statuses.items()
             },
+            environments_known=section is not None,
             incidents=active_incidents(self._incidents, pending),
             findings=dict(self._findings),
             transitions=dict(self._transitions),

@@ -54,6 +54,7 @@ from envtui.rollout.lines import (
 )
 from envtui.rollout.records import ContextBlock, Rollout, RolloutInfo, RolloutStep
 from envtui.rollout.state import BaselineLookup, ForkOrigin, WorldReplay
+from envtui.rollout.tool_lines import tools_of_line
 from envtui.steps.tools import ToolSpec, tool_groups
 
 MAX_UNKNOWN_KINDS = 100
@@ -76,6 +77,8 @@ class RolloutReader:
         self._open_block: ContextBlock | None = None  # a message awaiting its world_state
         self._pending: ContextBlock | None = None  # a compaction's block, for the next step
         self._compacted = False  # the next full world_state is the compaction's baseline
+        self.before_compaction: Any = None  # the section a compaction cleared, until restated
+        self.latest_time: str | None = None  # the timestamp of the latest item read in full
         self._request_time: str | None = None
         self._turn = 0
         self._turn_steps = 0
@@ -90,6 +93,8 @@ class RolloutReader:
             if raw.strip():
                 self.info.bad_line(number)
         else:
+            if item.timestamp is not None:
+                self.latest_time = item.timestamp
             self._read_item(number, item)
         if not self._done:
             return ()
@@ -111,9 +116,35 @@ class RolloutReader:
             if self.world.read_item(item.payload, number, self.info.fork) is None:
                 self.info.bad_line(number)
         elif item.kind == "compacted":
-            self.world.reset()
+            self.skip_compaction()
         elif item.kind == "response_item" and item.inner == TOOLS_TYPE:
             self._tools_recorded(number, item.payload.get("tools"))
+
+    def skip_tools_line(self, number: int, raw: str) -> None:
+        """An ``additional_tools`` line of a skipped part. Threads of the same Codex and
+        tools write the same line, so its tools are parsed once for all of them."""
+        groups = tools_of_line(raw)
+        if groups is None:
+            self.skip_line(number, raw)  # not of the shape expected: read it the usual way
+            return
+        self._tools.update(groups)
+        self._tool_list = None
+
+    def skip_compaction(self) -> None:
+        """A compaction in a skipped part: the world state is cleared until it is restated."""
+        self._clear_world()
+
+    def _clear_world(self) -> None:
+        section = self.world.section()
+        if section is not None:
+            self.before_compaction = section
+        self.world.reset()
+
+    def latest_section(self) -> Any:
+        """The section of the latest world state known: after a compaction and before the
+        full restatement Codex writes with the next request, the one the compaction cleared."""
+        section = self.world.section()
+        return section if section is not None else self.before_compaction
 
     @property
     def step_open(self) -> bool:
@@ -299,7 +330,7 @@ class RolloutReader:
 
     def _on_compacted(self, line: int, payload: dict[str, Any]) -> bool:
         has_block, text = replacement_context(payload.get("replacement_history"))
-        self.world.reset()
+        self._clear_world()
         self._compacted = True
         self._pending = ContextBlock(text, line, "compaction") if has_block else None
         return True

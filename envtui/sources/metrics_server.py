@@ -4,7 +4,10 @@ Served by the official ``prometheus-client`` from its own thread, over a registr
 own that holds one collector: at each scrape the collector takes a snapshot of
 :class:`MetricsState` and writes every series from it, so a series that left the state
 (an environment removed, a thread past its retention) is gone from the next scrape.
-Label values are the ids as they are; the client escapes them.
+Label values are the ids with every character a terminal would act on written as an
+escape (:func:`~envtui.vocabulary.safe_text.for_terminal`: ESC as ``\\x1b``), as ``--json``
+writes them: the client escapes only backslash, quote and newline, so ``curl`` of the
+endpoint in a terminal would otherwise act on them.
 
 The server listens only where ``--metrics`` says, and :meth:`MetricsServer.close` (also on
 leaving the ``with`` block, whatever the reason) shuts it down and frees the port.
@@ -24,10 +27,15 @@ from prometheus_client.registry import Collector, CollectorRegistry
 
 from envtui.sources.metrics_state import MetricsSnapshot, MetricsState
 from envtui.vocabulary.events import Event, EventSink, LiveState, Source
+from envtui.vocabulary.safe_text import for_terminal
 from envtui.vocabulary.thread_messages import WaitingReason
 
 STATUSES: tuple[LiveState, ...] = ("starting", "ready", "unavailable")
 WAITING_REASONS: tuple[WaitingReason, ...] = ("approval", "input")
+
+
+def _labels(*values: str) -> list[str]:
+    return [for_terminal(value) for value in values]
 
 
 class EnvtuiCollector(Collector):
@@ -43,11 +51,11 @@ class EnvtuiCollector(Collector):
         yield _waiting_family(snapshot)
         events = CounterMetricFamily("envtui_events", "Events seen, by type.", labels=["type"])
         for kind, count in sorted(snapshot.events.items()):
-            events.add_metric([kind], count)
+            events.add_metric(_labels(kind), count)
         yield events
         up = GaugeMetricFamily("envtui_source_up", "1 while the source runs.", labels=["source"])
         for name, running in sorted(snapshot.sources.items()):
-            up.add_metric([name], 1.0 if running else 0.0)
+            up.add_metric(_labels(name), 1.0 if running else 0.0)
         yield up
 
 
@@ -67,14 +75,22 @@ def _environment_families(snapshot: MetricsSnapshot) -> Iterator[Metric]:
         "Times the environment entered a status (its first status included).",
         labels=["thread", "environment", "to"],
     )
+    dropped = GaugeMetricFamily(
+        "envtui_environments_dropped",
+        "Environments the thread names beyond --metrics-max-environments: they have no series.",
+        labels=["thread"],
+    )
     for thread, series in sorted(snapshot.threads.items()):
         for env_id, (kind, current, is_primary) in series.statuses.items():
             for name in STATUSES:
-                status.add_metric([thread, env_id, kind, name], 1.0 if name == current else 0.0)
-            primary.add_metric([thread, env_id], 1.0 if is_primary else 0.0)
+                value = 1.0 if name == current else 0.0
+                status.add_metric(_labels(thread, env_id, kind, name), value)
+            primary.add_metric(_labels(thread, env_id), 1.0 if is_primary else 0.0)
         for (env_id, to), count in sorted(series.transitions.items()):
-            transitions.add_metric([thread, env_id, to], count)
-    yield from (status, primary, transitions)
+            transitions.add_metric(_labels(thread, env_id, to), count)
+        if series.dropped:
+            dropped.add_metric(_labels(thread), series.dropped)
+    yield from (status, primary, transitions, dropped)
 
 
 def _incident_families(snapshot: MetricsSnapshot) -> Iterator[Metric]:
@@ -88,9 +104,9 @@ def _incident_families(snapshot: MetricsSnapshot) -> Iterator[Metric]:
     )
     for thread, series in sorted(snapshot.threads.items()):
         for code in series.incidents:
-            active.add_metric([thread, code], 1.0)
+            active.add_metric(_labels(thread, code), 1.0)
         for code, count in sorted(series.findings.items()):
-            findings.add_metric([thread, code], count)
+            findings.add_metric(_labels(thread, code), count)
     yield from (active, findings)
 
 

@@ -9,6 +9,11 @@ thread, so every change and every read holds the lock, and a read gets a copy.
 
 A thread that ended (its rollout no longer written, or gone) keeps its series for the
 retention, then they are dropped, so a scrape never grows with every thread ever seen.
+A thread exports at most ``max_environments`` environments (the primary first, then in
+the order they were named); how many more it named is its ``dropped`` count, exported as
+a series of its own, and said once, the first time a thread goes over, through
+``notice`` and the debug log. One rollout that names 10,000 environments is then 500
+environments' series, not 30,000.
 """
 
 from __future__ import annotations
@@ -20,7 +25,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from envtui.incidents.fold import IncidentFold
-from envtui.incidents.thread_summary import SUMMARY_INCIDENTS, ThreadSummary
+from envtui.incidents.thread_summary import SUMMARY_INCIDENTS, EnvironmentState, ThreadSummary
+from envtui.vocabulary import debug_log
 from envtui.vocabulary.events import (
     EnvironmentRemoved,
     EnvironmentStatus,
@@ -28,6 +34,7 @@ from envtui.vocabulary.events import (
     FindingReported,
     StepRecorded,
 )
+from envtui.vocabulary.safe_text import one_line
 from envtui.vocabulary.thread_messages import (
     ThreadStatusChanged,
     WaitingReason,
@@ -35,6 +42,9 @@ from envtui.vocabulary.thread_messages import (
 )
 
 DEFAULT_RETENTION = 15 * 60.0
+DEFAULT_MAX_ENVIRONMENTS = 500
+MAX_DROPPED_IDS = 100_000
+"""Distinct environment ids over the cap remembered per thread (the count stops there)."""
 
 
 @dataclass
@@ -48,10 +58,12 @@ class ThreadSeries:
     findings: Counter[str] = field(default_factory=Counter)
     incidents: list[str] = field(default_factory=list)
     latest_step: int | None = None
+    dropped: int = 0  # environments named beyond the cap, not exported
     fold: IncidentFold = field(
         default_factory=lambda: IncidentFold(max_incidents=SUMMARY_INCIDENTS, history=1)
     )
     ended_at: float | None = None
+    dropped_ids: set[str] = field(default_factory=set)  # from events: which were dropped
     waiting: tuple[WaitingReason, ...] | None = None
     """Why the thread waits for the operator (None: its status is not known)."""
 
@@ -72,9 +84,14 @@ class MetricsState:
         retention: float = DEFAULT_RETENTION,
         thread: str = "",
         clock: Callable[[], float] = time.monotonic,
+        max_environments: int = DEFAULT_MAX_ENVIRONMENTS,
+        notice: Callable[[str], None] | None = None,
     ) -> None:
         self.retention = retention
         self.clock = clock
+        self.max_environments = max_environments
+        self._notice = notice
+        self._said_capped = False
         self._thread = thread  # the label of events that name no thread
         self._lock = threading.Lock()
         self._threads: dict[str, ThreadSeries] = {}
@@ -92,7 +109,9 @@ class MetricsState:
             if named and named != self._thread:
                 self._rename(named)
             series = self._threads.setdefault(self._thread, ThreadSeries())
-            if isinstance(msg, EnvironmentStatus):
+            if isinstance(msg, EnvironmentStatus) and not self._admit(series, msg.environment_id):
+                pass  # over the cap: counted, not exported
+            elif isinstance(msg, EnvironmentStatus):
                 before = series.statuses.get(msg.environment_id)
                 if before is None or before[1] != msg.status:
                     series.transitions[(msg.environment_id, msg.status)] += 1
@@ -109,6 +128,30 @@ class MetricsState:
             series.fold.apply(event)
             if series.fold.version != version or isinstance(msg, StepRecorded):
                 series.incidents = series.fold.open_codes()
+
+    def _admit(self, series: ThreadSeries, env_id: str) -> bool:
+        """Whether an environment of an event gets series (the cap); counts those dropped."""
+        if env_id in series.statuses or len(series.statuses) < self.max_environments:
+            return True
+        if env_id not in series.dropped_ids and len(series.dropped_ids) < MAX_DROPPED_IDS:
+            series.dropped_ids.add(env_id)
+            series.dropped = len(series.dropped_ids)
+            self._capped(self._thread, series.dropped)
+        return False
+
+    def _capped(self, thread: str, dropped: int) -> None:
+        """Say once, for the first thread over the cap, that series were dropped."""
+        if self._said_capped:
+            return
+        self._said_capped = True
+        text = (
+            f"metrics: thread {one_line(thread) or '(unnamed)'} names more than "
+            f"{self.max_environments} environments ({dropped} over, so far): those beyond "
+            f"--metrics-max-environments have no series; envtui_environments_dropped counts them"
+        )
+        debug_log.logger(__name__).warning("%s", text)
+        if self._notice is not None:
+            self._notice(text)
 
     def _rename(self, thread: str) -> None:
         """The thread's id became known: what was counted without it is its own."""
@@ -130,15 +173,19 @@ class MetricsState:
                     self._expired.discard(thread)
                 elif thread in self._expired:
                     continue
+                kept = self._kept(summary)
                 series = ThreadSeries(
-                    statuses={
-                        i: (e.kind, e.status, e.primary) for i, e in summary.environments.items()
-                    },
-                    transitions=Counter(summary.transitions),
+                    statuses={i: (e.kind, e.status, e.primary) for i, e in kept.items()},
+                    transitions=Counter(
+                        {k: n for k, n in summary.transitions.items() if k[0] in kept}
+                    ),
                     findings=Counter(summary.findings),
                     incidents=list(summary.incidents),
                     latest_step=summary.latest_step,
+                    dropped=len(summary.environments) - len(kept),
                 )
+                if series.dropped:
+                    self._capped(thread, series.dropped)
                 if not summary.live:
                     ended = old.ended_at if old is not None else None
                     series.ended_at = ended if ended is not None else now
@@ -146,6 +193,15 @@ class MetricsState:
             for thread in gone:
                 if thread in self._threads and self._threads[thread].ended_at is None:
                     self._threads[thread].ended_at = now
+
+    def _kept(self, summary: ThreadSummary) -> dict[str, EnvironmentState]:
+        """The environments of a summary that get series: the primary first, then in order."""
+        environments = summary.environments
+        if len(environments) <= self.max_environments:
+            return environments
+        primary = [i for i, e in environments.items() if e.primary]
+        order = [*primary, *(i for i in environments if i not in primary)]
+        return {i: environments[i] for i in order[: self.max_environments]}
 
     # --- sources and reading ----------------------------------------------------------------
 
@@ -168,6 +224,7 @@ class MetricsState:
                     Counter(s.findings),
                     list(s.incidents),
                     s.latest_step,
+                    s.dropped,
                     waiting=s.waiting,
                 )
                 for thread, s in self._threads.items()

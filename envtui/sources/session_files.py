@@ -10,34 +10,31 @@ from __future__ import annotations
 
 import functools
 import os
-from dataclasses import dataclass
+import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, BinaryIO, Protocol
 
-from envtui.vocabulary.events import Source
+from envtui.sources.tree_listing import (
+    COLD_TURNS,
+    HOT_FOR,
+    FileInfo,
+    TreeListing,
+)
 
-ROLLOUT_PREFIX = "rollout-"
-ROLLOUT_SUFFIX = ".jsonl"
-MAX_DEPTH = 4
-"""``sessions/YYYY/MM/DD/rollout-….jsonl`` is three folders down; one more is tolerated."""
-
-
-@dataclass(frozen=True)
-class FileInfo:
-    path: str
-    size: int
-    mtime: float
-    identity: tuple[int, int] | None = None  # (device, inode) where known
-
-    @property
-    def name(self) -> str:
-        return self.path.rpartition("/")[2]
+if TYPE_CHECKING:
+    from envtui.vocabulary.events import Source
 
 
 class SessionFiles(Protocol):
     """A sessions tree: its rollout files and their bytes. Both raise OSError on failure."""
 
     name: str
+
+    @property
+    def outside(self) -> list[str]:
+        """Links that resolve out of the tree, skipped at the last listing."""
+        ...
 
     def listing(self) -> list[FileInfo]: ...
 
@@ -53,10 +50,6 @@ class SessionFiles(Protocol):
         ...
 
 
-def is_rollout_name(name: str) -> bool:
-    return name.startswith(ROLLOUT_PREFIX) and name.endswith(ROLLOUT_SUFFIX)
-
-
 def default_sessions_dir(environ: dict[str, str] | None = None) -> Path:
     """``$CODEX_HOME/sessions``, else ``~/.codex/sessions``."""
     env = os.environ if environ is None else environ
@@ -65,46 +58,57 @@ def default_sessions_dir(environ: dict[str, str] | None = None) -> Path:
 
 
 class LocalSessionFiles:
-    """A sessions tree on this machine."""
+    """A sessions tree on this machine, listed as :class:`TreeListing` says (the cost of a
+    listing follows what changed), and read with one file kept open at a time."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(
+        self,
+        root: Path,
+        *,
+        hot_for: float = HOT_FOR,
+        cold_turns: int = COLD_TURNS,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         self.root = root
         self.name = str(root)
+        self._tree = TreeListing(root, hot_for=hot_for, cold_turns=cold_turns, clock=clock)
+        self._open_file: BinaryIO | None = None
+
+    @property
+    def outside(self) -> list[str]:
+        return self._tree.outside
 
     def listing(self) -> list[FileInfo]:
-        if not self.root.is_dir():
-            raise FileNotFoundError(2, "no such directory", str(self.root))
-        found: list[FileInfo] = []
-        self._walk(str(self.root), 0, found)
-        return found
+        self._tree.refresh()
+        return list(self._tree.files.values())
 
-    def _walk(self, folder: str, depth: int, found: list[FileInfo]) -> None:
-        try:
-            entries = list(os.scandir(folder))
-        except OSError:
-            return  # a day folder removed while listed, or unreadable: its files are not shown
-        for entry in entries:
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    if depth < MAX_DEPTH:
-                        self._walk(entry.path, depth + 1, found)
-                elif is_rollout_name(entry.name) and entry.is_file():
-                    stat = entry.stat()
-                    identity = (stat.st_dev, stat.st_ino)
-                    found.append(FileInfo(entry.path, stat.st_size, stat.st_mtime, identity))
-            except OSError:
-                continue  # gone between the listing and the stat
+    def changes(self) -> tuple[Mapping[str, FileInfo], set[str]]:
+        """Every rollout by path, and the paths added, changed or removed since the last
+        call (all of them, the first time): the index looks at those alone."""
+        self._tree.refresh()
+        return self._tree.files, self._tree.take_changes()
 
     def read(self, path: str, offset: int, size: int) -> bytes:
-        with open(path, "rb") as handle:
-            handle.seek(offset)
-            return handle.read(size)
+        """Bytes of one file; the file stays open for the next read of it, until another
+        file is read or :meth:`release` (the index reads a file's head, tail and middle in
+        turn, and calls it at the end of each poll)."""
+        handle = self._open_file
+        if handle is None or handle.name != path:
+            self.release()
+            handle = self._open_file = open(path, "rb")  # noqa: SIM115 (kept open on purpose)
+        handle.seek(offset)
+        return handle.read(size)
+
+    def release(self) -> None:
+        handle, self._open_file = self._open_file, None
+        if handle is not None:
+            handle.close()
 
     async def open(self) -> None:
         return None  # nothing to connect to
 
     async def aclose(self) -> None:
-        return None
+        self.release()
 
     def rollout_source(self, path: str) -> Source:
         from envtui.sources.rollout_follow import follow_rollout

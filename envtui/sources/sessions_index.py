@@ -1,32 +1,39 @@
 """Every Codex thread of a sessions tree, one summary each, kept up to date by polling.
 
-Each poll lists the tree (one ``stat`` a file), indexes the files it has not seen, reads
-what was appended to the ones it has, and forgets the ones that were removed or fell out
-of ``--since``: memory follows the threads shown, not the bytes on disk. A thread whose
-rollout exists twice (a copy, a resumed file) is shown once, from the file written last.
+Each poll lists the tree (see :class:`LocalSessionFiles` for what that costs), indexes the
+files it has not seen, reads what was appended to the ones it has, and forgets the ones
+that were removed or fell out of ``--since``: memory follows the threads shown, not the
+bytes on disk. Only what changed is worked on: a poll over a quiet tree of 10,000 threads
+builds no summary, and says so (its view's ``changed`` and ``gone`` are empty). A thread
+whose rollout exists twice (a copy, a resumed file) is shown once, from the file written
+last.
+
+A thread is live when its file was written within the live window *and* the rollout's own
+latest timestamp is within it too: a copied file is new on disk, its thread is not.
 """
 
 from __future__ import annotations
 
-import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from envtui.incidents.thread_summary import ThreadSummary
-from envtui.rollout.fork_parent import ParentRollouts
-from envtui.sources.session_files import FileInfo, LocalSessionFiles, SessionFiles
-from envtui.sources.thread_file import ThreadFile
-from envtui.vocabulary import debug_log
-from envtui.vocabulary.stopping import wait_for_stop
+from envtui.sources.session_files import LocalSessionFiles, SessionFiles
+from envtui.sources.tree_listing import FileInfo
 
-log = debug_log.logger(__name__)
+if TYPE_CHECKING:
+    import asyncio
+
+    from envtui.incidents.thread_summary import ThreadSummary
+    from envtui.rollout.fork_parent import ParentRollouts
+    from envtui.sources.thread_file import ThreadFile
 
 POLL = 1.0
 LIVE_WINDOW = 120.0
-"""Seconds since a rollout's last write within which its thread counts as live."""
+"""Seconds since a rollout's last write (and its last item) within which its thread is live."""
 
 
 @dataclass
@@ -38,6 +45,10 @@ class SessionsView:
     problem: str | None = None
     changed: set[str] = field(default_factory=set)  # thread ids whose summary changed
     gone: set[str] = field(default_factory=set)  # thread ids no longer shown
+    outside: list[str] = field(default_factory=list)  # links out of the tree, not read
+
+    def changed_threads(self) -> list[ThreadSummary]:
+        return [t for t in self.threads if t.thread_id in self.changed]
 
 
 class SessionsIndex:
@@ -57,57 +68,142 @@ class SessionsIndex:
         self.clock = clock
         self._threads: dict[str, ThreadFile] = {}  # by path
         self._shown: dict[str, ThreadSummary] = {}  # by thread id
+        self._paths: dict[str, set[str]] = {}  # the files of each thread id
+        self._owner: dict[str, str] = {}  # the thread id of each file, as last read
+        self._live: set[str] = set()  # paths whose thread was live at the last poll
+        self._retry: set[str] = set()  # paths that could not be read: tried again
 
     def _baseline(self, info: FileInfo) -> ParentRollouts | None:
         """A fork's parent is looked up beside it, on this machine only."""
         if isinstance(self.files, LocalSessionFiles):
+            from envtui.rollout.fork_parent import ParentRollouts
+
             return ParentRollouts(Path(info.path), self.files.root)
         return None
 
     def poll(self) -> SessionsView:
         try:
-            listed = self.files.listing()
+            return self._poll()
+        finally:
+            release = getattr(self.files, "release", None)
+            if release is not None:
+                release()  # no file stays open between polls
+
+    def _poll(self) -> SessionsView:
+        now = self.clock()
+        try:
+            found, paths = self._listed(now)
         except OSError as exc:
             problem = f"{self.files.name}: cannot list: {exc.strerror or exc}"
             return SessionsView(list(self._shown.values()), up=False, problem=problem)
-        now = self.clock()
-        wanted = {
-            info.path: info
-            for info in listed
-            if self.since is None or now - info.mtime <= self.since
-        }
-        for path in [p for p in self._threads if p not in wanted]:
-            del self._threads[path]
-        changed_paths = set()
-        for path, info in wanted.items():
+        moment = datetime.fromtimestamp(now, UTC)
+        touched: set[str] = set()
+        for path in paths:
+            info = found.get(path)
             thread = self._threads.get(path)
-            try:
-                if thread is None:
-                    thread = ThreadFile(self.files, info, self._baseline(info))
-                    thread.index()
-                    self._threads[path] = thread
-                    changed_paths.add(path)
-                elif thread.poll(info):
-                    changed_paths.add(path)
-            except OSError as exc:
-                log.debug("%s: cannot read: %s", path, exc)
-                self._threads.pop(path, None)
-        return self._view(datetime.fromtimestamp(now, UTC), changed_paths)
+            if info is None:
+                if self._threads.pop(path, None) is not None:
+                    touched.add(path)
+            elif thread is not None and thread.info is info:
+                continue  # the listing kept it as it was: nothing to look at
+            elif self._read(path, info, thread):
+                touched.add(path)
+                if path in self._threads:  # its row now: a quiet thread lets its fold go
+                    self._threads[path].summary(moment, self.live_window)
+        return self._view(moment, touched)
 
-    def _view(self, now: datetime, changed_paths: set[str]) -> SessionsView:
-        shown: dict[str, ThreadSummary] = {}
+    def _listed(self, now: float) -> tuple[Mapping[str, FileInfo], set[str]]:
+        """The files wanted by path, and the paths to look at: those that changed when the
+        tree says so (on this machine), else every path listed or known."""
+        changes = getattr(self.files, "changes", None)
+        if changes is not None and self.since is None:
+            found, changed = changes()
+            retry, self._retry = self._retry, set()
+            return found, changed | retry
+        since = self.since
+        listed = self.files.listing()
+        wanted = {i.path: i for i in listed if since is None or now - i.mtime <= since}
+        return wanted, set(wanted) | set(self._threads)
+
+    def _read(self, path: str, info: FileInfo, thread: ThreadFile | None) -> bool:
+        """Index a new file or follow a known one; whether its row may have changed."""
+        try:
+            if thread is None:
+                from envtui.sources.thread_file import ThreadFile
+
+                thread = ThreadFile(self.files, info, self._baseline(info))
+                thread.index()
+                self._threads[path] = thread
+                return True
+            return thread.poll(info)
+        except OSError as exc:
+            from envtui.vocabulary import debug_log
+
+            debug_log.logger(__name__).debug("%s: cannot read: %s", path, exc)
+            self._retry.add(path)  # looked at again at the next poll
+            return self._threads.pop(path, None) is not None
+
+    def _view(self, moment: datetime, touched: set[str]) -> SessionsView:
+        """The threads of the touched files, and those whose live window just ran out."""
+        thread_ids: set[str] = set()
+        for path in touched | self._live:
+            thread = self._threads.get(path)
+            was_live = path in self._live
+            self._live.discard(path)
+            summary = thread.summary(moment, self.live_window) if thread is not None else None
+            owner = self._owner.pop(path, None)
+            if owner is not None and (summary is None or owner != summary.thread_id):
+                self._paths.get(owner, set()).discard(path)
+                thread_ids.add(owner)  # gone, or replaced by another thread's rollout
+            if summary is None:
+                continue
+            if summary.live:
+                self._live.add(path)
+            self._owner[path] = summary.thread_id
+            self._paths.setdefault(summary.thread_id, set()).add(path)
+            if path in touched or summary.live != was_live:
+                thread_ids.add(summary.thread_id)
         changed: set[str] = set()
-        for path, thread in self._threads.items():
-            was_live = thread.live
-            summary = thread.summary(now, self.live_window)
-            if path in changed_paths or summary.live != was_live:
-                changed.add(summary.thread_id)
-            before = shown.get(summary.thread_id)
-            if before is None or thread.info.mtime > _mtime(before):
-                shown[summary.thread_id] = summary
-        gone = set(self._shown) - set(shown)
-        self._shown = shown
-        return SessionsView(list(shown.values()), up=True, changed=changed, gone=gone)
+        gone: set[str] = set()
+        for thread_id in thread_ids:
+            chosen = self._newest(thread_id, moment)
+            if chosen is None:
+                if self._shown.pop(thread_id, None) is not None:
+                    gone.add(thread_id)
+                continue
+            self._shown[thread_id] = chosen
+            changed.add(thread_id)
+        outside = list(self.files.outside)
+        return SessionsView(
+            list(self._shown.values()), up=True, changed=changed, gone=gone, outside=outside
+        )
+
+    def _newest(self, thread_id: str, moment: datetime) -> ThreadSummary | None:
+        """The summary of the thread's file written last (its other files are copies)."""
+        paths = self._paths.get(thread_id, set())
+        best: ThreadSummary | None = None
+        for path in list(paths):
+            thread = self._threads.get(path)
+            if thread is None:
+                paths.discard(path)
+                continue
+            summary = thread.summary(moment, self.live_window)
+            if best is None or thread.info.mtime > _mtime(best):
+                best = summary
+        if not paths:
+            self._paths.pop(thread_id, None)
+        return best
+
+
+def outside_note(outside: list[str]) -> str | None:
+    """The words for the links out of the tree that were skipped, or None."""
+    if not outside:
+        return None
+    from envtui.vocabulary.safe_text import for_terminal
+
+    shown = ", ".join(for_terminal(path) for path in outside[:3])
+    more = f" and {len(outside) - 3} more" if len(outside) > 3 else ""
+    return f"{len(outside)} link(s) out of the tree skipped (not read): {shown}{more}"
 
 
 def _mtime(summary: ThreadSummary) -> float:
@@ -125,6 +221,10 @@ async def watch_sessions(
 
     The polls run in a worker thread: indexing a large tree never holds up the loop.
     """
+    import asyncio
+
+    from envtui.vocabulary.stopping import wait_for_stop
+
     while not stop.is_set():
         view = await asyncio.to_thread(index.poll)
         publish(view)

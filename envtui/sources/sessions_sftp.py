@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import stat
 from collections.abc import Coroutine, Sequence
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import asyncssh
@@ -24,7 +25,7 @@ from envtui.environments.ssh import (
 )
 from envtui.sources.file_windows import FileView
 from envtui.sources.rollout_follow import RolloutFollower, read_window
-from envtui.sources.session_files import MAX_DEPTH, FileInfo, is_rollout_name
+from envtui.sources.tree_listing import MAX_DEPTH, FileInfo, is_rollout_name
 from envtui.vocabulary.events import EventSink, Source
 
 T = TypeVar("T")
@@ -56,6 +57,7 @@ class SftpSessionFiles:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._connection: asyncssh.SSHClientConnection | None = None
         self._sftp: asyncssh.SFTPClient | None = None
+        self.outside: list[str] = []  # links out of the tree, as last listed
 
     async def open(self) -> None:
         """Connect now; raises OSError with the reason when the host cannot be used."""
@@ -97,18 +99,20 @@ class SftpSessionFiles:
 
     async def _list(self) -> list[FileInfo]:
         sftp = await self._connect()
-        found: list[FileInfo] = []
+        listed = _Listing()
         try:
-            await self._walk(sftp, self.root, 0, found)
+            listed.root = str(await sftp.realpath(self.root))
+            await self._walk(sftp, self.root, 0, listed)
         except asyncssh.SFTPNoSuchFile:
             raise FileNotFoundError(2, "no such directory", self.root) from None
         except (asyncssh.Error, OSError) as exc:
             await self.aclose()
             raise OSError(describe_ssh_error(exc, self.settings)) from None
-        return found
+        self.outside = listed.outside
+        return listed.found
 
     async def _walk(
-        self, sftp: asyncssh.SFTPClient, folder: str, depth: int, found: list[FileInfo]
+        self, sftp: asyncssh.SFTPClient, folder: str, depth: int, listed: _Listing
     ) -> None:
         async for entry in sftp.scandir(folder):
             name = str(entry.filename)
@@ -117,10 +121,31 @@ class SftpSessionFiles:
             if name in (".", ".."):
                 continue
             if stat.S_ISDIR(mode) and depth < MAX_DEPTH:
-                await self._walk(sftp, path, depth + 1, found)
+                await self._walk(sftp, path, depth + 1, listed)
             elif stat.S_ISREG(mode) and is_rollout_name(name):
                 size, mtime = entry.attrs.size or 0, float(entry.attrs.mtime or 0)
-                found.append(FileInfo(path, size, mtime))
+                listed.found.append(FileInfo(path, size, mtime))
+            elif stat.S_ISLNK(mode):
+                await self._link(sftp, path, name, listed)
+
+    async def _link(
+        self, sftp: asyncssh.SFTPClient, path: str, name: str, listed: _Listing
+    ) -> None:
+        """A link in the tree: a rollout when it resolves inside it; counted when outside.
+
+        A link to a folder is never followed (a loop stays a loop), as on this machine."""
+        try:
+            real = str(await sftp.realpath(path))
+            attrs = await sftp.stat(path)
+        except asyncssh.SFTPError:
+            real, attrs = "", None  # dangling: it leads nowhere inside the tree either
+        inside = real == listed.root or real.startswith(listed.root.rstrip("/") + "/")
+        rollout = is_rollout_name(name)
+        if not inside:
+            if rollout or (attrs is not None and stat.S_ISDIR(attrs.permissions or 0)):
+                listed.outside.append(path)
+        elif rollout and attrs is not None and stat.S_ISREG(attrs.permissions or 0):
+            listed.found.append(FileInfo(path, attrs.size or 0, float(attrs.mtime or 0)))
 
     async def _read(self, path: str, offset: int, size: int) -> bytes:
         sftp = await self._connect()
@@ -144,6 +169,15 @@ class SftpSessionFiles:
             await read_window(window, RolloutFollower(window.name, sink), stop, follow=True)
 
         return run
+
+
+@dataclass
+class _Listing:
+    """What one listing of the tree found, and where the tree really is."""
+
+    root: str = ""
+    found: list[FileInfo] = field(default_factory=list)
+    outside: list[str] = field(default_factory=list)
 
 
 class _SftpWindow:

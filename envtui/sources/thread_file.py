@@ -13,23 +13,31 @@ head is not written that way is read whole, so nothing is missed.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from datetime import UTC, datetime
 
 from envtui.incidents.thread_summary import ThreadFold, ThreadSummary
 from envtui.rollout.state import BaselineLookup
-from envtui.sources.session_files import FileInfo, SessionFiles
+from envtui.sources.session_files import SessionFiles
+from envtui.sources.tree_listing import FileInfo
 
 CHUNK = 1 << 20
-WHOLE_FILE = 256 << 10
+WHOLE_FILE = 64 << 10
 """A file up to this size is read whole at indexing: its step count is then exact."""
 TAIL_LIMIT = 16 << 20
 """The most of a file's end parsed at indexing; a longer last turn is read from there."""
 COMPACT_HEAD = b'"type":"session_meta"'
 TURN_MARKER = b'"type":"task_started"'
-STATE_MARKERS = (b'"type":"world_state"', b'"type":"compacted"', b'"type":"additional_tools"')
-"""The lines of a skipped middle that are parsed; turn starts there are only counted."""
+WORLD_MARKER = b'"type":"world_state"'
+COMPACT_MARKER = b'"type":"compacted"'
+TOOLS_MARKER = b'"type":"additional_tools"'
+"""The lines of a skipped middle that are looked at; turn starts there are only counted."""
+FULL_MARKER = b'"type":"world_state","payload":{"full":true'
+"""A full world state as Codex writes it: what comes before it in the middle is replaced."""
 _THREAD_ID_LENGTH = 36
+_KIND_WITHIN = 128
+"""How far into a line its top-level type and the start of its payload are looked for."""
 
 
 def thread_id_from_name(name: str) -> str:
@@ -47,24 +55,27 @@ class ThreadFile:
         self.files = files
         self.info = info
         self.baseline = baseline
-        self.fold = ThreadFold(info.path, baseline)
+        self.fold: ThreadFold | None = ThreadFold(info.path, baseline)
         self.offset = 0  # bytes consumed: the end of the last complete line
         self.line = 0  # the number of that line
         self._carry = b""
         self._rest = b""
         self._summary: ThreadSummary | None = None
+        self._stale = True  # the summary must be made again
         self.tail_start = 0  # where parsing started at indexing (after the head: nothing skipped)
-        self.live: bool | None = None  # as the last summary found it
 
     # --- reading ---------------------------------------------------------------------------
 
     def index(self) -> None:
         """Head, the skipped middle's state lines, and the tail (see the module)."""
+        fold = self.fold = ThreadFold(self.info.path, self.baseline)
+        self.offset, self.line, self._carry = 0, 0, b""
+        self._stale = True
         size = self.info.size
         head = self._head(size)
         if head is None:
             return  # not even one complete line yet
-        self.fold.head(head.decode("utf-8", errors="replace"))
+        fold.head(head.decode("utf-8", errors="replace"))
         self.offset, self.line = len(head), 1
         compact = COMPACT_HEAD in head
         tail = self._tail_start(size) if compact and size > WHOLE_FILE else self.offset
@@ -75,19 +86,21 @@ class ThreadFile:
         self._read_lines(size)
 
     def poll(self, info: FileInfo) -> bool:
-        """Follow the file to ``info``; whether anything changed."""
+        """Follow the file to ``info``; whether anything changed.
+
+        A quiet thread's fold was let go (see :meth:`summary`): when its file grows again
+        it is indexed again, from head and tail, which is what indexing it first did.
+        """
         replaced = info.identity != self.info.identity or info.size < self.offset + len(self._carry)
         grew = info.size > self.offset + len(self._carry)
         touched = info.mtime != self.info.mtime
         self.info = info
-        if replaced:
-            self.fold = ThreadFold(info.path, self.baseline)
-            self.offset, self.line, self._carry = 0, 0, b""
+        if replaced or (grew and self.fold is None):
             self.index()
         elif grew:
             self._read_lines(info.size)
         if replaced or grew or touched:
-            self._summary = None
+            self._stale = True
             return True
         return False
 
@@ -133,24 +146,45 @@ class ThreadFile:
         return floor
 
     def _scan_state(self, start: int, end: int) -> None:
-        """The skipped middle: only the lines that carry state are parsed, in file order."""
+        """The skipped middle: only the lines whose effect reaches the tail, in file order.
+
+        Every tools line counts (a later one replaces only what it names); of the world
+        state, only the last full ``world_state`` and what follows it (patches, a
+        compaction) do. A compaction is known by its type at the line's start and is
+        not parsed: its replacement history says nothing a later step needs.
+        """
+        fold = self.fold
+        assert fold is not None, "indexed first"
+        kept: list[_StateLine] = []
         for region in self._regions(start, end, b""):
-            self.fold.skipped_turns += region.count(TURN_MARKER)
+            fold.skipped_turns += region.count(TURN_MARKER)
             counted = 0
             for line_start in _state_line_starts(region):
                 self.line += region.count(b"\n", counted, line_start)
                 counted = line_start
                 line_end = region.find(b"\n", line_start) + 1
-                raw = region[line_start:line_end].decode("utf-8", errors="replace")
-                self.fold.skipped_line(self.line + 1, raw)
+                line = _StateLine(self.line + 1, region[line_start:line_end])
+                if line.kind == "full":
+                    kept = [k for k in kept if k.kind in ("tools", "other")]
+                kept.append(line)
             self.line += region.count(b"\n", counted)
+        for line in kept:
+            text = line.raw.decode("utf-8", errors="replace") if line.kind != "compacted" else ""
+            if line.kind == "compacted":
+                fold.skipped_compaction()
+            elif line.kind == "tools":
+                fold.skipped_tools_line(line.number, text)
+            else:
+                fold.skipped_line(line.number, text)
 
     def _read_lines(self, size: int) -> None:
         """Every complete line from the offset to ``size``, into the fold."""
+        fold = self.fold
+        assert fold is not None, "indexed first"
         for region in self._regions(self.offset + len(self._carry), size, self._carry):
             for raw in region.splitlines(keepends=True):
                 self.line += 1
-                self.fold.read_line(self.line, raw.decode("utf-8", errors="replace"))
+                fold.read_line(self.line, raw.decode("utf-8", errors="replace"))
             self.offset += len(region)
         self._carry = self._rest
 
@@ -179,21 +213,82 @@ class ThreadFile:
     # --- the row ---------------------------------------------------------------------------
 
     def summary(self, now: datetime, live_window: float) -> ThreadSummary:
-        if self._summary is None:
-            self._summary = self.fold.summary(
-                thread_id_from_name(self.info.name), size=self.info.size
-            )
-        written = datetime.fromtimestamp(self.info.mtime, UTC)
-        self._summary.last_written = written
-        self._summary.live = self.live = (now - written).total_seconds() <= live_window
-        return self._summary
+        """The row, a new object whenever it changes (the view may hold the last one).
+
+        A thread that is not live lets its fold go: a quiet thread costs its row, not the
+        state a reader keeps to follow it.
+        """
+        summary = self._summary
+        if self._stale or summary is None:
+            if self.fold is not None:
+                name = thread_id_from_name(self.info.name)
+                summary = self.fold.summary(name, size=self.info.size)
+            else:  # touched, not grown: the same row, written at another time
+                summary = dataclasses.replace(summary) if summary else ThreadSummary("", "")
+            summary.last_written = datetime.fromtimestamp(self.info.mtime, UTC)
+            summary.live = is_live(summary, now, live_window)
+            self._stale = False
+        elif summary.live != is_live(summary, now, live_window):
+            summary = dataclasses.replace(summary, live=not summary.live)
+        self._summary = summary
+        if not summary.live:
+            self.fold = None
+        return summary
+
+
+def is_live(summary: ThreadSummary, now: datetime, live_window: float) -> bool:
+    """Written within the window, and its latest item dated within it by the rollout itself."""
+    written, latest = summary.last_written, summary.last_item_at
+    if written is None or latest is None:
+        return False
+    return max((now - written).total_seconds(), (now - latest).total_seconds()) <= live_window
+
+
+class _StateLine:
+    """A state line of a skipped middle, and what its first bytes say it is.
+
+    Codex writes ``{"timestamp":"…","type":"…","payload":{"full":…`` with the type near
+    the start; a line written otherwise is ``other``, parsed to be sure.
+    """
+
+    __slots__ = ("kind", "number", "raw")
+
+    def __init__(self, number: int, raw: bytes) -> None:
+        self.number = number
+        self.raw = raw
+        self.kind = _kind_of(raw)
+
+
+def _kind_of(raw: bytes) -> str:
+    if not raw.startswith(b'{"timestamp":"'):
+        return "other"
+    head = raw[:_KIND_WITHIN]
+    if b'"type":"world_state","payload":{"full":true' in head:
+        return "full"
+    if b'"type":"world_state","payload":{"full":false' in head:
+        return "patch"
+    if b'"type":"compacted","payload":' in head:
+        return "compacted"
+    if b'"type":"response_item","payload":{"type":"additional_tools"' in head:
+        return "tools"
+    return "other"
 
 
 def _state_line_starts(region: bytes) -> list[int]:
-    """Where the lines holding a state marker start, each once, in order (C-speed finds)."""
+    """Where the lines holding a state marker start, each once, in order (C-speed finds).
+
+    Tools lines are looked for everywhere; world states and compactions only from the last
+    full ``world_state`` on (found from the end), since what comes before it is replaced.
+    """
+    last_full = region.rfind(FULL_MARKER)
+    state_from = region.rfind(b"\n", 0, last_full) + 1 if last_full >= 0 else 0
     starts = set()
-    for marker in STATE_MARKERS:
-        found = region.find(marker)
+    for marker, start in (
+        (TOOLS_MARKER, 0),
+        (WORLD_MARKER, state_from),
+        (COMPACT_MARKER, state_from),
+    ):
+        found = region.find(marker, start)
         while found >= 0:
             starts.add(region.rfind(b"\n", 0, found) + 1)
             found = region.find(marker, found + len(marker))

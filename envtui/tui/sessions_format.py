@@ -1,4 +1,11 @@
-"""What the sessions table shows for one thread, as plain values, and how rows sort."""
+"""What the sessions table shows for one thread, as plain values, and how rows sort.
+
+State comes first (live, the environments' counts, active incidents, primary), then a
+short id, then when and how the thread was written. Thread ids are UUIDv7: their first
+characters are the time they were made, shared by every thread started in the same
+minute, so the short id is their last 8 characters (the random part, ``…9aa14a85``); the
+full id is in the details line and in ``--json``.
+"""
 
 from __future__ import annotations
 
@@ -6,59 +13,109 @@ from datetime import datetime
 from typing import Any
 
 from envtui.incidents.thread_summary import ThreadSummary
-from envtui.tui.format import clean, glyphs, relative
+from envtui.tui.format import ASCII, clean, glyphs, relative
 
 SESSION_COLUMNS: tuple[tuple[str, str, int], ...] = (
     ("live", "live", 6),
-    ("thread", "thread", 38),
+    ("environments", "envs", 9),
+    ("incidents", "incidents", 20),
+    ("primary", "primary", 10),
+    ("thread", "thread", 9),
+    ("written", "written", 10),
+    ("steps", "steps", 5),
+    ("codex", "codex", 8),
     ("cwd", "cwd", 24),
-    ("codex", "codex", 14),
-    ("profile", "profile", 12),
-    ("started", "started", 17),
-    ("written", "written", 9),
-    ("steps", "steps", 6),
-    ("environments", "environments", 14),
-    ("primary", "primary", 12),
-    ("incidents", "incidents", 30),
+    ("started", "started", 16),
+    ("profile", "profile", 11),
 )
 SESSION_SORTABLE = (
     "written",
     "incidents",
+    "live",
+    "environments",
+    "primary",
     "thread",
     "cwd",
     "codex",
     "started",
     "steps",
-    "environments",
-    "primary",
-    "live",
 )
+TIMED = frozenset({"written"})
+"""The columns whose text moves with the clock alone."""
+SHORT_ID = 8
+
+
+def live_glyph() -> str:
+    """Not the ready glyph: a live thread and a ready environment are different things."""
+    return "@" if glyphs() is ASCII else "◉"
+
+
+def breadcrumb() -> str:
+    """Between the parts of the header's path (a single right-pointing angle quote)."""
+    return ">" if glyphs() is ASCII else "\N{SINGLE RIGHT-POINTING ANGLE QUOTATION MARK}"
+
+
+def short_id(thread_id: str) -> str:
+    """The last 8 characters, marked as a part (see the module)."""
+    if len(thread_id) <= SHORT_ID:
+        return clean(thread_id)
+    return (".." if glyphs() is ASCII else "…") + clean(thread_id[-SHORT_ID:])
 
 
 def environments_text(summary: ThreadSummary) -> str:
+    if not summary.environments_known:
+        return "? unknown"
     return " ".join(
         f"{glyphs().status(status)}{summary.count(status)}"
         for status in ("ready", "starting", "unavailable")
     )
 
 
+def written_text(summary: ThreadSummary, now: datetime) -> str:
+    """How long ago the file was written, to the minute: the text moves at most once a
+    minute, so the clock redraws a row rarely (and only the rows on screen)."""
+    then = summary.last_written
+    if then is None:
+        return "-"
+    seconds = (now - then).total_seconds()
+    if -60 < seconds < 60:
+        return "<1 min ago"
+    return relative(then, now)
+
+
 def session_values(summary: ThreadSummary, now: datetime) -> dict[str, str]:
     started = summary.started.astimezone().strftime("%Y-%m-%d %H:%M") if summary.started else "-"
     steps = str(summary.steps) if summary.steps_exact else f"≥{summary.steps}"
     incidents = f"{glyphs().warning} {', '.join(summary.incidents)}" if summary.incidents else ""
+    primary = "-" if summary.environments_known else "?"
     return {
-        "live": "● live" if summary.live else "",
-        "thread": clean(summary.thread_id),
-        "cwd": clean(summary.cwd) or "-",
-        "codex": clean(summary.cli_version) or "-",
-        "profile": summary.profile or "-",
-        "started": started,
-        "written": relative(summary.last_written, now),
-        "steps": steps,
+        "live": f"{live_glyph()} live" if summary.live else "",
         "environments": environments_text(summary),
-        "primary": f"{glyphs().primary} {clean(summary.primary)}" if summary.primary else "-",
         "incidents": incidents,
+        "primary": f"{glyphs().primary} {clean(summary.primary)}" if summary.primary else primary,
+        "thread": short_id(summary.thread_id),
+        "written": written_text(summary, now),
+        "steps": steps,
+        "codex": clean(summary.cli_version) or "-",
+        "cwd": clean(summary.cwd) or "-",
+        "started": started,
+        "profile": summary.profile or "-",
     }
+
+
+def filter_text(summary: ThreadSummary, values: dict[str, str]) -> dict[str, str]:
+    """What a filter matches: the cells, and the full id and path behind the short id."""
+    return {**values, "id": clean(summary.thread_id), "path": clean(summary.path)}
+
+
+def details_text(summary: ThreadSummary) -> str:
+    """The line under the table for the thread under the cursor: the full id first."""
+    parts = [f"thread {clean(summary.thread_id)}", clean(summary.path)]
+    if not summary.environments_known:
+        parts.append("environments unknown: no world state read (a fork without its parent?)")
+    if summary.bad_lines:
+        parts.append(f"{summary.bad_lines} broken line(s)")
+    return "  ·  ".join(parts)
 
 
 def sort_value(summary: ThreadSummary, key: str) -> Any:

@@ -23,14 +23,14 @@ from textual.widgets import DataTable, Footer, Input, Static
 
 from envtui.dashboard.store import Store
 from envtui.incidents.thread_summary import ThreadSummary
-from envtui.sources.sessions_index import SessionsView
+from envtui.sources.sessions_index import SessionsView, outside_note
 from envtui.tui.details import keys_help
-from envtui.tui.format import matches
 from envtui.tui.keymap import keys_in_force
 from envtui.tui.main_screen import MainScreen
 from envtui.tui.options import DashboardOptions
 from envtui.tui.screens import TextScreen
-from envtui.tui.sessions_format import SESSION_COLUMNS, SESSION_SORTABLE, session_values, sort_value
+from envtui.tui.sessions_format import SESSION_SORTABLE, breadcrumb, details_text, short_id
+from envtui.tui.sessions_table import SessionsTable
 from envtui.vocabulary.events import Source
 from envtui.vocabulary.safe_text import for_terminal
 
@@ -43,6 +43,10 @@ ThreadOpener = Callable[[ThreadSummary], Source]
 
 class ThreadScreen(MainScreen):
     """The rollout dashboard of one thread; ``esc`` with no filter goes back to the list."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "clear_filter", "back", key_display="esc", id="clear_filter"),
+    ]
 
     def __init__(self, store: Store, options: DashboardOptions, stop: asyncio.Event) -> None:
         super().__init__(store, options)
@@ -64,10 +68,10 @@ class SessionsScreen(Screen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         *(b for b in MainScreen.BINDINGS if isinstance(b, Binding) and b.id in SHARED_KEYS),
-        Binding("enter", "open", "Open thread", id="open"),
     ]
     DEFAULT_CSS = """
     #sessions { height: 1fr; border: round $primary; }
+    #details { height: 1; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
     def __init__(self, options: DashboardOptions, opener: ThreadOpener) -> None:
@@ -76,88 +80,90 @@ class SessionsScreen(Screen[None]):
         self.opener = opener
         self.threads: dict[str, ThreadSummary] = {}
         self.problem: str | None = None
-        self.filter = ""
-        self.sort_key = SESSION_SORTABLE[0]
-        self.sort_reverse = False
-        self._order: list[str] = []
+        self.outside: list[str] = []
+        self._header = ""
+        self._details = ""
         self._tasks: set[asyncio.Task[None]] = set()
 
     def compose(self) -> ComposeResult:
         yield Static("", id="header", markup=False)
-        yield DataTable[Text](id="sessions", cursor_type="row", zebra_stripes=True)
+        yield SessionsTable(id="sessions")
+        yield Static("", id="details", markup=False)
         yield Input(placeholder="filter threads (esc clears)", id="filter")
         yield Footer()
 
+    @property
+    def table(self) -> SessionsTable:
+        return self.query_one("#sessions", SessionsTable)
+
+    @property
+    def filter(self) -> str:
+        return self.table.filter
+
     def on_mount(self) -> None:
-        table = self.query_one("#sessions", DataTable)
-        for key, label, width in SESSION_COLUMNS:
-            table.add_column(label, key=key, width=width)
-        self.set_interval(1.0, self.redraw)  # "written 4s ago" and live move with the clock
-        table.focus()
-        self.redraw()
+        self.set_interval(1.0, self._tick)  # "written 4 s ago" moves with the clock
+        self.table.focus()
+        self._sync(None, set())
 
     # --- the rows --------------------------------------------------------------------------
 
     def show(self, view: SessionsView) -> None:
-        """One poll of the index: new, changed and gone threads."""
-        self.threads = {summary.thread_id: summary for summary in view.threads}
-        self.problem = view.problem
+        """One poll of the index: only what it changed reaches the table."""
+        quiet = not view.changed and not view.gone
+        if quiet and view.problem == self.problem and view.outside == self.outside:
+            return  # nothing changed: no widget is touched
+        if view.changed:
+            for summary in view.changed_threads():
+                self.threads[summary.thread_id] = summary
+        for thread_id in view.gone:
+            self.threads.pop(thread_id, None)
+        self.problem, self.outside = view.problem, view.outside
         if self.is_mounted:
-            self.redraw()
+            self._sync(view.changed | view.gone, view.gone)
 
-    def _visible(self) -> list[ThreadSummary]:
+    def _sync(self, changed: set[str] | None, gone: set[str]) -> None:
         now = self.options.clock()
-        rows = [
-            s
-            for s in self.threads.values()
-            if not self.filter or matches(session_values(s, now), self.filter)
-        ]
-        rows.sort(key=lambda s: (sort_value(s, self.sort_key), s.thread_id))
-        return rows[::-1] if self.sort_reverse else rows
-
-    def redraw(self) -> None:
-        table = self.query_one("#sessions", DataTable)
-        now = self.options.clock()
-        rows = self._visible()
-        order = [s.thread_id for s in rows]
-        values = [session_values(s, now) for s in rows]
         with self.app.batch_update():
-            if order != self._order:
-                selected = self.selected_id()
-                table.clear()
-                for thread_id, cells in zip(order, values, strict=True):
-                    table.add_row(*self._cells(cells), key=thread_id)
-                self._order = order
-                if selected in order:
-                    table.move_cursor(row=order.index(selected))
-            else:
-                for thread_id, cells in zip(order, values, strict=True):
-                    for (key, _, _), cell in zip(SESSION_COLUMNS, self._cells(cells), strict=True):
-                        table.update_cell(thread_id, key, cell)
-            self._draw_header(len(rows))
+            self.table.sync(self.threads, changed, gone, now)
+            self._draw_header()
+            self._draw_details()
 
-    def _cells(self, values: dict[str, str]) -> list[Text]:
-        return [
-            Text(values[key], no_wrap=True, overflow="ellipsis") for key, _, _ in SESSION_COLUMNS
-        ]
+    def _tick(self) -> None:
+        self.table.tick(self.threads, self.options.clock())
 
-    def _draw_header(self, shown: int) -> None:
+    def _draw_header(self) -> None:
         live = sum(1 for s in self.threads.values() if s.live)
         troubled = sum(1 for s in self.threads.values() if s.live and s.incidents)
-        parts = [f"envtui · {self.options.source_name}", f"{len(self.threads)} threads"]
-        parts += [f"{live} live", f"{troubled} live with incidents"]
+        name = self.options.source_name.removeprefix("sessions ")
+        parts = [f"envtui · sessions {name}", f"{len(self.threads)} threads"]
+        parts.append(f"{live} live" + (f", {troubled} with incidents" if troubled else ""))
+        shown = self.table.row_count
         if shown != len(self.threads):
             parts.append(f"{shown} shown")
+        note = outside_note(self.outside)
+        if note is not None:
+            parts.append(note)
         if self.problem:
             parts.append(for_terminal(self.problem))
-        self.query_one("#header", Static).update(Text("  ·  ".join(parts)))
+        text = "  ·  ".join(parts)
+        if text != self._header:
+            self._header = text
+            self.query_one("#header", Static).update(Text(text))
+
+    def _draw_details(self) -> None:
+        thread_id = self.selected_id()
+        summary = self.threads.get(thread_id) if thread_id is not None else None
+        text = details_text(summary) if summary is not None else ""
+        if text != self._details:
+            self._details = text
+            self.query_one("#details", Static).update(Text(text, no_wrap=True, overflow="ellipsis"))
+
+    @on(DataTable.RowHighlighted, "#sessions")
+    def _row_highlighted(self) -> None:
+        self._draw_details()
 
     def selected_id(self) -> str | None:
-        table = self.query_one("#sessions", DataTable)
-        if not table.row_count:
-            return None
-        value = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-        return str(value) if value is not None else None
+        return self.table.selected_id()
 
     # --- actions ---------------------------------------------------------------------------
 
@@ -172,8 +178,8 @@ class SessionsScreen(Screen[None]):
         task = asyncio.get_running_loop().create_task(self._follow(source, store, stop))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
-        name = summary.path.rpartition("/")[2]
-        options = dataclasses.replace(self.options, source_name=f"rollout {name}")
+        crumb = f"sessions {breadcrumb()} {short_id(summary.thread_id)}"
+        options = dataclasses.replace(self.options, source_name=crumb)
         self.app.push_screen(ThreadScreen(store, options, stop))
 
     async def _follow(self, source: Source, store: Store, stop: asyncio.Event) -> None:
@@ -197,36 +203,37 @@ class SessionsScreen(Screen[None]):
     def action_filter(self) -> None:
         box = self.query_one("#filter", Input)
         box.set_class(True, "-visible")
-        box.value = self.filter
+        box.value = self.table.filter
         box.focus()
 
     @on(Input.Changed, "#filter")
     def _filter_changed(self, event: Input.Changed) -> None:
-        self.filter = event.value
-        self.redraw()
+        self.table.filter = event.value
+        self._sync(None, set())
 
     @on(Input.Submitted, "#filter")
     def _filter_done(self) -> None:
         self.query_one("#filter", Input).set_class(False, "-visible")
-        self.query_one("#sessions", DataTable).focus()
+        self.table.focus()
 
     def action_clear_filter(self) -> None:
         box = self.query_one("#filter", Input)
         box.value = ""
         box.set_class(False, "-visible")
-        self.filter = ""
-        self.query_one("#sessions", DataTable).focus()
-        self.redraw()
+        self.table.filter = ""
+        self.table.focus()
+        self._sync(None, set())
 
     def action_sort(self) -> None:
-        index = SESSION_SORTABLE.index(self.sort_key)
-        self.sort_key = SESSION_SORTABLE[(index + 1) % len(SESSION_SORTABLE)]
-        self.notify(f"sorted by {self.sort_key}", markup=False, timeout=2)
-        self.redraw()
+        table = self.table
+        index = SESSION_SORTABLE.index(table.sort_key)
+        table.sort_key = SESSION_SORTABLE[(index + 1) % len(SESSION_SORTABLE)]
+        self.notify(f"sorted by {table.sort_key}", markup=False, timeout=2)
+        self._sync(None, set())
 
     def action_sort_reverse(self) -> None:
-        self.sort_reverse = not self.sort_reverse
-        self.redraw()
+        self.table.sort_reverse = not self.table.sort_reverse
+        self._sync(None, set())
 
     def action_theme(self) -> None:
         self.app.action_change_theme()

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import urllib.request
 from pathlib import Path
 
 import pytest
 
+from tests.support.data.session_trees import HOSTILE_IDS, thread_id, with_environments
 from tests.support.real.prometheus_server import PROMETHEUS, prometheus, query
 from tests.support.real.ssh_servers import SSHD, OpenSshServer, free_port
 from tests.support.waiting import wait_until
@@ -92,3 +94,46 @@ async def test_prometheus_sees_ready_then_unavailable_after_sshd_stops(tmp_path:
             envtui.terminate()
             _, err = envtui.communicate(timeout=20)
             assert envtui.returncode == 0, err.decode()
+
+
+def _raw_scrape(port: int) -> bytes:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as answer:
+            return bytes(answer.read())
+    except OSError:
+        return b""
+
+
+async def test_prometheus_scrapes_hostile_ids_inert_and_10000_environments_capped(
+    tmp_path: Path,
+) -> None:
+    """One rollout names ESC/BEL/C1/RLO ids and 10,000 environments in all: the endpoint
+    holds no control byte, Prometheus stores the ids as escapes, and the thread has 500
+    environments' series and a dropped count of the rest."""
+    ids = [*HOSTILE_IDS, *(f"host-{i}" for i in range(10_000 - len(HOSTILE_IDS)))]
+    with_environments(tmp_path / "sessions", ids)
+    metrics_port, prometheus_port = free_port(), free_port()
+    command = [sys.executable, "-m", "envtui", "sessions", str(tmp_path / "sessions")]
+    command += ["--json", "--metrics", f"127.0.0.1:{metrics_port}", "--poll-interval", "0.5"]
+    envtui = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        with prometheus(tmp_path, prometheus_port, f"127.0.0.1:{metrics_port}") as base:
+            dropped = f'envtui_environments_dropped{{thread="{thread_id(777)}"}}'
+            await wait_until(lambda: bool(query(base, dropped)), timeout=90, what="a scrape")
+            assert query(base, dropped)[0]["value"][1] == "9500"
+            count = f'count(envtui_environment_status{{thread="{thread_id(777)}"}})'
+            assert query(base, count)[0]["value"][1] == "1500"  # 500 environments x 3 statuses
+            primary = query(base, f'envtui_environment_primary{{thread="{thread_id(777)}"}} == 1')
+            assert [r["metric"]["environment"] for r in primary] == ["esc\\x1b]2;TITLE\\x07"]
+            for escaped in ("c1\\x9b31m", "rlo\\u202eevil", "bel\\x07"):
+                promql = escaped.replace("\\", "\\\\")  # a backslash, in PromQL's quotes
+                assert query(base, f'envtui_environment_primary{{environment="{promql}"}}')
+        raw = _raw_scrape(metrics_port)
+        assert b"envtui_environments_dropped" in raw
+        assert not [b for b in raw if b < 0x20 and b != 0x0A]
+        assert not [c for c in raw.decode() if 0x80 <= ord(c) < 0xA0 or c == "\u202e"]
+    finally:
+        envtui.terminate()
+        _, err = envtui.communicate(timeout=30)
+    said = [line for line in err.decode().splitlines() if "more than 500 environments" in line]
+    assert len(said) == 1, err.decode()

@@ -9,7 +9,12 @@ import sys
 import urllib.request
 from pathlib import Path
 
-from tests.support.data.session_trees import copy_real, thread_id, with_wrong_last_context
+from tests.support.data.session_trees import (
+    copy_real,
+    thread_id,
+    with_wrong_last_context,
+    written_now,
+)
 from tests.support.real.ssh_servers import free_port
 from tests.support.waiting import poll_until
 
@@ -46,7 +51,7 @@ def test_sessions_serves_each_threads_series_until_sigterm(tmp_path: Path) -> No
     )
     try:
         poll_until(lambda: "envtui_environment_status" in _scrape(port), timeout=30)
-        with_wrong_last_context(tmp_path)
+        written_now(with_wrong_last_context(tmp_path))
         active = f'envtui_incidents_active{{code="context-mismatch",thread="{thread_id(999)}"}} 1.0'
         poll_until(lambda: active in _scrape(port), timeout=30)
         body = _scrape(port)

@@ -8,7 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.data.session_trees import copy_real, thread_id, with_wrong_last_context
+from tests.support.data.session_trees import (
+    copy_real,
+    thread_id,
+    tree_with_links_out,
+    with_wrong_last_context,
+)
 from tests.support.real.ssh_servers import in_process_server
 from tests.support.waiting import wait_until
 
@@ -79,3 +84,26 @@ async def test_an_unknown_host_key_is_refused_with_the_reason(tmp_path: Path) ->
                 await files.open()
         finally:
             await files.aclose()
+
+
+async def test_a_link_out_of_the_remote_tree_is_skipped_and_counted(tmp_path: Path) -> None:
+    tree, inside = tree_with_links_out(tmp_path)
+    async with in_process_server(sftp=True) as server:
+        settings = server.settings(tmp_path / "known_hosts")
+        files = SftpSessionFiles(settings, str(tree), client_keys=[server.client_key])
+        await files.open()
+        try:
+            view = await asyncio.to_thread(SessionsIndex(files).poll)
+            listed = {info.name for info in await asyncio.to_thread(files.listing)}
+        finally:
+            await files.aclose()
+    assert view.up
+    shown = {s.thread_id for s in view.threads}
+    assert shown == {"01a22cff-8327-7a01-b3f2-16679aa14a85"}  # the real rollout inside
+    assert thread_id(999) not in shown
+    folder = inside.parent
+    assert sorted(view.outside) == sorted(
+        [str(folder / f"rollout-2026-11-30T10-00-01-{thread_id(5)}.jsonl"), str(folder / "2026")]
+    )
+    # the link inside the tree is read (the same thread as its target: shown once)
+    assert listed == {inside.name, f"rollout-2026-11-30T10-00-02-{thread_id(6)}.jsonl"}

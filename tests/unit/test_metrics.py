@@ -149,3 +149,78 @@ def test_a_thread_waiting_on_approval_is_1_for_that_reason_until_it_goes_on() ->
     state.event(thread_event(ThreadStatusChanged(thread="t1", status="active")))
     samples = _samples(state)
     assert samples[("envtui_thread_waiting", (("reason", "approval"), ("thread", "t1")))] == 0
+
+
+HOSTILE = ("esc\x1b]2;TITLE\x07", "c1\x9b31m", "rlo\u202eevil", "bel\x07")
+
+
+def _scrape_bytes(state: MetricsState) -> bytes:
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(EnvtuiCollector(state))
+    return generate_latest(registry)
+
+
+def test_label_values_carry_no_character_a_terminal_acts_on() -> None:
+    state = MetricsState()
+    for env in HOSTILE:
+        state.event(thread_event(_status(env, "ready")))
+    state.source_up("/tmp/x\x1b[2J", True)
+    raw = _scrape_bytes(state)
+    text = raw.decode()
+    assert not [b for b in raw if b < 0x20 and b != 0x0A]  # no ESC, no BEL
+    assert not [c for c in text if 0x80 <= ord(c) < 0xA0 or c == "\u202e"]
+    labels = {dict(k[1]).get("environment") for k in _samples(state)}
+    assert {"esc\\x1b]2;TITLE\\x07", "c1\\x9b31m", "rlo\\u202eevil", "bel\\x07"} <= labels
+    assert 'envtui_source_up{source="/tmp/x\\\\x1b[2J"} 1.0' in text
+
+
+def _wide(thread: str, count: int) -> ThreadSummary:
+    environments = {
+        f"e{i}": EnvironmentState("remote", "ready", i == count - 1) for i in range(count)
+    }
+    transitions = {(f"e{i}", "ready"): 1 for i in range(count)}
+    return ThreadSummary(
+        thread_id=thread,
+        path=f"/s/{thread}.jsonl",
+        environments=environments,
+        transitions=transitions,
+        last_written=datetime.now(UTC),
+        live=True,
+    )
+
+
+def test_a_thread_naming_10000_environments_exports_the_cap_and_counts_the_rest() -> None:
+    said: list[str] = []
+    state = MetricsState(max_environments=500, notice=said.append)
+    state.sessions([_wide("wide", 10_000), _wide("also-wide", 600)])
+    samples = _samples(state)
+    status = [
+        k for k in samples if k[0] == "envtui_environment_status" and dict(k[1])["thread"] == "wide"
+    ]
+    wide = {
+        dict(k[1])["environment"]
+        for k in samples
+        if k[0] == "envtui_environment_primary" and dict(k[1])["thread"] == "wide"
+    }
+    assert len(wide) == 500
+    assert "e9999" in wide  # the primary is kept, though it is named last
+    assert len(status) == 3 * 500  # one series per status
+    transitions = [k for k in samples if k[0] == "envtui_environment_transitions_total"]
+    assert len(transitions) == 1000  # 500 of each thread
+    assert samples[("envtui_environments_dropped", (("thread", "wide"),))] == 9500
+    assert samples[("envtui_environments_dropped", (("thread", "also-wide"),))] == 100
+    assert len(said) == 1  # said once, for the first thread over the cap
+    assert "more than 500 environments" in said[0]
+    state.sessions([_wide("wide", 10_000)])
+    assert len(said) == 1
+
+
+def test_environments_from_events_beyond_the_cap_are_counted_once_each() -> None:
+    state = MetricsState(max_environments=3)
+    for round_ in range(2):
+        for i in range(5):
+            state.event(thread_event(_status(f"e{i}", "ready" if round_ else "starting")))
+    samples = _samples(state)
+    kept = {dict(k[1])["environment"] for k in samples if k[0] == "envtui_environment_primary"}
+    assert kept == {"e0", "e1", "e2"}
+    assert samples[("envtui_environments_dropped", (("thread", ""),))] == 2

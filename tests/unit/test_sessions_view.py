@@ -8,7 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.data.session_trees import copy_real, thread_id, with_wrong_last_context
+from tests.support.data.session_trees import (
+    copy_real,
+    thread_id,
+    with_wrong_last_context,
+    written_now,
+)
 from tests.support.main_in_process import run_cli
 from tests.support.waiting import pilot_wait_until
 
@@ -35,7 +40,7 @@ def test_json_exits_1_when_a_live_thread_has_an_active_incident(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     copy_real(tmp_path)
-    with_wrong_last_context(tmp_path)
+    written_now(with_wrong_last_context(tmp_path))
     code, out, _ = run_cli(["sessions", str(tmp_path), "--json"], capsys)
     assert code == 1
     troubled = [json.loads(line) for line in out.splitlines() if thread_id(999) in line]
@@ -73,7 +78,7 @@ async def test_the_table_gains_rows_opens_a_thread_follows_it_and_comes_back(
     tmp_path: Path,
 ) -> None:
     real = copy_real(tmp_path)
-    parent = real[0]
+    parent = written_now(real[0])  # live: the table follows it line by line
     lines = parent.read_text().splitlines(keepends=True)
     cut = next(i for i, x in enumerate(lines) if '"task_complete"' in x) + 1  # the first turn
     parent.write_text("".join(lines[:cut]))
@@ -83,10 +88,10 @@ async def test_the_table_gains_rows_opens_a_thread_follows_it_and_comes_back(
         await pilot_wait_until(pilot, lambda: len(screen.threads) == 3, what="three rows")
         with_wrong_last_context(tmp_path)
         await pilot_wait_until(pilot, lambda: len(screen.threads) == 4, what="a new row")
-        assert screen.query_one("#sessions").row_count == 4  # type: ignore[attr-defined]
+        assert screen.table.row_count == 4
         parent_id = next(t for t, s in screen.threads.items() if s.path == str(parent))
-        table = screen.query_one("#sessions")
-        table.move_cursor(row=screen._order.index(parent_id))  # type: ignore[attr-defined]
+        table = screen.table
+        table.move_cursor(row=table.shown_ids().index(parent_id))
         await pilot.press("enter")
         await pilot_wait_until(pilot, lambda: isinstance(app.screen, ThreadScreen), what="open")
         thread = app.screen

@@ -26,11 +26,10 @@ from envtui.tui.app import DashboardOptions, EnvTuiApp
 from envtui.tui.main_screen import MainScreen
 from envtui.tui.needs_you import ConfirmAnswer, NeedsYouPanel, ReplyScreen
 
-pytestmark = pytest.mark.tui
 from envtui.tui.widgets import EnvironmentTable
 from envtui.vocabulary.thread_messages import RequestAnswered
 
-pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+pytestmark = [pytest.mark.tui, pytest.mark.filterwarnings("ignore::DeprecationWarning")]
 
 
 class Answers:

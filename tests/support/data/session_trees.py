@@ -9,13 +9,17 @@ as large as asked, as ``benchmarks/bench_check.py`` builds its long rollouts.
 from __future__ import annotations
 
 import json
+import re
 import shutil
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from tests.support.files import ROLLOUTS
 
 REAL = sorted(ROLLOUTS.glob("rollout-*.jsonl"))
 SOURCE_0171 = next(ROLLOUTS.glob("rollout-*-01a22cff-8327-*.jsonl"))
+SOURCE_0150 = next(ROLLOUTS.glob("rollout-*-01a22cff-896e-*.jsonl"))
+FORK_0171 = next(ROLLOUTS.glob("rollout-*-01a22cff-865d-*.jsonl"))
 DAY = "2026/11/30"
 
 
@@ -87,6 +91,33 @@ def _wrong_last_context(lines: list[str]) -> list[str]:
     return changed
 
 
+def written_now(path: Path, *, ago: float = 0.0) -> Path:
+    """The rollout as if Codex had just written it: each line's timestamp moved by the same
+    amount, so that the last is ``ago`` seconds old (order and gaps as recorded, every other
+    byte as it was)."""
+    lines = path.read_bytes().splitlines(keepends=True)
+    found = [_STAMP.match(line) for line in lines]
+    stamps = [_time(m.group(1)) for m in found if m is not None]
+    shift = datetime.now(UTC) - timedelta(seconds=ago) - max(stamps)
+    moved = []
+    for line, match in zip(lines, found, strict=True):
+        if match is not None:
+            when = (_time(match.group(1)) + shift).isoformat(timespec="milliseconds")
+            line = b'{"timestamp":"' + when.replace("+00:00", "Z").encode() + line[match.end(1) :]
+        moved.append(line)
+    fresh = path.with_name(path.name + ".new")  # not a rollout name: never listed
+    fresh.write_bytes(b"".join(moved))
+    fresh.replace(path)  # at once: a poll sees the old file or the new one, never a mix
+    return path
+
+
+_STAMP = re.compile(rb'\{"timestamp":"([^"]+)')
+
+
+def _time(raw: bytes) -> datetime:
+    return datetime.fromisoformat(raw.decode().replace("Z", "+00:00"))
+
+
 def grown_tree(root: Path, count: int, size: int) -> list[Path]:
     """``count`` grown rollouts of about ``size`` bytes each (the benchmark's tree)."""
     first = grown(root, 0, size, ending=True)
@@ -97,5 +128,77 @@ def grown_tree(root: Path, count: int, size: int) -> list[Path]:
     for number in range(1, count):
         path = first.with_name(first.name.replace(thread_id(0), thread_id(number)))
         path.write_bytes(_retarget(head, thread_id(number)).encode() + data[head_end:])
+        paths.append(path)
+    return paths
+
+
+def tree_with_links_out(tmp_path: Path) -> tuple[Path, Path]:
+    """A tree with one real rollout, and links to a real rollout and a folder outside it
+    (were they followed, another thread would be listed), and a link inside it."""
+    tree = tmp_path / "sessions"
+    inside = copy_real(tree)[0]
+    elsewhere = tmp_path / "elsewhere"
+    outside = with_wrong_last_context(elsewhere)
+    folder = inside.parent
+    for other in folder.iterdir():
+        if other != inside:
+            other.unlink()
+    (folder / f"rollout-2026-11-30T10-00-01-{thread_id(5)}.jsonl").symlink_to(outside)
+    (folder / "2026").symlink_to(elsewhere / "2026", target_is_directory=True)
+    (folder / "loop").symlink_to("..", target_is_directory=True)
+    (folder / f"rollout-2026-11-30T10-00-02-{thread_id(6)}.jsonl").symlink_to(inside.name)
+    return tree, inside
+
+
+HOSTILE_IDS = ("esc\x1b]2;TITLE\x07", "c1\x9b31m", "rlo\u202eevil", "bel\x07")
+"""Environment ids a rollout may carry that a terminal would act on (OSC 2, CSI, RLO, BEL)."""
+
+
+def with_environments(root: Path, ids: list[str]) -> Path:
+    """The real 0.171 rollout (a thread of its own), every world state naming ``ids``, each
+    as its one local environment is described (the first is the primary)."""
+    lines = _lines()
+    lines[0] = _retarget(lines[0], thread_id(777))
+    for number, line in enumerate(lines):
+        item = json.loads(line)
+        section = (
+            item["payload"].get("state", {}).get("environments")
+            if item["type"] == "world_state"
+            else None
+        )
+        if isinstance(section, dict) and isinstance(section.get("environments"), dict):
+            proto = next(iter(section["environments"].values()))
+            section["environments"] = {i: dict(proto) for i in ids}
+            section["environments"][ids[0]]["is_primary"] = True
+            lines[number] = json.dumps(item, separators=(",", ":"), ensure_ascii=False)
+    path = day_folder(root) / f"rollout-2026-11-30T15-07-52-{thread_id(777)}.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def first_turn_0150() -> list[str]:
+    """The real 0.150 rollout's first turn (its lines to the first task_complete)."""
+    lines = SOURCE_0150.read_text(encoding="utf-8").splitlines(keepends=True)
+    end = next(i for i, line in enumerate(lines) if '"task_complete"' in line)
+    return lines[: end + 1]
+
+
+def next_turn_0150() -> str:
+    """The real 0.150 rollout's second turn (a timezone change): appended, one more step."""
+    lines = SOURCE_0150.read_text(encoding="utf-8").splitlines(keepends=True)
+    ends = [i for i, line in enumerate(lines) if '"task_complete"' in line]
+    return "".join(lines[ends[0] + 1 : ends[1] + 1])
+
+
+def many_threads(root: Path, count: int, *, first: int = 0) -> list[Path]:
+    """``count`` threads, ``thread_id(first)`` on: each the real 0.150 first turn under a
+    session_meta of its own (about 35 KB a file)."""
+    head, *rest = first_turn_0150()
+    body = "".join(rest).encode()
+    folder = day_folder(root)
+    paths = []
+    for number in range(first, first + count):
+        path = folder / f"rollout-2026-11-30T15-07-54-{thread_id(number)}.jsonl"
+        path.write_bytes(_retarget(head, thread_id(number)).encode() + b"\n" + body)
         paths.append(path)
     return paths

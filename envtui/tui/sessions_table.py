@@ -1,0 +1,147 @@
+"""The sessions table: one row per thread, kept by thread id, updated cell by cell.
+
+A poll that changed nothing touches nothing here. A changed thread updates the cells of
+its own row whose text changed (found by key, as the environments table does), a new one
+is added, a gone one removed, and the rows are sorted again only when an order changed:
+the table is never rebuilt for a poll. The clock moves only the ``written`` column, and
+:meth:`SessionsTable.tick` redraws it for the rows on screen, and only where its text
+changed: 10,000 rows off screen cost nothing each second.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual.binding import Binding, BindingType
+from textual.coordinate import Coordinate
+from textual.widgets import DataTable
+
+from envtui.incidents.thread_summary import ThreadSummary
+from envtui.tui.format import matches
+from envtui.tui.sessions_format import (
+    SESSION_COLUMNS,
+    TIMED,
+    filter_text,
+    session_values,
+    sort_value,
+    written_text,
+)
+from envtui.tui.widgets import IdCell
+
+KEYS = tuple(key for key, _, _ in SESSION_COLUMNS)
+
+
+class SessionsTable(DataTable[Text]):
+    """See the module. ``enter`` opens the thread under the cursor (the footer says so)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "select_cursor", "open", key_display="enter", id="open"),
+    ]
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)
+        self.filter = ""
+        self.sort_key = "written"
+        self.sort_reverse = False
+        self.styles_for: dict[str, str] = {}
+        self._shown: dict[str, dict[str, str]] = {}  # the text of each row's cells
+        self._order: dict[str, Any] = {}  # each row's sort value
+
+    def on_mount(self) -> None:
+        for key, label, width in SESSION_COLUMNS:
+            self.add_column(label, key=key, width=width)
+
+    def sync(
+        self,
+        threads: Mapping[str, ThreadSummary],
+        changed: set[str] | None,
+        gone: set[str],
+        now: datetime,
+    ) -> None:
+        """Apply a poll: ``changed`` None means every thread (a filter or sort changed)."""
+        selected = self.selected_id()
+        resort = changed is None
+        for thread_id in threads if changed is None else changed:
+            summary = threads.get(thread_id)
+            if summary is None:
+                gone = gone | {thread_id}
+                continue
+            values = session_values(summary, now)
+            if self.filter and not matches(filter_text(summary, values), self.filter):
+                gone = gone | {thread_id}
+                continue
+            order = sort_value(summary, self.sort_key)
+            resort |= self._order.get(thread_id) != order
+            self._order[thread_id] = order
+            self._show(thread_id, values)
+        for thread_id in gone & self._shown.keys():
+            self.remove_row(thread_id)
+            del self._shown[thread_id]
+            self._order.pop(thread_id, None)
+        if resort:
+            self.sort("thread", key=self._sort_key, reverse=self.sort_reverse)
+        self.select(selected)
+
+    def _sort_key(self, cell: IdCell) -> tuple[Any, str]:
+        return (self._order.get(cell.row_key), cell.row_key)
+
+    def _show(self, thread_id: str, values: dict[str, str]) -> None:
+        """Add the row, or redraw just the cells whose text changed."""
+        shown = self._shown.get(thread_id)
+        if shown is None:
+            self.add_row(*(self._cell(thread_id, key, values) for key in KEYS), key=thread_id)
+        else:
+            for key in KEYS:
+                if shown[key] != values[key]:
+                    self.update_cell(thread_id, key, self._cell(thread_id, key, values))
+        self._shown[thread_id] = values
+
+    def _cell(self, thread_id: str, key: str, values: dict[str, str]) -> Text:
+        options: dict[str, Any] = {"no_wrap": True, "overflow": "ellipsis"}
+        if key == "live" and values[key]:
+            options["style"] = self.styles_for.get("live", "")
+        elif key == "incidents" and values[key]:
+            options["style"] = self.styles_for.get("unavailable", "")
+        if key == "thread":
+            return IdCell(values[key], thread_id, **options)
+        return Text(values[key], **options)
+
+    def tick(self, threads: Mapping[str, ThreadSummary], now: datetime) -> None:
+        """The clock moved: the timed cells of the rows on screen, where their text changed."""
+        top = int(self.scroll_y)
+        for index in range(top, min(self.row_count, top + self.size.height)):
+            thread_id = self.coordinate_to_cell_key(Coordinate(index, 0)).row_key.value
+            summary = threads.get(thread_id) if thread_id is not None else None
+            shown = self._shown.get(thread_id) if thread_id is not None else None
+            if summary is None or shown is None or thread_id is None:
+                continue
+            for key in TIMED:
+                text = written_text(summary, now)
+                if shown[key] != text:
+                    shown[key] = text
+                    self.update_cell(thread_id, key, self._cell(thread_id, key, shown))
+
+    def restyle(self) -> None:
+        """The theme changed: every cell again, in the new colours (at the next sync)."""
+        self._shown = {key: dict.fromkeys(KEYS, "") for key in self._shown}
+
+    def selected_id(self) -> str | None:
+        if not self.row_count:
+            return None
+        value = self.coordinate_to_cell_key(self.cursor_coordinate).row_key.value
+        return str(value) if value is not None else None
+
+    def select(self, thread_id: str | None) -> None:
+        """Keep the cursor on the same thread after rows moved."""
+        if thread_id is None or thread_id not in self._shown:
+            return
+        index = self.get_row_index(thread_id)
+        if index != self.cursor_row:
+            self.move_cursor(row=index, animate=False, scroll=False)
+
+    def shown_ids(self) -> list[str]:
+        """The thread ids in the order they are drawn."""
+        return [str(row.key.value) for row in self.ordered_rows]
