@@ -2,10 +2,13 @@
 
 The question an operator asks after a drop is "how often, since when, for how long?": a
 status alone answers "now". :class:`StatusHistory` keeps an environment's transitions
-(a bounded count, the oldest leave first) dated by the events that carried them, never by
-when they arrived, so a replay or a rollout rebuilds the same history as the live run.
-Strips, availability and flaps are computed from it for any window, pure and headless:
-the table draws them, the history screen lays them side by side, tests check them.
+(a bounded count) dated by the events that carried them, never by when they arrived, so a
+replay or a rollout rebuilds the same history as the live run. The oldest leave first, into
+a summary of sums per few seconds, so after an hour of a flapping host its first minutes
+are still drawn as they were, not as "not known"; memory stays bounded either way.
+Strips (per cell: the ready share, the worst status, whether it flapped), availability and
+flaps are computed from it for any window, pure and headless: the table draws them, the
+history screen lays them side by side, tests check them.
 """
 
 from __future__ import annotations
@@ -15,18 +18,18 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Literal
 
+from envtui.dashboard.status_tally import Cell, Summary, Tally, Window
 from envtui.vocabulary.events import LiveState
 
+__all__ = ["Cell", "StatusHistory", "Transition", "Window", "strip_end"]
+
 DEFAULT_TRANSITIONS = 500
-"""Transitions each environment keeps (the config's ``status_history``)."""
+"""Transitions each environment keeps one by one (the config's ``status_history``); those
+it lets go are kept as sums per few seconds (:class:`~envtui.dashboard.status_tally.Summary`)."""
 STRIP_CELLS = 10
 STRIP_INTERVAL = timedelta(seconds=30)
 """The table's strip: ten cells of 30 s, the last five minutes."""
-SEVERITY: dict[str, int] = {"ready": 0, "starting": 1, "unavailable": 2}
-"""Which status a cell shows when several held in its interval: the worst, so a drop of a
-second is never drawn over by the ready around it."""
 
-Cell = LiveState | Literal["unknown"]
 HistoryState = LiveState | Literal["removed"]
 """What a transition enters: a status, or out of the selection (drawn as not known)."""
 
@@ -39,20 +42,9 @@ class Transition:
     status: HistoryState
 
 
-@dataclass(frozen=True)
-class Window:
-    """What a window of a history adds up to, computed in one pass."""
-
-    cells: list[Cell]
-    """One status per interval, oldest first: the worst that held in it."""
-    availability: float | None
-    """The share of the known part spent ready; None if no part is known."""
-    flaps: int
-    """How many times it left ready (a drop, however short)."""
-
-
 class StatusHistory:
-    """One environment's transitions, oldest first, at most ``limit``."""
+    """One environment's transitions, oldest first, at most ``limit``; and the sums of the
+    ones let go, so its whole span stays known."""
 
     def __init__(self, limit: int = DEFAULT_TRANSITIONS) -> None:
         self.limit = limit
@@ -60,9 +52,20 @@ class StatusHistory:
         """Oldest first, in time order: a window is found by bisection, so a strip costs
         the transitions inside it, not the whole history."""
         self._times: list[float] = []  # the transitions' times as POSIX seconds
-        self._cached: tuple[tuple[int, float, int, float], _Tally] | None = None
+        self._cached: tuple[tuple[int, float, int, float], Tally] | None = None
         self.dropped = 0
-        """Transitions pushed out by the bound: the history is complete when this is 0."""
+        """Transitions let go by the bound (added to :attr:`summary`): 0, all are held."""
+        self.summary = Summary()
+        """What the let-go transitions added up to, per bucket: before the first one held,
+        strips and shares are read from it."""
+
+    @property
+    def first_at(self) -> datetime | None:
+        """The first moment this history knows of (let go or held)."""
+        if self.summary.start is not None and self.transitions:
+            tz = self.transitions[0].at.tzinfo
+            return datetime.fromtimestamp(self.summary.start, tz)
+        return self.transitions[0].at if self.transitions else None
 
     def record(self, status: HistoryState, at: datetime | None) -> bool:
         """Note ``status`` at ``at``; True when it is a transition (the status changed).
@@ -82,21 +85,30 @@ class StatusHistory:
         self.transitions.append(Transition(when, status))
         self._times.append(when.timestamp())
         if len(self.transitions) > self.limit:
-            del self.transitions[0], self._times[0]
-            self.dropped += 1
+            self._let_go()
         return True
 
+    def _let_go(self) -> None:
+        """The oldest transition leaves: the time it held, and the change into the next
+        one, go to the summary."""
+        oldest, following = self.transitions[0], self.transitions[1]
+        self.summary.span(self._times[0], self._times[1], oldest.status)
+        self.summary.change(self._times[1], oldest.status, following.status)
+        del self.transitions[0], self._times[0]
+        self.dropped += 1
+
     def status_at(self, when: datetime) -> LiveState | None:
-        """The status at ``when``; None before the first transition held, or while the
-        environment was out of the selection."""
+        """The status at ``when``, among the transitions held; None before the first one
+        held, or while the environment was out of the selection."""
         index = bisect_right(self._times, when.timestamp())
         status = self.transitions[index - 1].status if index else None
         return None if status == "removed" else status
 
     def window(self, end: datetime, cells: int, interval: timedelta) -> Window:
-        """The ``cells`` intervals before ``end``: each one's worst status (any moment of
-        it, so a drop of a second is never drawn over by the ready around it; "unknown"
-        before the first transition), the share spent ready, and the drops."""
+        """The ``cells`` intervals before ``end``: each one's ready share, worst status (any
+        moment of it, so a drop of a second is never drawn over by the ready around it; not
+        known where nothing was seen) and whether it flapped, the share spent ready, and
+        the drops."""
         width = interval.total_seconds()
         return self._window(end.timestamp() - width * cells, width, cells, cells).done()
 
@@ -117,18 +129,22 @@ class StatusHistory:
         under_way = self._window(boundary, width, 1, max(moment - boundary, 1e-3) / width)
         return whole.joined(under_way).done()
 
-    def _window(self, start: float, width: float, cells: int, length: float) -> _Tally:
-        """The tally from ``start`` over ``length`` cells (fractional) of ``width`` s."""
+    def _window(self, start: float, width: float, cells: int, length: float) -> Tally:
+        """The tally from ``start`` over ``length`` cells (fractional) of ``width`` s: the
+        summary up to the first transition held, the transitions from there."""
+        tally = Tally(cells)
         finish = start + width * length
+        if self.dropped and self._times and start < self._times[0]:
+            first = self._times[0]
+            self.summary.add_to(tally, start, width, min(first, finish), first < finish)
         index = bisect_right(self._times, start)
         current: HistoryState | None = self.transitions[index - 1].status if index else None
-        tally = _Tally(["unknown"] * cells)
         cursor = 0.0
         while index < len(self._times) and self._times[index] < finish:
             moment, status = (self._times[index] - start) / width, self.transitions[index].status
             if current is not None:
                 tally.paint(cursor, moment, current)
-            tally.flaps += current == "ready" and status not in ("ready", "removed")
+                tally.change(moment, current, status)
             cursor, current = moment, status
             index += 1
         if current is not None:
@@ -138,7 +154,7 @@ class StatusHistory:
     def strip(
         self, end: datetime, cells: int = STRIP_CELLS, interval: timedelta = STRIP_INTERVAL
     ) -> list[Cell]:
-        """One status per interval, oldest first, the last ending at ``end``."""
+        """One cell per interval, oldest first, the last ending at ``end``."""
         return self.window(end, cells, interval).cells
 
     def availability(self, start: datetime, end: datetime) -> float | None:
@@ -148,43 +164,6 @@ class StatusHistory:
     def flaps(self, start: datetime, end: datetime) -> int:
         """How many times it left ready within ``start``..``end``."""
         return self.window(end, 1, end - start).flaps if end > start else 0
-
-
-@dataclass
-class _Tally:
-    """A window being added up: cells painted, time known and ready (in cells), drops."""
-
-    cells: list[Cell]
-    known: float = 0.0
-    ready: float = 0.0
-    flaps: int = 0
-
-    def paint(self, begin: float, finish: float, status: HistoryState) -> None:
-        """``status`` held from cell position ``begin`` to ``finish`` (fractional); out of
-        the selection is not known, as before the first transition."""
-        if finish <= begin or status == "removed":
-            return
-        self.known += finish - begin
-        if status == "ready":
-            self.ready += finish - begin
-        severity = SEVERITY[status]
-        last = min(len(self.cells) - 1, int(finish - 1e-9))
-        for cell in range(max(0, int(begin)), last + 1):
-            shown = self.cells[cell]
-            if shown == "unknown" or SEVERITY[shown] < severity:
-                self.cells[cell] = status
-
-    def joined(self, after: _Tally) -> _Tally:
-        return _Tally(
-            self.cells + after.cells,
-            self.known + after.known,
-            self.ready + after.ready,
-            self.flaps + after.flaps,
-        )
-
-    def done(self) -> Window:
-        share = self.ready / self.known if self.known > 0 else None
-        return Window(list(self.cells), share, self.flaps)
 
 
 def strip_end(now: datetime, latest: datetime | None, window: timedelta) -> datetime:

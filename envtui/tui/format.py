@@ -36,7 +36,11 @@ class Glyphs:
     times: str
     """Before a folded line's count (a multiplication sign, or x)."""
     unknown: str
-    """A status strip's cell before anything was known."""
+    """A status strip's cell of which nothing is known (never seen, or out of the selection)."""
+    bars: str
+    """A strip cell's ready share, lowest first; the last is ready all along."""
+    flapped: str
+    """A strip cell in which it went between ready and not ready and back (a flap)."""
     mark: str
     """A step on the history screen's time axis."""
     arrow: str
@@ -50,8 +54,10 @@ class Glyphs:
         }.get(status, "?")
 
 
-UNICODE = Glyphs("●", "◐", "✕", "★", "⚠", "■", "↓", "\N{MULTIPLICATION SIGN}", "·", "│", "→")
-ASCII = Glyphs("+", "~", "x", "*", "!", "#", "v", "x", ".", "|", "->")
+UNICODE = Glyphs(
+    "●", "◐", "✕", "★", "⚠", "■", "↓", "\N{MULTIPLICATION SIGN}", "·", "▁▂▃▄▅▆▇█", "▚", "│", "→"
+)
+ASCII = Glyphs("+", "~", "x", "*", "!", "#", "v", "x", ".", "_-=#", "%", "|", "->")
 """Glyphs every terminal and font has (``--ascii``, or ``ascii = true`` in the config)."""
 
 _glyphs = UNICODE
@@ -108,6 +114,8 @@ SORTABLE = (
     "error",
 )
 STRIP_WINDOW = STRIP_INTERVAL * STRIP_CELLS
+STRIP_WORST = "strip worst"
+"""Beside ``strip`` in a row's values: its cells' colours (not a column of its own)."""
 TIMED = frozenset({"changed", "strip", "avail", "flaps"})
 HISTORY_KEYS = frozenset({"strip", "avail", "flaps"})
 """The columns whose text moves on with the clock alone."""
@@ -202,17 +210,50 @@ def clean(value: str | None) -> str:
     return one_line(unicodedata.normalize("NFC", value or ""))
 
 
+def cell_glyph(cell: Cell) -> str:
+    """One strip cell, readable without colour: not known; flapped; never ready (the status
+    it was in: ✕ or ◐); else a bar as high as its ready share (full: ready all along)."""
+    shown = glyphs()
+    if cell.worst is None:
+        return shown.unknown
+    if cell.flapped:
+        return shown.flapped
+    if cell.ready <= 0:
+        return shown.status(cell.worst)
+    bars = shown.bars
+    if cell.ready >= 1 - 1e-9:
+        return bars[-1]
+    return bars[min(len(bars) - 2, int(cell.ready * (len(bars) - 1)))]
+
+
 def strip_text(cells: Sequence[Cell]) -> str:
     """A status strip as glyphs, oldest first: readable without colour (and in ASCII)."""
-    shown = glyphs()
-    return "".join(shown.unknown if cell == "unknown" else shown.status(cell) for cell in cells)
+    return "".join(cell_glyph(cell) for cell in cells)
 
 
-def strip_statuses(text: str) -> list[str]:
-    """The status of each glyph of a strip (for its colours); "" where none is known."""
+WORST_CODES = {"ready": "r", "starting": "s", "unavailable": "u"}
+STATUS_OF_CODE = {code: status for status, code in WORST_CODES.items()}
+
+
+def strip_worst(cells: Sequence[Cell]) -> str:
+    """Each cell's worst status as one letter (``-``: not known): what colours the strip."""
+    return "".join(WORST_CODES.get(cell.worst or "", "-") for cell in cells)
+
+
+def strip_statuses(worst: str) -> list[str]:
+    """The status that colours each cell of a strip (from :func:`strip_worst`); "" where
+    nothing is known."""
+    return [STATUS_OF_CODE.get(code, "") for code in worst]
+
+
+def strip_legend() -> str:
+    """What the strip's glyphs mean, in the glyphs in force."""
     shown = glyphs()
-    by_glyph = {shown.ready: "ready", shown.starting: "starting", shown.unavailable: "unavailable"}
-    return [by_glyph.get(char, "") for char in text]
+    return (
+        f"{shown.bars[-1]} ready   {shown.bars[:-1]} ready part of the time   "
+        f"{shown.flapped} went up and down   {shown.unavailable} {shown.starting} never "
+        f"ready   {shown.unknown} not seen   colour: the worst status in the cell"
+    )
 
 
 def timed_values(
@@ -226,6 +267,7 @@ def timed_values(
         return values
     window = row.history.recent(strip_end(now, latest, STRIP_WINDOW), STRIP_CELLS, STRIP_INTERVAL)
     values["strip"] = strip_text(window.cells)
+    values[STRIP_WORST] = strip_worst(window.cells)
     availability = window.availability
     values["avail"] = "-" if availability is None else f"{availability:.0%}"
     values["flaps"] = str(window.flaps)
@@ -269,7 +311,7 @@ def sort_value(row: EnvironmentRow, key: str, values: dict[str, str]) -> Any:
 def matches(values: dict[str, str], needle: str) -> bool:
     """The filter: a case-insensitive substring of any column."""
     needle = needle.lower()
-    return any(needle in value.lower() for value in values.values())
+    return any(needle in value.lower() for key, value in values.items() if key != STRIP_WORST)
 
 
 def fit(parts: Sequence[tuple[int, str]], width: int, separator: str = "  ·  ") -> str:

@@ -52,14 +52,14 @@ async def test_panels_show_the_scripted_stream(tmp_path: Path) -> None:
     async with app.run_test(size=(200, 50)) as pilot:  # wide enough for every column
         await settled(app, pilot)
         # the strip is the last minutes in 30 s cells aligned on the clock, then the one under
-        # way (here 12:00:30 on), each the worst status in it:
-        # build was starting, ready for 2 s, then lost (1 flap, 2 of 30 known seconds ready)
+        # way (here 12:00:30 on): build was starting, ready for 2 s, then lost (up and down:
+        # 1 flap, 2 of 30 known seconds ready); local started in a second (ready 97 %)
         assert table_rows(app) == [
             [
                 "",
                 "✕ unavailable",
                 "build",
-                "········✕✕",
+                "········▚✕",
                 "7%",
                 "1",
                 "ssh",
@@ -72,7 +72,7 @@ async def test_panels_show_the_scripted_stream(tmp_path: Path) -> None:
                 "★",
                 "● ready",
                 "local",
-                "········◐●",
+                "········▇█",
                 "97%",
                 "0",
                 "local",
@@ -393,13 +393,13 @@ async def test_relative_times_move_on_without_events(tmp_path: Path) -> None:
         assert [table_rows(app)[1][i] for i in (2, changed, strip)] == [
             "local",
             "29 s ago",
-            "········◐●",
+            "········▇█",
         ]
         now[0] += timedelta(minutes=1)
         await wait_until(
             lambda: table_rows(app)[1][changed] == "1 min ago", timeout=5, what="the changed column"
         )
-        assert table_rows(app)[1][strip] == "······◐●●●"  # the strip moved on with the clock
+        assert table_rows(app)[1][strip] == "······▇███"  # the strip moved on with the clock
 
 
 async def test_keymap_from_config_moves_a_key(tmp_path: Path) -> None:
