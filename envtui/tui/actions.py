@@ -23,7 +23,7 @@ from envtui.tui.delivery import copy_text, deliver_file
 from envtui.tui.details import environment_details, export_file_name, keys_help
 from envtui.tui.format import SORTABLE
 from envtui.tui.history_screen import HistoryScreen
-from envtui.tui.incidents_view import IncidentList, incident_details
+from envtui.tui.incidents_view import IncidentList, episodes_details, incident_details
 from envtui.tui.keymap import keys_in_force
 from envtui.tui.log_widget import EventLog
 from envtui.tui.options import DashboardOptions
@@ -54,6 +54,7 @@ class DashboardActions(Screen[None]):
         Binding("s", "sort", "Sort", id="sort"),
         Binding("S", "sort_reverse", "Reverse", show=False, id="sort_reverse"),
         Binding("h", "history", "History", id="history"),
+        Binding("r", "toggle_resolved", "Resolved", show=False, id="toggle_resolved"),
         Binding("q", "quit", "Quit", id="quit"),
     ]
 
@@ -163,11 +164,24 @@ class DashboardActions(Screen[None]):
             self.app.push_screen(TextScreen(f"environment · {row.id}", live))
 
     def _incident_history(self, number: int | None) -> None:
-        """The incident's whole history, kept true while it is open (it may resolve)."""
+        """The incident's whole history, kept true while it is open (it may resolve); for
+        a fold of resolved episodes, each of them."""
         incident = self.store.incidents.find(number) if number is not None else None
         if incident is None:
             return
         fold, store, options = self.store.incidents, self.store, self.options
+        tally = fold.episodes.get(incident.key)
+        if incident.state == "resolved" and tally is not None and tally.count > 1:
+            key = incident.key
+
+            def episodes() -> str:
+                held = [i for i in reversed(fold.resolved) if i.key == key]
+                now = options.clock()
+                return episodes_details(key, held, fold.episodes.get(key), now, options.zone)
+
+            subject = key[1] or key[2] or "thread"
+            self.app.push_screen(TextScreen(f"incidents · {key[0]} · {subject}", episodes))
+            return
 
         def history() -> str:
             current = fold.find(incident.number) or incident
@@ -223,6 +237,11 @@ class DashboardActions(Screen[None]):
     def action_sort_reverse(self) -> None:
         table = self.query_one(EnvironmentTable)
         table.sort_reverse = not table.sort_reverse
+
+    def action_toggle_resolved(self) -> None:
+        """Hide the resolved incidents, or show them again."""
+        incidents = self.query_one(IncidentList)
+        incidents.show_resolved = not incidents.show_resolved
 
     def action_quit(self) -> None:
         self.app.exit()

@@ -58,6 +58,7 @@ class Chosen:
     focus: str | None = "table"
     log_following: bool = True
     log_filter: str = ""
+    show_resolved: bool = True
 
 
 class MainScreen(DashboardActions):
@@ -134,6 +135,7 @@ class MainScreen(DashboardActions):
             focus=self.focused.id if self.focused is not None else None,
             log_following=self.query_one(EventLog).following,
             log_filter=self.query_one(EventLog).folded.filter.text,
+            show_resolved=self.query_one(IncidentList).show_resolved,
         )
 
     def _restore(self) -> None:
@@ -144,6 +146,7 @@ class MainScreen(DashboardActions):
         table.set_reactive(EnvironmentTable.sort_key, chosen.sort_key)
         table.set_reactive(EnvironmentTable.sort_reverse, chosen.sort_reverse)
         self.query_one(ContextPanel).set_reactive(ContextPanel.view, chosen.view)
+        self.query_one(IncidentList).set_reactive(IncidentList.show_resolved, chosen.show_resolved)
         box = self.query_one("#filter", Input)
         box.value = chosen.filter
         box.set_class(chosen.filter_open, "-visible")
@@ -171,6 +174,7 @@ class MainScreen(DashboardActions):
         for name in ("filter", "sort_key", "sort_reverse"):
             self.watch(table, name, self._resync_table, init=False)
         self.watch(self.query_one(ContextPanel), "view", self._draw_step, init=False)
+        self.watch(self.query_one(IncidentList), "show_resolved", self._draw_findings, init=False)
 
     @on(EnvironmentTable.Relayout)
     def _relayout(self) -> None:
@@ -266,7 +270,7 @@ class MainScreen(DashboardActions):
         incidents = self.store.incidents
         active = incidents.active()
         self._active_count = len(active)  # the header reads this every frame
-        self.query_one(IncidentList).show(incidents.incidents(), self.options.clock())
+        self.query_one(IncidentList).show(incidents, self.options.clock())
         banner = self.query_one("#banner", Static)
         if active:
             banner.update(Text(banner_text(active), no_wrap=True, overflow="ellipsis"))
