@@ -20,11 +20,11 @@ from envtui.dashboard.store import StepRow, Store, step_export
 from envtui.incidents.fold import acknowledgement
 from envtui.settings.locations import export_dir
 from envtui.tui.delivery import copy_text, deliver_file
-from envtui.tui.details import environment_details, export_file_name, keys_help
+from envtui.tui.details import environment_details, export_file_name
 from envtui.tui.format import SORTABLE
+from envtui.tui.help_keys import help_sections, sectioned_help
 from envtui.tui.history_screen import HistoryScreen
 from envtui.tui.incidents_view import IncidentList, episodes_details, incident_details
-from envtui.tui.keymap import keys_in_force
 from envtui.tui.log_widget import EventLog
 from envtui.tui.options import DashboardOptions
 from envtui.tui.screens import TextScreen
@@ -93,15 +93,20 @@ class DashboardActions(Screen[None]):
         self.app.push_screen(HistoryScreen(self.store, self.options, self.status_styles()))
 
     def action_help(self) -> None:
-        """Every key in force (the config's keymap applied), as it is typed."""
+        """Every key in force (the config's keymap applied), as it is typed, by section."""
         keymap: dict[str, str] = getattr(self.app, "keymap_in_force", {})
         bindings = [
             *self.BINDINGS,
+            *EnvironmentTable.BINDINGS,
             *EventLog.BINDINGS,
             *HistoryScreen.BINDINGS,
+            *TextScreen.BINDINGS,
             *self.app.BINDINGS,
         ]
-        self.app.push_screen(TextScreen("help", keys_help(keys_in_force(bindings, keymap))))
+        body = sectioned_help(
+            help_sections([b for b in bindings if isinstance(b, Binding)], keymap)
+        )
+        self.app.push_screen(TextScreen("help", body, fit=True))
 
     def action_filter(self) -> None:
         box = self.query_one("#filter", Input)
@@ -242,6 +247,23 @@ class DashboardActions(Screen[None]):
         """Hide the resolved incidents, or show them again."""
         incidents = self.query_one(IncidentList)
         incidents.show_resolved = not incidents.show_resolved
+
+    def sort_by(self, column: str) -> None:
+        """Sort the table by ``column`` (one of the sortable ones), from the palette."""
+        if column in SORTABLE:
+            self.query_one(EnvironmentTable).sort_key = column
+
+    def go_to(self, env_id: str) -> None:
+        """Put the table's cursor on ``env_id`` (clearing a filter that hides it), from the
+        palette."""
+        table = self.query_one(EnvironmentTable)
+        if env_id not in self.store.environments:
+            return
+        table.select(env_id)
+        if table.selected_id() != env_id:  # filtered out: every row again
+            self.action_clear_filter()
+            table.select(env_id)
+        table.focus()
 
     def action_quit(self) -> None:
         self.app.exit()

@@ -20,7 +20,6 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import (
-    Footer,
     Input,
     Static,
     TabbedContent,
@@ -31,6 +30,7 @@ from envtui.dashboard.store import Store
 from envtui.tui.actions import DashboardActions
 from envtui.tui.format import clock_text, fit, glyphs, source_badge
 from envtui.tui.incidents_view import IncidentList, banner_text
+from envtui.tui.keybar import KeyBar
 from envtui.tui.log_widget import EventLog
 from envtui.tui.options import DashboardOptions
 from envtui.tui.widgets import ContextPanel, EnvironmentTable, ToolsPanel
@@ -104,7 +104,7 @@ class MainScreen(DashboardActions):
                 with TabPane("incidents", id="tab-findings"):
                     yield findings
         yield Input(placeholder="filter environments (esc clears)", id="filter")
-        yield Footer()
+        yield KeyBar(id="keys")
 
     def on_mount(self) -> None:
         self.set_interval(1.0, self.flush)  # the clock and relative times; stops with the screen
@@ -271,6 +271,11 @@ class MainScreen(DashboardActions):
         active = incidents.active()
         self._active_count = len(active)  # the header reads this every frame
         self.query_one(IncidentList).show(incidents, self.options.clock())
+        if not self.wide:  # the tab says how many are active, whichever tab is shown
+            tab = self.query_one(TabbedContent).get_tab("tab-findings")
+            label = f"incidents {len(active)}" if active else "incidents"
+            if tab.label_text != label:
+                tab.label = label
         banner = self.query_one("#banner", Static)
         if active:
             banner.update(Text(banner_text(active), no_wrap=True, overflow="ellipsis"))
