@@ -99,7 +99,7 @@ COLUMNS: tuple[Column, ...] = (
     Column("cwd", "cwd", 12, 6),
     Column("shell", "shell", 8, 2),
     Column("changed", "changed", 10, 7),
-    Column("error", "error", 28, 9),
+    Column("error", "error", 34, 9),
 )
 SORTABLE = (
     "selection",
@@ -121,45 +121,47 @@ HISTORY_KEYS = frozenset({"strip", "avail", "flaps"})
 """The columns whose text moves on with the clock alone."""
 CELL_PADDING = 2  # DataTable's one space either side of a cell
 CWD_MAX = 40
-ERROR_MAX = 120
 ID_MAX = 24
-WIDE_TABLE = 120
-HISTORY_ROOM = 60
-"""Cells a wide table keeps from a long error for the columns after it (strip, changed...)."""
+FITTED = ("id", "kind", "shell")
+"""Columns as narrow as their longest value (and their label), at most their width."""
+GROWING = ("cwd", "error")
+"""Columns that take the room left over, up to their longest value."""
 
 
 def column_layout(width: int, longest: dict[str, int]) -> tuple[tuple[str, str, int], ...]:
     """``(key, label, width)`` of the columns that fit in ``width`` cells, in display order.
 
-    ``longest`` is the widest value of ``id``, ``cwd`` and ``error``: the id column is as
-    wide as the longest id (4 to 24). Columns leave in the order of their ``keep``; the
-    error column takes room for its longest error (up to 120) before the columns that
-    leave sooner (the status strip, availability, flaps), so an error is read whole rather
-    than a history; from :data:`WIDE_TABLE` columns on it leaves :data:`HISTORY_ROOM` to
-    them, so one very long error (a host key's fingerprint) does not push every other column
-    out of a wide table (`enter` shows it whole). What is left over widens ``cwd`` up to its
-    longest value (at most 40) with a third of it, and ``error`` with the rest.
+    One rule at every width, live or not: which columns are shown depends on the width
+    alone (and how long ids, kinds and shells are, as ``id``, ``kind`` and ``shell`` are
+    as narrow as their longest value): they are taken by their ``keep``, each at its
+    narrowest, as long as they fit, so a long error never pushes the history out and a
+    rollout's table has the columns a live one has. The room left over goes where a value
+    is cut: first to the one that needs least (a cwd is shown whole, up to 40), then to
+    the other; what still remains widens the widest useful column, the error (`enter`
+    shows any value whole).
     """
     minimum = {c.key: c.width for c in COLUMNS}
-    minimum["id"] = max(4, min(longest.get("id", 0), ID_MAX))
+    for column in COLUMNS:
+        if column.key in FITTED:
+            cap = ID_MAX if column.key == "id" else column.width
+            minimum[column.key] = max(4, len(column.label), min(longest.get(column.key, 0), cap))
     kept: list[str] = []
     used = 0
     for column in sorted(COLUMNS, key=lambda c: -c.keep):
-        if column.key == "error":
-            room = width - HISTORY_ROOM if width >= WIDE_TABLE else width
-            wanted = min(max(longest.get("error", 0), minimum["error"]), ERROR_MAX, room)
-            minimum["error"] = max(minimum["error"], min(wanted, width - used - CELL_PADDING))
         if used + minimum[column.key] + CELL_PADDING <= width:
             kept.append(column.key)
             used += minimum[column.key] + CELL_PADDING
     spare = max(0, width - used)
     widths = {key: minimum[key] for key in kept}
-    if "cwd" in widths:
-        grow = min(spare // 3, max(0, min(longest.get("cwd", 0), CWD_MAX) - widths["cwd"]))
-        widths["cwd"] += grow
+    wanted = {"cwd": min(longest.get("cwd", 0), CWD_MAX), "error": longest.get("error", 0)}
+    needs = {key: max(0, wanted[key] - widths[key]) for key in GROWING if key in widths}
+    for key in sorted(needs, key=lambda k: needs[k]):
+        grow = min(needs[key], spare)
+        widths[key] += grow
         spare -= grow
-    if "error" in widths:
-        widths["error"] += spare
+    last = next((key for key in ("error", "cwd") if key in widths), None)
+    if last is not None:
+        widths[last] += spare
     return tuple((c.key, c.label, widths[c.key]) for c in COLUMNS if c.key in widths)
 
 

@@ -296,9 +296,9 @@ class MainScreen(DashboardActions):
                 parts.append((9, f"step {step.number} of {latest} · not live · G: live"))
             else:
                 parts.append((4, f"step {step.number}"))
-            if step.current_date or step.timezone:
-                when = f"{step.current_date or '-'} {step.timezone or ''}"
-                parts.append((1, f"context {one_line(when)}"))
+            if step.current_date or step.timezone:  # the date and zone the model is told
+                when = f"{step.current_date or '-'} {step.timezone or ''}".rstrip()
+                parts.append((1, f"model sees {one_line(when)}"))
         parts.append((6, clock_text(now, self.options.zone)))
         if self._active_count:
             parts.append((7, f"{glyphs().warning} {self._active_count}"))

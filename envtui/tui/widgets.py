@@ -115,7 +115,7 @@ class EnvironmentTable(DataTable[Text]):
         width = (self.size.width or self.app.size.width) - 4
         longest = {
             key: max((cell_len(clean(getattr(row, key))) for row in rows), default=0)
-            for key in ("id", "cwd", "error")
+            for key in ("id", "kind", "shell", "cwd", "error")
         }
         # the room for errors only grows while the width holds: errors come and go at
         # every retry, and each new layout adds every row again

@@ -48,14 +48,14 @@ def five_minutes() -> list[Event]:
 
 
 ROWS = [  # the table at 160 columns, as drawn
-    "│    ● ready        flaky   ▚▚▚▚▚▚▚▚▚▚  95%    20     ssh                        -         "
-    "6 s ago                                                             │",
-    "│    ✕ unavailable  legacy  ✕✕✕✕✕✕✕✕✕✕  0%     0      ssh                        -         "
-    "4 min ago   host key mismatch                                       │",
-    "│    ◐ starting     gpu     ◐◐◐◐◐◐◐◐◐◐  0%     0      ssh                        -         "
-    "4 min ago                                                           │",
-    "│    ✕ unavailable  build   █████████▄  95%    1      ssh                        -         "
-    "14 s ago    connection lost                                         │",
+    "│    ● ready        flaky   ▚▚▚▚▚▚▚▚▚▚  95%    20     ssh                 -      6 s ago     "
+    "                                                                  │",
+    "│    ✕ unavailable  legacy  ✕✕✕✕✕✕✕✕✕✕  0%     0      ssh                 -      4 min ago   "
+    "host key mismatch                                                 │",
+    "│    ◐ starting     gpu     ◐◐◐◐◐◐◐◐◐◐  0%     0      ssh                 -      4 min ago   "
+    "                                                                  │",
+    "│    ✕ unavailable  build   █████████▄  95%    1      ssh                 -      14 s ago    "
+    "connection lost                                                   │",
 ]
 
 
@@ -176,3 +176,15 @@ async def test_past_its_bound_the_history_still_draws_its_first_minutes() -> Non
         )
         end = history.window(at(NOW), 1, timedelta(seconds=NOW))
         assert end.availability == pytest.approx(1 - 20 * 0.75 / NOW)
+
+
+async def test_the_header_says_the_date_and_zone_are_what_the_model_sees() -> None:
+    from tests.support.scripted import clock, scripted_source
+
+    app = EnvTuiApp(scripted_source, DashboardOptions(source_name="test", clock=clock))
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settled(app, pilot)
+        assert screen_lines(app)[0] == (
+            " envtui · test  ·  thread thread-1  ·  step 2  ·  model sees 2026-11-30"
+            " Europe/Berlin  ·  12:00:30 UTC  ·  ⚠ 2"
+        )
