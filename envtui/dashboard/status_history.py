@@ -13,10 +13,11 @@ history screen lays them side by side, tests check them.
 
 from __future__ import annotations
 
-from bisect import bisect_right
+import math
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Literal
+from typing import Literal, cast
 
 from envtui.dashboard.status_tally import Cell, Summary, Tally, Window
 from envtui.vocabulary.events import LiveState
@@ -32,6 +33,23 @@ STRIP_INTERVAL = timedelta(seconds=30)
 
 HistoryState = LiveState | Literal["removed"]
 """What a transition enters: a status, or out of the selection (drawn as not known)."""
+
+
+@dataclass
+class _Scan:
+    """A tally being made over the transitions in time order, and where it stands."""
+
+    start: float
+    width: float
+    tally: Tally
+    seen: int
+    """Transitions gone through (counting those let go before)."""
+    cursor: float
+    """Where the last one seen is, in cells from ``start``."""
+    current: HistoryState | None
+    """What it entered (None: nothing known yet), holding from ``cursor`` on."""
+    until: float
+    """Up to when (POSIX seconds) it went through the transitions."""
 
 
 @dataclass(frozen=True)
@@ -52,7 +70,8 @@ class StatusHistory:
         """Oldest first, in time order: a window is found by bisection, so a strip costs
         the transitions inside it, not the whole history."""
         self._times: list[float] = []  # the transitions' times as POSIX seconds
-        self._cached: tuple[tuple[int, float, int, float], Tally] | None = None
+        self._cached: tuple[tuple[int, int, float, int, float], Window, float, float] | None = None
+        self._under_way: _Scan | None = None  # the strip's interval under way
         self.dropped = 0
         """Transitions let go by the bound (added to :attr:`summary`): 0, all are held."""
         self.summary = Summary()
@@ -115,41 +134,91 @@ class StatusHistory:
     def recent(self, now: datetime, cells: int, interval: timedelta) -> Window:
         """The last minutes up to ``now`` as the table's strip shows them: ``cells - 1``
         whole intervals aligned on the clock (kept until a transition comes or the clock
-        passes the next boundary) and the interval under way, up to ``now``. A second
-        later only that last interval is computed again, so a strip per row per second
-        costs the transitions of the last interval, not those of the whole window."""
+        passes the next boundary) and the interval under way, up to ``now``, kept too up to
+        its last transition: a second later only what came since is added, so a strip per
+        row per second costs the transitions of that second, not those of the window."""
         width = interval.total_seconds()
         moment = now.timestamp()
         boundary = (moment // width) * width
-        key = (len(self._times) + self.dropped, boundary, cells, width)
+        start = boundary - width * (cells - 1)
+        # what the whole intervals depend on: the transitions before the boundary (new ones
+        # come after it, into the interval under way), and what was let go, if they reach it
+        summed = self.dropped if self._times and start < self._times[0] else 0
+        before = bisect_left(self._times, boundary) + self.dropped
+        key = (before, summed, boundary, cells, width)
         if self._cached is None or self._cached[0] != key:
-            start = boundary - width * (cells - 1)
-            self._cached = (key, self._window(start, width, cells - 1, cells - 1))
-        whole = self._cached[1]
-        under_way = self._window(boundary, width, 1, max(moment - boundary, 1e-3) / width)
-        return whole.joined(under_way).done()
+            whole = self._window(start, width, cells - 1, cells - 1)
+            self._cached = (key, whole.done(), sum(whole.known), sum(whole.ready))
+        _key, kept, known, ready = self._cached
+        under_way = self._under_way_tally(boundary, width, moment)
+        cell = under_way.done()
+        known, ready = known + under_way.known[0], ready + under_way.ready[0]
+        share = min(1.0, ready / known) if known > 1e-9 else None
+        return Window(kept.cells + cell.cells, share, kept.flaps + cell.flaps)
+
+    def _under_way_tally(self, boundary: float, width: float, moment: float) -> Tally:
+        """The interval under way, from ``boundary`` to ``moment``: scanned once, then each
+        call goes on from the last transition it saw (transitions only ever come after the
+        last), so a second costs the transitions that came in it."""
+        state = self._under_way
+        total = len(self._times) + self.dropped
+        if (  # again when new, when some it had not seen were let go, when the clock went back
+            state is None
+            or (state.start, state.width) != (boundary, width)
+            or state.seen < self.dropped
+            or moment < state.until
+        ):
+            state = _Scan(boundary, width, Tally(1), self.dropped, 0.0, None, boundary)
+            self._seed(state)
+        if state.seen < total:
+            self._advance(state, moment)
+        state.until = max(state.until, moment)
+        self._under_way = state
+        tally = state.tally.copy()
+        if state.current is not None:
+            tally.paint(state.cursor, max(moment - boundary, 1e-3) / width, state.current)
+        return tally
 
     def _window(self, start: float, width: float, cells: int, length: float) -> Tally:
         """The tally from ``start`` over ``length`` cells (fractional) of ``width`` s: the
         summary up to the first transition held, the transitions from there."""
-        tally = Tally(cells)
+        state = _Scan(start, width, Tally(cells), self.dropped, 0.0, None, start)
         finish = start + width * length
+        self._seed(state, finish)
+        self._advance(state, finish)
+        if state.current is not None:
+            state.tally.paint(state.cursor, length, state.current)
+        return state.tally
+
+    def _seed(self, state: _Scan, finish: float | None = None) -> None:
+        """Start ``state`` at its start: the summary's part before the first transition
+        held (up to ``finish``), and the status that holds at the start."""
+        start, width = state.start, state.width
         if self.dropped and self._times and start < self._times[0]:
             first = self._times[0]
-            self.summary.add_to(tally, start, width, min(first, finish), first < finish)
+            end = first if finish is None else min(first, finish)
+            self.summary.add_to(state.tally, start, width, end, finish is None or first < finish)
         index = bisect_right(self._times, start)
-        current: HistoryState | None = self.transitions[index - 1].status if index else None
-        cursor = 0.0
-        while index < len(self._times) and self._times[index] < finish:
-            moment, status = (self._times[index] - start) / width, self.transitions[index].status
-            if current is not None:
-                tally.paint(cursor, moment, current)
-                tally.change(moment, current, status)
-            cursor, current = moment, status
+        state.current = self.transitions[index - 1].status if index else None
+        state.seen = self.dropped + index
+
+    def _advance(self, state: _Scan, finish: float) -> None:
+        """Go on with the transitions ``state`` has not seen, up to ``finish``."""
+        index = state.seen - self.dropped
+        while index < len(self._times) and self._times[index] <= state.start:
+            state.current = self.transitions[index].status  # came late, at the start: seeds it
             index += 1
-        if current is not None:
-            tally.paint(cursor, length, current)
-        return tally
+        stop = bisect_left(self._times, finish, lo=index)
+        state.seen = self.dropped + index
+        if stop <= index:
+            return
+        start, width = state.start, state.width
+        times = [(at - start) / width for at in self._times[index:stop]]
+        statuses = [t.status for t in self.transitions[index:stop]]
+        walked = state.tally.walk(times, statuses, (0, math.inf, state.cursor, state.current))
+        _next, _stop, state.cursor, current = walked
+        state.current = cast(HistoryState | None, current)
+        state.seen = self.dropped + stop
 
     def strip(
         self, end: datetime, cells: int = STRIP_CELLS, interval: timedelta = STRIP_INTERVAL

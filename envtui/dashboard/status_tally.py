@@ -10,6 +10,7 @@ a history past its bound still draws its oldest minutes, as they were.
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from envtui.vocabulary.events import LiveState
@@ -32,6 +33,16 @@ def change_of(before: str, after: str) -> tuple[bool, bool]:
     return (before == "ready" and after in NOT_READY, before in NOT_READY and after == "ready")
 
 
+CHANGES: dict[tuple[str, str], tuple[int, int]] = {
+    (before, after): (1, int(drop))
+    for before in ("removed", *BY_SEVERITY)
+    for after in ("removed", *BY_SEVERITY)
+    for drop, back in [change_of(before, after)]
+    if drop or back
+}
+"""(changes, drops) of each transition that goes between ready and not ready."""
+
+
 @dataclass(frozen=True)
 class Cell:
     """One interval of a strip: what held in it, as far as it is known."""
@@ -44,6 +55,11 @@ class Cell:
     flapped: bool
     """It went between ready and not ready at least twice inside it (a drop and a return,
     in either order): its share alone would read as a steady state."""
+
+
+Walked = tuple[int, float, float, str | None]
+"""A walk over transitions: the next to go through, where to stop (all in cells from the
+start), where the last one gone through is, and what it entered (None: nothing known)."""
 
 
 @dataclass(frozen=True)
@@ -79,7 +95,17 @@ class Tally:
     def add(self, begin: float, finish: float, known: float, ready: float, worst: int) -> None:
         """Spread ``known`` and ``ready`` (shares of the time from ``begin`` to ``finish``)
         over the cells that time covers, and mark each with ``worst``."""
-        for cell in range(max(0, int(begin)), min(len(self.known) - 1, int(finish - 1e-9)) + 1):
+        first = int(begin) if begin > 0 else 0
+        last = min(len(self.known) - 1, int(finish - 1e-9))
+        if first == last:  # within one cell, as most spans of a strip's last interval are
+            overlap = min(finish, first + 1) - max(begin, first)
+            if overlap > 0:
+                self.known[first] += overlap * known
+                self.ready[first] += overlap * ready
+                if self.worst[first] < worst:
+                    self.worst[first] = worst
+            return
+        for cell in range(first, last + 1):
             overlap = min(finish, cell + 1) - max(begin, cell)
             if overlap <= 0:
                 continue
@@ -89,20 +115,54 @@ class Tally:
 
     def change(self, moment: float, before: str, after: str) -> None:
         """A transition at cell position ``moment``."""
-        drop, back = change_of(before, after)
-        self.count(moment, int(drop) + int(back), int(drop))
+        counted = CHANGES.get((before, after))
+        if counted is not None:
+            self.count(moment, *counted)
 
     def count(self, moment: float, changes: int, drops: int) -> None:
         self.flaps += drops
         if changes and moment >= 0 and self.known:
             self.changes[min(len(self.known) - 1, int(moment))] += changes
 
-    def joined(self, after: Tally) -> Tally:
-        both = Tally(0)
-        both.known, both.ready = self.known + after.known, self.ready + after.ready
-        both.worst, both.changes = self.worst + after.worst, self.changes + after.changes
-        both.flaps = self.flaps + after.flaps
-        return both
+    def walk(self, times: Sequence[float], statuses: Sequence[str], walked: Walked) -> Walked:
+        """Go through the transitions (``times`` in cells from the start, in order) from
+        ``walked``: paint what held between them and count their changes. One loop with
+        no call per transition: a strip's whole intervals are this walk."""
+        index, finish, cursor, current = walked
+        known, ready, worst, changes = self.known, self.ready, self.worst, self.changes
+        last_cell = len(known) - 1
+        while index < len(times) and times[index] < finish:
+            moment, status = times[index], statuses[index]
+            if current is not None and current != "removed" and moment > cursor:
+                severity, is_ready = SEVERITY[current], current == "ready"
+                first = int(cursor) if cursor > 0 else 0
+                last = int(moment - 1e-9)
+                last = last if last < last_cell else last_cell
+                for cell in range(first, last + 1):
+                    low = cursor if cursor > cell else cell
+                    high = moment if moment < cell + 1 else cell + 1
+                    if high > low:
+                        known[cell] += high - low
+                        if is_ready:
+                            ready[cell] += high - low
+                        if worst[cell] < severity:
+                            worst[cell] = severity
+            if current is not None:
+                counted = CHANGES.get((current, status))
+                if counted is not None:
+                    self.flaps += counted[1]
+                    if moment >= 0 and last_cell >= 0:
+                        cell = int(moment)
+                        changes[cell if cell < last_cell else last_cell] += 1
+            cursor, current = moment, status
+            index += 1
+        return index, finish, cursor, current
+
+    def copy(self) -> Tally:
+        again = Tally(0)
+        again.known, again.ready = list(self.known), list(self.ready)
+        again.worst, again.changes, again.flaps = list(self.worst), list(self.changes), self.flaps
+        return again
 
     def done(self) -> Window:
         cells = [

@@ -101,7 +101,9 @@ def resolved_label(
     last = tally.last_resolved_at if tally is not None else episodes[0].resolved_at
     folded = f"{glyphs().times}{count}"
     if first is not None and last is not None:
-        folded += f" in {span((last - first).total_seconds())}, last {relative(last, now)}"
+        ago = relative(last, now)
+        ago = "just now" if ago == "now" else ago
+        folded += f" in {span((last - first).total_seconds())}, last {ago}"
     subject = one_line(key[1] or key[2] or "thread")
     return f"  {STATE_WORDS['resolved']:<8} {one_line(key[0])}  {subject}  {folded}"
 

@@ -7,7 +7,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.support.scripted import T0, at, scripted_events, status
@@ -270,3 +270,33 @@ def test_an_environment_that_leaves_and_comes_back_keeps_its_history() -> None:
     assert cells == [READY, NOT_KNOWN, NOT_KNOWN, NOT_KNOWN, starting, starting]
     assert history.flaps(T0, at(60)) == 0  # leaving the selection is not a drop
     assert history.availability(T0, at(60)) == pytest.approx(10 / 30)  # only the known part
+
+
+@settings(deadline=None)  # machines are noisy: no timing in a pass/fail test
+@given(
+    st.lists(st.tuples(STATUSES, st.integers(0, 20), st.integers(0, 25)), max_size=40),
+    st.integers(2, 8),
+)
+def test_a_strip_drawn_every_second_as_transitions_come_is_a_fresh_count(
+    changes: list[tuple[str, int, int]], limit: int
+) -> None:
+    """The strip keeps its whole intervals and goes on with the one under way as
+    transitions come between two draws (and leave past the bound): each draw is what the
+    window gives when counted afresh."""
+    history = StatusHistory(limit=limit)
+    interval = timedelta(seconds=30)
+    seconds = 0
+    recorded: list[tuple[str, int]] = []
+    for state, gap, wait in changes:
+        seconds += gap
+        history.record(state, at(seconds))  # type: ignore[arg-type]
+        recorded.append((state, seconds))
+        for now in (seconds, seconds + wait):
+            drawn = history.recent(at(now), cells=4, interval=interval)
+            fresh = StatusHistory(limit=limit)  # the same records, never drawn before
+            for earlier, when in recorded:
+                fresh.record(earlier, at(when))  # type: ignore[arg-type]
+            again = fresh.recent(at(now), cells=4, interval=interval)
+            assert rounded(drawn.cells) == rounded(again.cells)
+            assert drawn.flaps == again.flaps
+            assert drawn.availability == pytest.approx(again.availability)
