@@ -2,33 +2,54 @@
 
 The question an operator asks after a drop is "how often, since when, for how long?": a
 status alone answers "now". :class:`StatusHistory` keeps an environment's transitions
-(a bounded count, the oldest leave first) dated by the events that carried them, never by
-when they arrived, so a replay or a rollout rebuilds the same history as the live run.
-Strips, availability and flaps are computed from it for any window, pure and headless:
-the table draws them, the history screen lays them side by side, tests check them.
+(a bounded count) dated by the events that carried them, never by when they arrived, so a
+replay or a rollout rebuilds the same history as the live run. The oldest leave first, into
+a summary of sums per few seconds, so after an hour of a flapping host its first minutes
+are still drawn as they were, not as "not known"; memory stays bounded either way.
+Strips (per cell: the ready share, the worst status, whether it flapped), availability and
+flaps are computed from it for any window, pure and headless: the table draws them, the
+history screen lays them side by side, tests check them.
 """
 
 from __future__ import annotations
 
-from bisect import bisect_right
+import math
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Literal
+from typing import Literal, cast
 
+from envtui.dashboard.status_tally import Cell, Summary, Tally, Window
 from envtui.vocabulary.events import LiveState
 
+__all__ = ["Cell", "StatusHistory", "Transition", "Window", "strip_end"]
+
 DEFAULT_TRANSITIONS = 500
-"""Transitions each environment keeps (the config's ``status_history``)."""
+"""Transitions each environment keeps one by one (the config's ``status_history``); those
+it lets go are kept as sums per few seconds (:class:`~envtui.dashboard.status_tally.Summary`)."""
 STRIP_CELLS = 10
 STRIP_INTERVAL = timedelta(seconds=30)
 """The table's strip: ten cells of 30 s, the last five minutes."""
-SEVERITY: dict[str, int] = {"ready": 0, "starting": 1, "unavailable": 2}
-"""Which status a cell shows when several held in its interval: the worst, so a drop of a
-second is never drawn over by the ready around it."""
 
-Cell = LiveState | Literal["unknown"]
 HistoryState = LiveState | Literal["removed"]
 """What a transition enters: a status, or out of the selection (drawn as not known)."""
+
+
+@dataclass
+class _Scan:
+    """A tally being made over the transitions in time order, and where it stands."""
+
+    start: float
+    width: float
+    tally: Tally
+    seen: int
+    """Transitions gone through (counting those let go before)."""
+    cursor: float
+    """Where the last one seen is, in cells from ``start``."""
+    current: HistoryState | None
+    """What it entered (None: nothing known yet), holding from ``cursor`` on."""
+    until: float
+    """Up to when (POSIX seconds) it went through the transitions."""
 
 
 @dataclass(frozen=True)
@@ -39,20 +60,9 @@ class Transition:
     status: HistoryState
 
 
-@dataclass(frozen=True)
-class Window:
-    """What a window of a history adds up to, computed in one pass."""
-
-    cells: list[Cell]
-    """One status per interval, oldest first: the worst that held in it."""
-    availability: float | None
-    """The share of the known part spent ready; None if no part is known."""
-    flaps: int
-    """How many times it left ready (a drop, however short)."""
-
-
 class StatusHistory:
-    """One environment's transitions, oldest first, at most ``limit``."""
+    """One environment's transitions, oldest first, at most ``limit``; and the sums of the
+    ones let go, so its whole span stays known."""
 
     def __init__(self, limit: int = DEFAULT_TRANSITIONS) -> None:
         self.limit = limit
@@ -60,9 +70,21 @@ class StatusHistory:
         """Oldest first, in time order: a window is found by bisection, so a strip costs
         the transitions inside it, not the whole history."""
         self._times: list[float] = []  # the transitions' times as POSIX seconds
-        self._cached: tuple[tuple[int, float, int, float], _Tally] | None = None
+        self._cached: tuple[tuple[int, int, float, int, float], Window, float, float] | None = None
+        self._under_way: _Scan | None = None  # the strip's interval under way
         self.dropped = 0
-        """Transitions pushed out by the bound: the history is complete when this is 0."""
+        """Transitions let go by the bound (added to :attr:`summary`): 0, all are held."""
+        self.summary = Summary()
+        """What the let-go transitions added up to, per bucket: before the first one held,
+        strips and shares are read from it."""
+
+    @property
+    def first_at(self) -> datetime | None:
+        """The first moment this history knows of (let go or held)."""
+        if self.summary.start is not None and self.transitions:
+            tz = self.transitions[0].at.tzinfo
+            return datetime.fromtimestamp(self.summary.start, tz)
+        return self.transitions[0].at if self.transitions else None
 
     def record(self, status: HistoryState, at: datetime | None) -> bool:
         """Note ``status`` at ``at``; True when it is a transition (the status changed).
@@ -82,63 +104,126 @@ class StatusHistory:
         self.transitions.append(Transition(when, status))
         self._times.append(when.timestamp())
         if len(self.transitions) > self.limit:
-            del self.transitions[0], self._times[0]
-            self.dropped += 1
+            self._let_go()
         return True
 
+    def _let_go(self) -> None:
+        """The oldest transition leaves: the time it held, and the change into the next
+        one, go to the summary."""
+        oldest, following = self.transitions[0], self.transitions[1]
+        self.summary.span(self._times[0], self._times[1], oldest.status)
+        self.summary.change(self._times[1], oldest.status, following.status)
+        del self.transitions[0], self._times[0]
+        self.dropped += 1
+
     def status_at(self, when: datetime) -> LiveState | None:
-        """The status at ``when``; None before the first transition held, or while the
-        environment was out of the selection."""
+        """The status at ``when``, among the transitions held; None before the first one
+        held, or while the environment was out of the selection."""
         index = bisect_right(self._times, when.timestamp())
         status = self.transitions[index - 1].status if index else None
         return None if status == "removed" else status
 
     def window(self, end: datetime, cells: int, interval: timedelta) -> Window:
-        """The ``cells`` intervals before ``end``: each one's worst status (any moment of
-        it, so a drop of a second is never drawn over by the ready around it; "unknown"
-        before the first transition), the share spent ready, and the drops."""
+        """The ``cells`` intervals before ``end``: each one's ready share, worst status (any
+        moment of it, so a drop of a second is never drawn over by the ready around it; not
+        known where nothing was seen) and whether it flapped, the share spent ready, and
+        the drops."""
         width = interval.total_seconds()
         return self._window(end.timestamp() - width * cells, width, cells, cells).done()
 
     def recent(self, now: datetime, cells: int, interval: timedelta) -> Window:
         """The last minutes up to ``now`` as the table's strip shows them: ``cells - 1``
         whole intervals aligned on the clock (kept until a transition comes or the clock
-        passes the next boundary) and the interval under way, up to ``now``. A second
-        later only that last interval is computed again, so a strip per row per second
-        costs the transitions of the last interval, not those of the whole window."""
+        passes the next boundary) and the interval under way, up to ``now``, kept too up to
+        its last transition: a second later only what came since is added, so a strip per
+        row per second costs the transitions of that second, not those of the window."""
         width = interval.total_seconds()
         moment = now.timestamp()
         boundary = (moment // width) * width
-        key = (len(self._times) + self.dropped, boundary, cells, width)
+        start = boundary - width * (cells - 1)
+        # what the whole intervals depend on: the transitions before the boundary (new ones
+        # come after it, into the interval under way), and what was let go, if they reach it
+        summed = self.dropped if self._times and start < self._times[0] else 0
+        before = bisect_left(self._times, boundary) + self.dropped
+        key = (before, summed, boundary, cells, width)
         if self._cached is None or self._cached[0] != key:
-            start = boundary - width * (cells - 1)
-            self._cached = (key, self._window(start, width, cells - 1, cells - 1))
-        whole = self._cached[1]
-        under_way = self._window(boundary, width, 1, max(moment - boundary, 1e-3) / width)
-        return whole.joined(under_way).done()
+            whole = self._window(start, width, cells - 1, cells - 1)
+            self._cached = (key, whole.done(), sum(whole.known), sum(whole.ready))
+        _key, kept, known, ready = self._cached
+        under_way = self._under_way_tally(boundary, width, moment)
+        cell = under_way.done()
+        known, ready = known + under_way.known[0], ready + under_way.ready[0]
+        share = min(1.0, ready / known) if known > 1e-9 else None
+        return Window(kept.cells + cell.cells, share, kept.flaps + cell.flaps)
 
-    def _window(self, start: float, width: float, cells: int, length: float) -> _Tally:
-        """The tally from ``start`` over ``length`` cells (fractional) of ``width`` s."""
-        finish = start + width * length
-        index = bisect_right(self._times, start)
-        current: HistoryState | None = self.transitions[index - 1].status if index else None
-        tally = _Tally(["unknown"] * cells)
-        cursor = 0.0
-        while index < len(self._times) and self._times[index] < finish:
-            moment, status = (self._times[index] - start) / width, self.transitions[index].status
-            if current is not None:
-                tally.paint(cursor, moment, current)
-            tally.flaps += current == "ready" and status not in ("ready", "removed")
-            cursor, current = moment, status
-            index += 1
-        if current is not None:
-            tally.paint(cursor, length, current)
+    def _under_way_tally(self, boundary: float, width: float, moment: float) -> Tally:
+        """The interval under way, from ``boundary`` to ``moment``: scanned once, then each
+        call goes on from the last transition it saw (transitions only ever come after the
+        last), so a second costs the transitions that came in it."""
+        state = self._under_way
+        total = len(self._times) + self.dropped
+        if (  # again when new, when some it had not seen were let go, when the clock went back
+            state is None
+            or (state.start, state.width) != (boundary, width)
+            or state.seen < self.dropped
+            or moment < state.until
+        ):
+            state = _Scan(boundary, width, Tally(1), self.dropped, 0.0, None, boundary)
+            self._seed(state)
+        if state.seen < total:
+            self._advance(state, moment)
+        state.until = max(state.until, moment)
+        self._under_way = state
+        tally = state.tally.copy()
+        if state.current is not None:
+            tally.paint(state.cursor, max(moment - boundary, 1e-3) / width, state.current)
         return tally
+
+    def _window(self, start: float, width: float, cells: int, length: float) -> Tally:
+        """The tally from ``start`` over ``length`` cells (fractional) of ``width`` s: the
+        summary up to the first transition held, the transitions from there."""
+        state = _Scan(start, width, Tally(cells), self.dropped, 0.0, None, start)
+        finish = start + width * length
+        self._seed(state, finish)
+        self._advance(state, finish)
+        if state.current is not None:
+            state.tally.paint(state.cursor, length, state.current)
+        return state.tally
+
+    def _seed(self, state: _Scan, finish: float | None = None) -> None:
+        """Start ``state`` at its start: the summary's part before the first transition
+        held (up to ``finish``), and the status that holds at the start."""
+        start, width = state.start, state.width
+        if self.dropped and self._times and start < self._times[0]:
+            first = self._times[0]
+            end = first if finish is None else min(first, finish)
+            self.summary.add_to(state.tally, start, width, end, finish is None or first < finish)
+        index = bisect_right(self._times, start)
+        state.current = self.transitions[index - 1].status if index else None
+        state.seen = self.dropped + index
+
+    def _advance(self, state: _Scan, finish: float) -> None:
+        """Go on with the transitions ``state`` has not seen, up to ``finish``."""
+        index = state.seen - self.dropped
+        while index < len(self._times) and self._times[index] <= state.start:
+            state.current = self.transitions[index].status  # came late, at the start: seeds it
+            index += 1
+        stop = bisect_left(self._times, finish, lo=index)
+        state.seen = self.dropped + index
+        if stop <= index:
+            return
+        start, width = state.start, state.width
+        times = [(at - start) / width for at in self._times[index:stop]]
+        statuses = [t.status for t in self.transitions[index:stop]]
+        walked = state.tally.walk(times, statuses, (0, math.inf, state.cursor, state.current))
+        _next, _stop, state.cursor, current = walked
+        state.current = cast(HistoryState | None, current)
+        state.seen = self.dropped + stop
 
     def strip(
         self, end: datetime, cells: int = STRIP_CELLS, interval: timedelta = STRIP_INTERVAL
     ) -> list[Cell]:
-        """One status per interval, oldest first, the last ending at ``end``."""
+        """One cell per interval, oldest first, the last ending at ``end``."""
         return self.window(end, cells, interval).cells
 
     def availability(self, start: datetime, end: datetime) -> float | None:
@@ -148,43 +233,6 @@ class StatusHistory:
     def flaps(self, start: datetime, end: datetime) -> int:
         """How many times it left ready within ``start``..``end``."""
         return self.window(end, 1, end - start).flaps if end > start else 0
-
-
-@dataclass
-class _Tally:
-    """A window being added up: cells painted, time known and ready (in cells), drops."""
-
-    cells: list[Cell]
-    known: float = 0.0
-    ready: float = 0.0
-    flaps: int = 0
-
-    def paint(self, begin: float, finish: float, status: HistoryState) -> None:
-        """``status`` held from cell position ``begin`` to ``finish`` (fractional); out of
-        the selection is not known, as before the first transition."""
-        if finish <= begin or status == "removed":
-            return
-        self.known += finish - begin
-        if status == "ready":
-            self.ready += finish - begin
-        severity = SEVERITY[status]
-        last = min(len(self.cells) - 1, int(finish - 1e-9))
-        for cell in range(max(0, int(begin)), last + 1):
-            shown = self.cells[cell]
-            if shown == "unknown" or SEVERITY[shown] < severity:
-                self.cells[cell] = status
-
-    def joined(self, after: _Tally) -> _Tally:
-        return _Tally(
-            self.cells + after.cells,
-            self.known + after.known,
-            self.ready + after.ready,
-            self.flaps + after.flaps,
-        )
-
-    def done(self) -> Window:
-        share = self.ready / self.known if self.known > 0 else None
-        return Window(list(self.cells), share, self.flaps)
 
 
 def strip_end(now: datetime, latest: datetime | None, window: timedelta) -> datetime:

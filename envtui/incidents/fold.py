@@ -21,12 +21,15 @@ before steps announced it, at the next event that is not one of its findings. Ev
 (live, demo, replay, rollout, codex) goes through this one fold, in the store, in
 ``envtui events`` and in ``envtui check``; ``envtui sessions`` and the metrics read it too.
 Memory is bounded: resolved incidents beyond ``max_incidents`` are dropped oldest first,
-and each incident keeps the last ``history`` steps that raised it.
+and each incident keeps the last ``history`` steps that raised it. What the resolved
+episodes of each code and subject add up to (how many, since when, the last) is kept per
+key for the ``max_incidents`` keys resolved last, so a view folds a host's 300 episodes
+into one line whose count stays true after the oldest episodes are dropped.
 """
 
 from __future__ import annotations
 
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -121,6 +124,16 @@ class Incident:
 
 
 @dataclass
+class Episodes:
+    """The resolved episodes of one key: how many, when the first began, when the last
+    resolved (kept after the episodes themselves are dropped)."""
+
+    count: int
+    first_at: datetime | None
+    last_resolved_at: datetime | None
+
+
+@dataclass
 class _Window:
     """The step whose findings are still arriving."""
 
@@ -140,6 +153,10 @@ class IncidentFold:
     ) -> None:
         self.open: dict[IncidentKey, Incident] = {}
         self.resolved: deque[Incident] = deque(maxlen=max_incidents)
+        self.episodes: OrderedDict[IncidentKey, Episodes] = OrderedDict()
+        """Per key, its resolved episodes added up; the key resolved last at the end."""
+        self.resolved_total = 0
+        """Every episode resolved in this run, also those no longer held."""
         self.version = 0
         """Counts changes, so a view redraws only when something changed."""
         self._max_incidents = max_incidents
@@ -225,10 +242,23 @@ class IncidentFold:
             incident.resolved_step, incident.resolved_at = window.step, window.at
             del self.open[key]
             self.resolved.append(incident)
+            self._count_resolved(incident)
             out.append(resolved_message(incident))
         if out:
             self.version += 1
         return out
+
+    def _count_resolved(self, incident: Incident) -> None:
+        self.resolved_total += 1
+        tally = self.episodes.pop(incident.key, None)
+        if tally is None:
+            tally = Episodes(0, incident.first_at, None)
+        tally.count += 1
+        tally.last_resolved_at = incident.resolved_at or tally.last_resolved_at
+        tally.first_at = tally.first_at or incident.first_at
+        self.episodes[incident.key] = tally
+        if len(self.episodes) > self._max_incidents:
+            del self.episodes[next(iter(self.episodes))]
 
     # --- the incidents -----------------------------------------------------------------------
 
@@ -277,6 +307,8 @@ class IncidentFold:
         """Step numbers went back: a new run (a replaced rollout); its incidents start over."""
         self.open.clear()
         self.resolved.clear()
+        self.episodes.clear()
+        self.resolved_total = 0
         self.version += 1
 
     def incidents(self) -> list[Incident]:

@@ -20,11 +20,11 @@ from envtui.dashboard.store import StepRow, Store, step_export
 from envtui.incidents.fold import acknowledgement
 from envtui.settings.locations import export_dir
 from envtui.tui.delivery import copy_text, deliver_file
-from envtui.tui.details import environment_details, export_file_name, keys_help
+from envtui.tui.details import environment_details, export_file_name
 from envtui.tui.format import SORTABLE
+from envtui.tui.help_keys import help_sections, sectioned_help
 from envtui.tui.history_screen import HistoryScreen
-from envtui.tui.incidents_view import IncidentList, incident_details
-from envtui.tui.keymap import keys_in_force
+from envtui.tui.incidents_view import IncidentList, episodes_details, incident_details
 from envtui.tui.log_widget import EventLog
 from envtui.tui.needs_you_keys import NeedsYouKeys
 from envtui.tui.options import DashboardOptions
@@ -60,6 +60,7 @@ class DashboardActions(NeedsYouKeys, Screen[None]):
         Binding("x", "decline", "Decline", id="decline"),
         Binding("r", "reply", "Answer questions", show=False, id="reply"),
         Binding("w", "next_request", "Next request", show=False, id="next_request"),
+        Binding("R", "toggle_resolved", "Resolved", show=False, id="toggle_resolved"),
         Binding("q", "quit", "Quit", id="quit"),
     ]
 
@@ -98,15 +99,20 @@ class DashboardActions(NeedsYouKeys, Screen[None]):
         self.app.push_screen(HistoryScreen(self.store, self.options, self.status_styles()))
 
     def action_help(self) -> None:
-        """Every key in force (the config's keymap applied), as it is typed."""
+        """Every key in force (the config's keymap applied), as it is typed, by section."""
         keymap: dict[str, str] = getattr(self.app, "keymap_in_force", {})
         bindings = [
             *self.BINDINGS,
+            *EnvironmentTable.BINDINGS,
             *EventLog.BINDINGS,
             *HistoryScreen.BINDINGS,
+            *TextScreen.BINDINGS,
             *self.app.BINDINGS,
         ]
-        self.app.push_screen(TextScreen("help", keys_help(keys_in_force(bindings, keymap))))
+        body = sectioned_help(
+            help_sections([b for b in bindings if isinstance(b, Binding)], keymap)
+        )
+        self.app.push_screen(TextScreen("help", body, fit=True))
 
     def action_filter(self) -> None:
         box = self.query_one("#filter", Input)
@@ -169,11 +175,24 @@ class DashboardActions(NeedsYouKeys, Screen[None]):
             self.app.push_screen(TextScreen(f"environment · {row.id}", live))
 
     def _incident_history(self, number: int | None) -> None:
-        """The incident's whole history, kept true while it is open (it may resolve)."""
+        """The incident's whole history, kept true while it is open (it may resolve); for
+        a fold of resolved episodes, each of them."""
         incident = self.store.incidents.find(number) if number is not None else None
         if incident is None:
             return
         fold, store, options = self.store.incidents, self.store, self.options
+        tally = fold.episodes.get(incident.key)
+        if incident.state == "resolved" and tally is not None and tally.count > 1:
+            key = incident.key
+
+            def episodes() -> str:
+                held = [i for i in reversed(fold.resolved) if i.key == key]
+                now = options.clock()
+                return episodes_details(key, held, fold.episodes.get(key), now, options.zone)
+
+            subject = key[1] or key[2] or "thread"
+            self.app.push_screen(TextScreen(f"incidents · {key[0]} · {subject}", episodes))
+            return
 
         def history() -> str:
             current = fold.find(incident.number) or incident
@@ -229,6 +248,28 @@ class DashboardActions(NeedsYouKeys, Screen[None]):
     def action_sort_reverse(self) -> None:
         table = self.query_one(EnvironmentTable)
         table.sort_reverse = not table.sort_reverse
+
+    def action_toggle_resolved(self) -> None:
+        """Hide the resolved incidents, or show them again."""
+        incidents = self.query_one(IncidentList)
+        incidents.show_resolved = not incidents.show_resolved
+
+    def sort_by(self, column: str) -> None:
+        """Sort the table by ``column`` (one of the sortable ones), from the palette."""
+        if column in SORTABLE:
+            self.query_one(EnvironmentTable).sort_key = column
+
+    def go_to(self, env_id: str) -> None:
+        """Put the table's cursor on ``env_id`` (clearing a filter that hides it), from the
+        palette."""
+        table = self.query_one(EnvironmentTable)
+        if env_id not in self.store.environments:
+            return
+        table.select(env_id)
+        if table.selected_id() != env_id:  # filtered out: every row again
+            self.action_clear_filter()
+            table.select(env_id)
+        table.focus()
 
     def action_quit(self) -> None:
         self.app.exit()

@@ -16,7 +16,7 @@ import contextlib
 import os
 import signal
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -24,7 +24,6 @@ from typing import Any, ClassVar
 
 from textual.app import App
 from textual.binding import Binding, BindingType
-from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.theme import Theme
@@ -38,6 +37,7 @@ from envtui.tui.format import use_ascii
 from envtui.tui.keymap import binding_ids, check_keymap
 from envtui.tui.main_screen import MainScreen
 from envtui.tui.options import DashboardOptions
+from envtui.tui.palette import EnvtuiCommands
 from envtui.tui.themes import DEFAULT_THEME, STATUS_VARIABLES, available_themes
 from envtui.vocabulary.events import (
     Event,
@@ -73,36 +73,6 @@ class Notice:
     title: str
     at: datetime
     """When it was raised, by the dashboard's clock (``DashboardOptions.clock``)."""
-
-
-class EnvtuiCommands(Provider):
-    """envtui's own actions in the command palette, next to Textual's system commands."""
-
-    ACTIONS = (
-        ("Pause or resume the view", "pause"),
-        ("Context: next view (full, diff, snapshot, patch)", "cycle_view"),
-        ("Export the selected step", "export"),
-        ("Copy the context text", "copy"),
-        ("Filter environments", "filter"),
-        ("Status history of every environment", "history"),
-        ("Acknowledge the incident under the cursor", "acknowledge"),
-        ("Show the keys", "help"),
-    )
-
-    def _run(self, action: str) -> Callable[[], object]:
-        return lambda: self.app.run_action(f"screen.{action}")
-
-    async def discover(self) -> Hits:
-        for text, action in self.ACTIONS:
-            yield DiscoveryHit(f"envtui: {text}", self._run(action))
-
-    async def search(self, query: str) -> Hits:
-        matcher = self.matcher(query)
-        for text, action in self.ACTIONS:
-            label = f"envtui: {text}"
-            score = matcher.match(label)
-            if score > 0:
-                yield Hit(score, matcher.highlight(label), self._run(action))
 
 
 def known_binding_ids() -> list[str]:

@@ -14,11 +14,6 @@ from pathlib import Path
 from envtui.dashboard.store import EnvironmentRow, StepRow
 from envtui.tui.format import time_text
 
-ESCAPING_NOTE = (
-    "envtui escapes everything it writes into XML; Codex writes network domains and "
-    "subagent lines raw, so those two can differ from Codex's bytes."
-)
-
 
 def environment_details(row: EnvironmentRow, now: datetime, zone: tzinfo | None = None) -> str:
     """Every field of one environment, one per line, then its recent events.
@@ -44,9 +39,9 @@ def environment_details(row: EnvironmentRow, now: datetime, zone: tzinfo | None 
 
 
 def keys_help(keys: Iterable[tuple[str, str]]) -> str:
-    """The help screen: each ``(key, description)``, then where the rest is."""
+    """A help screen of one list: each ``(key, description)``, then where the rest is."""
     listed = "\n".join(f"{key:<22} {description}" for key, description in keys)
-    return f"Keys\n\n{listed}\n\nctrl+p opens the command palette.\n\n{ESCAPING_NOTE}"
+    return f"Keys\n\n{listed}\n\nctrl+p opens the command palette."
 
 
 def unused_path(directory: Path, name: str, exists: Callable[[Path], bool] = Path.exists) -> Path:

@@ -36,7 +36,11 @@ class Glyphs:
     times: str
     """Before a folded line's count (a multiplication sign, or x)."""
     unknown: str
-    """A status strip's cell before anything was known."""
+    """A status strip's cell of which nothing is known (never seen, or out of the selection)."""
+    bars: str
+    """A strip cell's ready share, lowest first; the last is ready all along."""
+    flapped: str
+    """A strip cell in which it went between ready and not ready and back (a flap)."""
     mark: str
     """A step on the history screen's time axis."""
     arrow: str
@@ -50,8 +54,10 @@ class Glyphs:
         }.get(status, "?")
 
 
-UNICODE = Glyphs("●", "◐", "✕", "★", "⚠", "■", "↓", "\N{MULTIPLICATION SIGN}", "·", "│", "→")
-ASCII = Glyphs("+", "~", "x", "*", "!", "#", "v", "x", ".", "|", "->")
+UNICODE = Glyphs(
+    "●", "◐", "✕", "★", "⚠", "■", "↓", "\N{MULTIPLICATION SIGN}", "·", "▁▂▃▄▅▆▇█", "▚", "│", "→"
+)
+ASCII = Glyphs("+", "~", "x", "*", "!", "#", "v", "x", ".", "_-=#", "%", "|", "->")
 """Glyphs every terminal and font has (``--ascii``, or ``ascii = true`` in the config)."""
 
 _glyphs = UNICODE
@@ -93,7 +99,7 @@ COLUMNS: tuple[Column, ...] = (
     Column("cwd", "cwd", 12, 6),
     Column("shell", "shell", 8, 2),
     Column("changed", "changed", 10, 7),
-    Column("error", "error", 28, 9),
+    Column("error", "error", 34, 9),
 )
 SORTABLE = (
     "selection",
@@ -108,50 +114,54 @@ SORTABLE = (
     "error",
 )
 STRIP_WINDOW = STRIP_INTERVAL * STRIP_CELLS
+STRIP_WORST = "strip worst"
+"""Beside ``strip`` in a row's values: its cells' colours (not a column of its own)."""
 TIMED = frozenset({"changed", "strip", "avail", "flaps"})
 HISTORY_KEYS = frozenset({"strip", "avail", "flaps"})
 """The columns whose text moves on with the clock alone."""
 CELL_PADDING = 2  # DataTable's one space either side of a cell
 CWD_MAX = 40
-ERROR_MAX = 120
 ID_MAX = 24
-WIDE_TABLE = 120
-HISTORY_ROOM = 60
-"""Cells a wide table keeps from a long error for the columns after it (strip, changed...)."""
+FITTED = ("id", "kind", "shell")
+"""Columns as narrow as their longest value (and their label), at most their width."""
+GROWING = ("cwd", "error")
+"""Columns that take the room left over, up to their longest value."""
 
 
 def column_layout(width: int, longest: dict[str, int]) -> tuple[tuple[str, str, int], ...]:
     """``(key, label, width)`` of the columns that fit in ``width`` cells, in display order.
 
-    ``longest`` is the widest value of ``id``, ``cwd`` and ``error``: the id column is as
-    wide as the longest id (4 to 24). Columns leave in the order of their ``keep``; the
-    error column takes room for its longest error (up to 120) before the columns that
-    leave sooner (the status strip, availability, flaps), so an error is read whole rather
-    than a history; from :data:`WIDE_TABLE` columns on it leaves :data:`HISTORY_ROOM` to
-    them, so one very long error (a host key's fingerprint) does not push every other column
-    out of a wide table (`enter` shows it whole). What is left over widens ``cwd`` up to its
-    longest value (at most 40) with a third of it, and ``error`` with the rest.
+    One rule at every width, live or not: which columns are shown depends on the width
+    alone (and how long ids, kinds and shells are, as ``id``, ``kind`` and ``shell`` are
+    as narrow as their longest value): they are taken by their ``keep``, each at its
+    narrowest, as long as they fit, so a long error never pushes the history out and a
+    rollout's table has the columns a live one has. The room left over goes where a value
+    is cut: first to the one that needs least (a cwd is shown whole, up to 40), then to
+    the other; what still remains widens the widest useful column, the error (`enter`
+    shows any value whole).
     """
     minimum = {c.key: c.width for c in COLUMNS}
-    minimum["id"] = max(4, min(longest.get("id", 0), ID_MAX))
+    for column in COLUMNS:
+        if column.key in FITTED:
+            cap = ID_MAX if column.key == "id" else column.width
+            minimum[column.key] = max(4, len(column.label), min(longest.get(column.key, 0), cap))
     kept: list[str] = []
     used = 0
     for column in sorted(COLUMNS, key=lambda c: -c.keep):
-        if column.key == "error":
-            room = width - HISTORY_ROOM if width >= WIDE_TABLE else width
-            wanted = min(max(longest.get("error", 0), minimum["error"]), ERROR_MAX, room)
-            minimum["error"] = max(minimum["error"], min(wanted, width - used - CELL_PADDING))
         if used + minimum[column.key] + CELL_PADDING <= width:
             kept.append(column.key)
             used += minimum[column.key] + CELL_PADDING
     spare = max(0, width - used)
     widths = {key: minimum[key] for key in kept}
-    if "cwd" in widths:
-        grow = min(spare // 3, max(0, min(longest.get("cwd", 0), CWD_MAX) - widths["cwd"]))
-        widths["cwd"] += grow
+    wanted = {"cwd": min(longest.get("cwd", 0), CWD_MAX), "error": longest.get("error", 0)}
+    needs = {key: max(0, wanted[key] - widths[key]) for key in GROWING if key in widths}
+    for key in sorted(needs, key=lambda k: needs[k]):
+        grow = min(needs[key], spare)
+        widths[key] += grow
         spare -= grow
-    if "error" in widths:
-        widths["error"] += spare
+    last = next((key for key in ("error", "cwd") if key in widths), None)
+    if last is not None:
+        widths[last] += spare
     return tuple((c.key, c.label, widths[c.key]) for c in COLUMNS if c.key in widths)
 
 
@@ -202,17 +212,50 @@ def clean(value: str | None) -> str:
     return one_line(unicodedata.normalize("NFC", value or ""))
 
 
+def cell_glyph(cell: Cell) -> str:
+    """One strip cell, readable without colour: not known; flapped; never ready (the status
+    it was in: ✕ or ◐); else a bar as high as its ready share (full: ready all along)."""
+    shown = glyphs()
+    if cell.worst is None:
+        return shown.unknown
+    if cell.flapped:
+        return shown.flapped
+    if cell.ready <= 0:
+        return shown.status(cell.worst)
+    bars = shown.bars
+    if cell.ready >= 1 - 1e-9:
+        return bars[-1]
+    return bars[min(len(bars) - 2, int(cell.ready * (len(bars) - 1)))]
+
+
 def strip_text(cells: Sequence[Cell]) -> str:
     """A status strip as glyphs, oldest first: readable without colour (and in ASCII)."""
-    shown = glyphs()
-    return "".join(shown.unknown if cell == "unknown" else shown.status(cell) for cell in cells)
+    return "".join(cell_glyph(cell) for cell in cells)
 
 
-def strip_statuses(text: str) -> list[str]:
-    """The status of each glyph of a strip (for its colours); "" where none is known."""
+WORST_CODES = {"ready": "r", "starting": "s", "unavailable": "u"}
+STATUS_OF_CODE = {code: status for status, code in WORST_CODES.items()}
+
+
+def strip_worst(cells: Sequence[Cell]) -> str:
+    """Each cell's worst status as one letter (``-``: not known): what colours the strip."""
+    return "".join(WORST_CODES.get(cell.worst or "", "-") for cell in cells)
+
+
+def strip_statuses(worst: str) -> list[str]:
+    """The status that colours each cell of a strip (from :func:`strip_worst`); "" where
+    nothing is known."""
+    return [STATUS_OF_CODE.get(code, "") for code in worst]
+
+
+def strip_legend() -> str:
+    """What the strip's glyphs mean, in the glyphs in force."""
     shown = glyphs()
-    by_glyph = {shown.ready: "ready", shown.starting: "starting", shown.unavailable: "unavailable"}
-    return [by_glyph.get(char, "") for char in text]
+    return (
+        f"{shown.bars[-1]} ready   {shown.bars[:-1]} ready part of the time   "
+        f"{shown.flapped} went up and down   {shown.unavailable} {shown.starting} never "
+        f"ready   {shown.unknown} not seen   colour: the worst status in the cell"
+    )
 
 
 def timed_values(
@@ -226,6 +269,7 @@ def timed_values(
         return values
     window = row.history.recent(strip_end(now, latest, STRIP_WINDOW), STRIP_CELLS, STRIP_INTERVAL)
     values["strip"] = strip_text(window.cells)
+    values[STRIP_WORST] = strip_worst(window.cells)
     availability = window.availability
     values["avail"] = "-" if availability is None else f"{availability:.0%}"
     values["flaps"] = str(window.flaps)
@@ -277,7 +321,7 @@ def sort_value(row: EnvironmentRow, key: str, values: dict[str, str]) -> Any:
 def matches(values: dict[str, str], needle: str) -> bool:
     """The filter: a case-insensitive substring of any column."""
     needle = needle.lower()
-    return any(needle in value.lower() for value in values.values())
+    return any(needle in value.lower() for key, value in values.items() if key != STRIP_WORST)
 
 
 def fit(parts: Sequence[tuple[int, str]], width: int, separator: str = "  ·  ") -> str:

@@ -24,6 +24,7 @@ from textual.widgets import Static
 
 from envtui.dashboard.status_history import strip_end
 from envtui.dashboard.store import EnvironmentRow, Store
+from envtui.tui.format import strip_legend
 from envtui.tui.options import DashboardOptions
 from envtui.tui.timeline import (
     Mark,
@@ -114,6 +115,7 @@ class HistoryScreen(ModalScreen[None]):
         zone = self.options.zone
         parts = [
             timeline(rows, marks, start, end, width, self.status_styles, zone),
+            Text(strip_legend() + "\n", style="dim"),
             Text(summary(rows, start, end) + "\n", no_wrap=True),
             Text("transitions, newest first\n", style="bold"),
             Text(transitions_text(rows, list(self.store.steps), zone, TRANSITIONS_SHOWN)),

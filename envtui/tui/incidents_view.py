@@ -2,24 +2,30 @@
 
 The list answers "what is wrong now, since when, did it recover": active incidents first,
 then acknowledged, then resolved, newest first within each, each with its state, how long
-it lasted (or lasts) and how many steps raised it. Options carry the incident's number as
-their id, so the cursor stays on the same incident while the list re-sorts around it.
+it lasted (or lasts) and how many steps raised it. The resolved episodes of one code and
+subject are one row (``resolved x149 in 33 min, last 2 s ago``): a host that flaps all
+afternoon is one line, not a wall of clones; enter on it lists each episode, and ``r``
+hides the resolved rows. Each row has a stable id, so the cursor stays on the same
+incident (or fold) while the list re-sorts around it.
 The texts are pure functions, tested without a running app; every name and message in
 them comes from outside and is made safe (:mod:`envtui.vocabulary.safe_text`) before it is drawn.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime, tzinfo
 
 from rich.text import Text
+from textual.reactive import var
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from envtui.dashboard.store import StepRow
-from envtui.incidents.fold import Incident
-from envtui.tui.format import glyphs, time_text
+from envtui.incidents.fold import Episodes, Incident, IncidentFold, IncidentKey
+from envtui.tui.format import glyphs, relative, time_text
 from envtui.vocabulary.safe_text import one_line
 
 STATE_WORDS = {"active": "ACTIVE", "acknowledged": "acked", "resolved": "resolved"}
@@ -67,6 +73,103 @@ def banner_text(active: Sequence[Incident]) -> str:
         f"{glyphs().warning} {len(active)} active incident(s): {names}"
         "  (a acknowledges, enter shows its history)"
     )
+
+
+@dataclass(frozen=True)
+class IncidentRow:
+    """One line of the list: an open incident, or the resolved episodes of one key."""
+
+    id: str
+    """Stable while the list changes: the incident's number while it is open, its key once
+    resolved (a second episode joins the same row)."""
+    number: int
+    """The incident the row acts on (enter, ``a``): the newest of a fold."""
+    numbers: frozenset[int]
+    """Every incident the row stands for, so the cursor follows one into its fold."""
+    label: str
+
+
+def resolved_label(
+    key: IncidentKey, episodes: Sequence[Incident], tally: Episodes | None, now: datetime
+) -> str:
+    """The resolved episodes of ``key`` (newest first) as one line: a single one as it is,
+    several as their count, their span and how long ago the last resolved."""
+    count = tally.count if tally is not None else len(episodes)
+    if count <= 1:
+        return incident_label(episodes[0], now)
+    first = tally.first_at if tally is not None else episodes[-1].first_at
+    last = tally.last_resolved_at if tally is not None else episodes[0].resolved_at
+    folded = f"{glyphs().times}{count}"
+    if first is not None and last is not None:
+        ago = relative(last, now)
+        ago = "just now" if ago == "now" else ago
+        folded += f" in {span((last - first).total_seconds())}, last {ago}"
+    subject = one_line(key[1] or key[2] or "thread")
+    return f"  {STATE_WORDS['resolved']:<8} {one_line(key[0])}  {subject}  {folded}"
+
+
+def incident_rows(fold: IncidentFold, now: datetime, resolved: bool = True) -> list[IncidentRow]:
+    """The list's rows: every open incident, then (unless ``resolved`` is False) one row
+    per key of the resolved ones, the most recently resolved first."""
+    rows = [
+        IncidentRow(f"n{i.number}", i.number, frozenset({i.number}), incident_label(i, now))
+        for i in fold.incidents()
+        if i.is_open
+    ]
+    if not resolved:
+        return rows
+    by_key: dict[IncidentKey, list[Incident]] = {}
+    for incident in reversed(fold.resolved):  # newest first
+        by_key.setdefault(incident.key, []).append(incident)
+    for key, episodes in by_key.items():
+        label = resolved_label(key, episodes, fold.episodes.get(key), now)
+        numbers = frozenset(i.number for i in episodes)
+        rows.append(IncidentRow(f"k{json.dumps(key)}", episodes[0].number, numbers, label))
+    return rows
+
+
+def list_title(fold: IncidentFold) -> str:
+    """``incidents · 1 active · 298 resolved`` (and the acknowledged, when there are any)."""
+    states = [i.state for i in fold.open.values()]
+    parts = [f"{states.count('active')} active"]
+    if "acknowledged" in states:
+        parts.append(f"{states.count('acknowledged')} acked")
+    parts.append(f"{fold.resolved_total} resolved")
+    return " · ".join(["incidents", *parts])
+
+
+def episodes_details(
+    key: IncidentKey,
+    episodes: Sequence[Incident],
+    tally: Episodes | None,
+    now: datetime,
+    zone: tzinfo | None = None,
+) -> str:
+    """Every resolved episode of ``key`` held, newest first: when each began and resolved,
+    how long it lasted, how many steps raised it, and what it said."""
+    count = tally.count if tally is not None else len(episodes)
+    first = tally.first_at if tally is not None else None
+    last = tally.last_resolved_at if tally is not None else None
+    fields = [
+        ("code", key[0]),
+        ("environment", key[1] or "-"),
+        ("tool", key[2] or "-"),
+        ("episodes", f"{count} resolved"),
+        ("first began", time_text(first, now, zone)),
+        ("last resolved", time_text(last, now, zone)),
+    ]
+    body = "\n".join(f"{name:<13} {value}" for name, value in fields) + "\n"
+    if len(episodes) < count:
+        body += f"\n(the last {len(episodes)} of {count} episodes are kept)\n"
+    for incident in episodes:
+        began = _seen(incident.first_step, incident.first_at, now, zone)
+        ended = _seen(incident.resolved_step, incident.resolved_at, now, zone)
+        body += (
+            f"\n--- #{incident.number}: {began}, resolved {ended}"
+            f"\n    lasted {duration(incident, now)}, raised by {incident.steps} step(s): "
+            f"{incident.message}\n"
+        )
+    return body
 
 
 def incident_details(
@@ -118,40 +221,61 @@ def _seen(step: int | None, at: datetime | None, now: datetime, zone: tzinfo | N
 class IncidentList(OptionList):
     """The incidents, active first; the cursor follows its incident, not its row."""
 
-    _labels: list[tuple[str, str]] | None = None
+    show_resolved: var[bool] = var(True, init=False)
+    """False hides the resolved rows (``r``): what is wrong now, alone. Reactive: whoever
+    holds the incidents (the main screen) watches it and shows them again."""
 
-    def show(self, incidents: Sequence[Incident], now: datetime) -> None:
-        active = sum(1 for i in incidents if i.state == "active")
-        title = f"incidents ({active} active, {len(incidents)} held)"
+    _rows: list[IncidentRow] | None = None
+
+    def show(self, fold: IncidentFold, now: datetime) -> None:
+        title = list_title(fold)
         if self.border_title != title:  # a same title would still repaint the whole list
             self.border_title = title
-        labels = [(str(i.number), incident_label(i, now)) for i in incidents]
-        if labels == self._labels:
+        subtitle = "R: hide resolved" if self.show_resolved else "R: show resolved"
+        if not fold.resolved:
+            subtitle = ""
+        if self.border_subtitle != subtitle:
+            self.border_subtitle = subtitle
+        rows = incident_rows(fold, now, self.show_resolved)
+        if rows == self._rows:
             return  # the same list: not rebuilt
-        self._labels = labels
         # the cursor follows its incident while someone uses it (focused, or moved off the
         # first row); left alone, it stays on the first row, so the newest active incident
         # stays in sight
         in_use = self.has_focus or (self.highlighted or 0) > 0
-        kept = self.selected_number() if in_use else None
+        kept = self._selected_row() if in_use else None
+        self._rows = rows
         self.clear_options()
-        self.add_options([Option(Text(text, no_wrap=True), id=key) for key, text in labels])
-        if labels:
-            self.select_number(kept if kept is not None else int(labels[0][0]))
+        self.add_options([Option(Text(row.label, no_wrap=True), id=row.id) for row in rows])
+        if kept is not None:
+            kept_id, kept_number = kept.id, kept.number
+            self._select(lambda row: row.id == kept_id or kept_number in row.numbers)
+        elif rows:
+            self.highlighted = 0
+
+    def _selected_row(self) -> IncidentRow | None:
+        if self.highlighted is None or not self._rows or self.highlighted >= len(self._rows):
+            return None
+        return self._rows[self.highlighted]
+
+    def _select(self, wanted: Callable[[IncidentRow], bool]) -> None:
+        """Put the cursor on the first row ``wanted`` (the first row when none is)."""
+        rows = self._rows or []
+        self.highlighted = (
+            next((n for n, row in enumerate(rows) if wanted(row)), 0) if rows else None
+        )
 
     def selected_number(self) -> int | None:
-        """The number of the incident under the cursor."""
-        if self.highlighted is None or self.option_count == 0:
-            return None
-        option_id = self.get_option_at_index(self.highlighted).id
-        return int(option_id) if option_id is not None else None
+        """The number of the incident under the cursor (the newest of a fold)."""
+        row = self._selected_row()
+        return row.number if row is not None else None
+
+    def selected_numbers(self) -> frozenset[int]:
+        """Every incident the row under the cursor stands for."""
+        row = self._selected_row()
+        return row.numbers if row is not None else frozenset()
 
     def select_number(self, number: int | None) -> None:
-        """Put the cursor on incident ``number`` (the first row when it is gone)."""
-        if self.option_count == 0:
-            return
-        try:
-            index = self.get_option_index(str(number))
-        except Exception:  # OptionDoesNotExist: the incident was let go
-            index = 0
-        self.highlighted = index
+        """Put the cursor on the row of incident ``number`` (the first row when it is gone)."""
+        if self.option_count:
+            self._select(lambda row: number in row.numbers)

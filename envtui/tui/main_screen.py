@@ -20,7 +20,6 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import (
-    Footer,
     Input,
     Static,
     TabbedContent,
@@ -32,6 +31,7 @@ from envtui.dashboard.store import Store
 from envtui.tui.actions import DashboardActions
 from envtui.tui.format import clock_text, fit, glyphs, source_badge
 from envtui.tui.incidents_view import IncidentList, banner_text
+from envtui.tui.keybar import KeyBar
 from envtui.tui.log_widget import EventLog
 from envtui.tui.needs_you import NeedsYouPanel, panel_text
 from envtui.tui.options import DashboardOptions
@@ -60,6 +60,7 @@ class Chosen:
     focus: str | None = "table"
     log_following: bool = True
     log_filter: str = ""
+    show_resolved: bool = True
 
 
 class MainScreen(DashboardActions):
@@ -106,7 +107,7 @@ class MainScreen(DashboardActions):
                 with TabPane("incidents", id="tab-findings"):
                     yield findings
         yield Input(placeholder="filter environments (esc clears)", id="filter")
-        yield Footer()
+        yield KeyBar(id="keys")
 
     def on_mount(self) -> None:
         self.set_interval(1.0, self.flush)  # the clock and relative times; stops with the screen
@@ -137,6 +138,7 @@ class MainScreen(DashboardActions):
             focus=self.focused.id if self.focused is not None else None,
             log_following=self.query_one(EventLog).following,
             log_filter=self.query_one(EventLog).folded.filter.text,
+            show_resolved=self.query_one(IncidentList).show_resolved,
         )
 
     def _restore(self) -> None:
@@ -147,6 +149,7 @@ class MainScreen(DashboardActions):
         table.set_reactive(EnvironmentTable.sort_key, chosen.sort_key)
         table.set_reactive(EnvironmentTable.sort_reverse, chosen.sort_reverse)
         self.query_one(ContextPanel).set_reactive(ContextPanel.view, chosen.view)
+        self.query_one(IncidentList).set_reactive(IncidentList.show_resolved, chosen.show_resolved)
         box = self.query_one("#filter", Input)
         box.value = chosen.filter
         box.set_class(chosen.filter_open, "-visible")
@@ -174,6 +177,7 @@ class MainScreen(DashboardActions):
         for name in ("filter", "sort_key", "sort_reverse"):
             self.watch(table, name, self._resync_table, init=False)
         self.watch(self.query_one(ContextPanel), "view", self._draw_step, init=False)
+        self.watch(self.query_one(IncidentList), "show_resolved", self._draw_findings, init=False)
 
     @on(EnvironmentTable.Relayout)
     def _relayout(self) -> None:
@@ -272,7 +276,12 @@ class MainScreen(DashboardActions):
         incidents = self.store.incidents
         active = incidents.active()
         self._active_count = len(active)  # the header reads this every frame
-        self.query_one(IncidentList).show(incidents.incidents(), self.options.clock())
+        self.query_one(IncidentList).show(incidents, self.options.clock())
+        if not self.wide:  # the tab says how many are active, whichever tab is shown
+            tab = self.query_one(TabbedContent).get_tab("tab-findings")
+            label = f"incidents {len(active)}" if active else "incidents"
+            if tab.label_text != label:
+                tab.label = label
         banner = self.query_one("#banner", Static)
         if active:
             banner.update(Text(banner_text(active), no_wrap=True, overflow="ellipsis"))
@@ -314,9 +323,9 @@ class MainScreen(DashboardActions):
                 parts.append((9, f"step {step.number} of {latest} · not live · G: live"))
             else:
                 parts.append((4, f"step {step.number}"))
-            if step.current_date or step.timezone:
-                when = f"{step.current_date or '-'} {step.timezone or ''}"
-                parts.append((1, f"context {one_line(when)}"))
+            if step.current_date or step.timezone:  # the date and zone the model is told
+                when = f"{step.current_date or '-'} {step.timezone or ''}".rstrip()
+                parts.append((1, f"model sees {one_line(when)}"))
         parts.append((6, clock_text(now, self.options.zone)))
         if self._active_count:
             parts.append((7, f"{glyphs().warning} {self._active_count}"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import ClassVar
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -34,11 +35,14 @@ class TextScreen(ModalScreen[None]):
     }
     """
 
-    def __init__(self, title: str, body: str | Callable[[], str]) -> None:
+    def __init__(self, title: str, body: str | Callable[[], str], fit: bool = False) -> None:
+        """``fit``: as wide and as high as the text (up to 90 % of the screen), not a fixed
+        share of it, for a short text such as the keys."""
         super().__init__()
         self.title_text = title
         self._source = body
         self.body = body() if callable(body) else body
+        self.fit = fit
 
     def compose(self) -> ComposeResult:
         scroll = VerticalScroll()
@@ -47,8 +51,23 @@ class TextScreen(ModalScreen[None]):
             yield Static(Text(for_terminal(self.body)), markup=False, id="text-body")
 
     def on_mount(self) -> None:
+        self._fit()
         if callable(self._source):
             self.set_interval(1.0, self._redraw)
+
+    def on_resize(self) -> None:
+        self._fit()
+
+    def _fit(self) -> None:
+        """As wide and as high as the text (with the border and padding), at most 90 % of
+        the screen; a text that does not fit scrolls."""
+        if not self.fit:
+            return
+        lines = self.body.splitlines() or [""]
+        width = max(cell_len(line) for line in [*lines, self.title_text]) + 6
+        scroll = self.query_one(VerticalScroll)
+        scroll.styles.width = min(width, int(self.app.size.width * 0.9))
+        scroll.styles.height = min(len(lines) + 2, int(self.app.size.height * 0.9))
 
     def _redraw(self) -> None:
         assert callable(self._source)

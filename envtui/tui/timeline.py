@@ -1,9 +1,10 @@
 """Every environment's status over one time axis, with the steps (and any other marks).
 
-The history screen draws this: one row per environment (a glyph per column, the worst
-status in that column's time, coloured by the status variables), a row of step marks and
-a row for each other kind of mark (incidents) on the same axis, so a drop and what it
-raised line up. Pure: it takes the histories and the marks and returns text.
+The history screen draws this: one row per environment (a cell per column, drawn as the
+table's strip draws it: its ready share as a bar, a flap as its own glyph, coloured by the
+worst status in that column's time), a row of step marks and a row for each other kind
+of mark (incidents) on the same axis, so a drop and what it raised line up. Pure: it takes
+the histories and the marks and returns text.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from envtui.dashboard.log_lines import in_zone
 from envtui.dashboard.status_history import Transition
 from envtui.dashboard.store import EnvironmentRow, StepRow
 from envtui.incidents.fold import Incident
-from envtui.tui.format import clean, glyphs, strip_statuses, strip_text
+from envtui.tui.format import clean, glyphs, strip_statuses, strip_text, strip_worst
 
 LABEL_MAX = 16
 MIN_SPAN = timedelta(minutes=1)
@@ -59,7 +60,7 @@ def incident_marks(incidents: Iterable[Incident], styles: dict[str, str]) -> lis
 
 def span_of(rows: Iterable[EnvironmentRow], marks: Sequence[Mark], end: datetime) -> datetime:
     """Where the whole session's axis starts: the first transition or mark held."""
-    firsts = [row.history.transitions[0].at for row in rows if row.history.transitions]
+    firsts = [first for row in rows if (first := row.history.first_at) is not None]
     firsts += [mark.at for mark in marks]
     start = min(firsts, default=end - MIN_SPAN)
     return min(start, end - MIN_SPAN)
@@ -111,8 +112,9 @@ def timeline(
         out.append("\n")
     for row in rows:
         out.append(f"{clean(row.id)[:label]:<{label}} ")
-        shown = strip_text(row.history.strip(end, cells, step))
-        for char, status in zip(shown, strip_statuses(shown), strict=True):
+        strip = row.history.strip(end, cells, step)
+        shown, worst = strip_text(strip), strip_statuses(strip_worst(strip))
+        for char, status in zip(shown, worst, strict=True):
             out.append(char, style=styles.get(status, ""))
         out.append("\n")
     return out
@@ -125,10 +127,15 @@ def summary(rows: Sequence[EnvironmentRow], start: datetime, end: datetime) -> s
         history = row.history
         availability = history.availability(start, end)
         share = "-" if availability is None else f"{availability:.0%}"
-        kept = f" (the oldest {history.dropped} dropped)" if history.dropped else ""
+        count = len(history.transitions) + history.dropped
+        summed = (
+            f", the first {history.dropped} kept as sums per {history.summary.width:g} s"
+            if history.dropped
+            else ""
+        )
         lines.append(
             f"{clean(row.id)}: available {share}, {history.flaps(start, end)} flap(s), "
-            f"{len(history.transitions)} transition(s){kept}"
+            f"{count} transition(s){summed}"
         )
     return "\n".join(lines)
 

@@ -23,6 +23,7 @@ from textual.widgets import DataTable, Static
 
 from envtui.dashboard.store import EnvironmentRow, StepRow
 from envtui.tui.format import (
+    STRIP_WORST,
     TIMED,
     clean,
     column_layout,
@@ -100,9 +101,9 @@ class EnvironmentTable(DataTable[Text]):
         options: dict[str, Any] = {"style": style, "no_wrap": True, "overflow": "ellipsis"}
         if key == "id":
             return IdCell(values[key], env_id, **options)
-        if key == "strip":  # each cell in its status's colour; the glyphs read without it
+        if key == "strip":  # each cell in its worst status's colour; the glyphs read without it
             text = Text(no_wrap=True, overflow="crop")
-            for char, status in zip(values[key], strip_statuses(values[key]), strict=True):
+            for char, status in zip(values[key], strip_statuses(values[STRIP_WORST]), strict=True):
                 text.append(char, style=self.styles_for.get(status, ""))
             return text
         return Text(values[key], **options)
@@ -114,7 +115,7 @@ class EnvironmentTable(DataTable[Text]):
         width = (self.size.width or self.app.size.width) - 4
         longest = {
             key: max((cell_len(clean(getattr(row, key))) for row in rows), default=0)
-            for key in ("id", "cwd", "error")
+            for key in ("id", "kind", "shell", "cwd", "error")
         }
         # the room for errors only grows while the width holds: errors come and go at
         # every retry, and each new layout adds every row again
@@ -188,7 +189,7 @@ class EnvironmentTable(DataTable[Text]):
             )
         else:
             for key, _, _ in self._layout:
-                if shown.get(key) != values[key]:
+                if _differs(shown, values, key):
                     self.update_cell(env_id, key, self._cell(env_id, key, values))
         self._shown[env_id] = values
 
@@ -207,8 +208,10 @@ class EnvironmentTable(DataTable[Text]):
             if shown is not None:
                 values = timed_values(row, now, self.latest_at, keys)
                 for key in keys:
-                    if shown.get(key) != values[key]:
+                    if _differs(shown, values, key):
                         shown[key] = values[key]
+                        if key == "strip":
+                            shown[STRIP_WORST] = values[STRIP_WORST]
                         self.update_cell(row.id, key, self._cell(row.id, key, shown))
 
     def on_resize(self) -> None:
@@ -216,6 +219,14 @@ class EnvironmentTable(DataTable[Text]):
 
     class Relayout(Message):
         """The table's width changed: whoever holds the rows syncs them again."""
+
+
+def _differs(shown: dict[str, str], values: dict[str, str], key: str) -> bool:
+    """Whether the cell ``key`` must be drawn again: its text changed (or, for the strip,
+    the colours of its cells)."""
+    if shown.get(key) != values[key]:
+        return True
+    return key == "strip" and shown.get(STRIP_WORST) != values[STRIP_WORST]
 
 
 class ContextPanel(VerticalScroll):

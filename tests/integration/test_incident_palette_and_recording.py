@@ -27,7 +27,7 @@ async def test_the_palette_acknowledges_too() -> None:
     async with app.run_test(size=(140, 44)) as pilot:
         await feed(app, pilot, step(1, ("stale-available", "flaky")))
         await run_from_palette(
-            app, pilot, "acknowledge", "envtui: Acknowledge the incident under the cursor"
+            app, pilot, "acknowledge", "envtui: Acknowledge the incident under the cursor · key a"
         )
         await pilot_wait_until(
             pilot,

@@ -65,8 +65,8 @@ def test_the_page_shows_the_environments_table_with_a_ready_environment() -> Non
 def test_question_mark_shows_the_help() -> None:
     screen = scenario("use")["help_screen"]
     assert "╭─ help" in screen
-    assert "Keys" in screen
-    assert "ctrl+p opens the command palette" in screen
+    assert "Keys, by where they act" in screen
+    assert "Table (environments)" in screen
 
 
 def test_e_downloads_the_step_in_the_browser_and_writes_nothing_on_the_server() -> None:

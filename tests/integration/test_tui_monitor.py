@@ -272,13 +272,20 @@ async def test_at_80x24_every_environment_and_its_error_are_on_screen() -> None:
 
 
 async def test_a_long_error_uses_a_wide_terminal() -> None:
+    """Every column shows, and the error takes all the room they leave: at 250 columns
+    a host key's fingerprint is whole."""
     error = "host key mismatch: the key [127.0.0.1]:2222 presented (SHA256:" + "x" * 43 + ")"
-    app = make_app(Feed([status("legacy", "unavailable", 1, error=error)]))
-    async with app.run_test(size=(200, 50)) as pilot:
-        await settled(app, pilot, events=1)
-        table = app.screen.query_one(EnvironmentTable)
-        width = dict((key, width) for key, _, width in table._layout)["error"]
-        assert width >= len(error)
+    for size in ((200, 50), (250, 50)):
+        app = make_app(Feed([status("legacy", "unavailable", 1, error=error)]))
+        async with app.run_test(size=size) as pilot:
+            await settled(app, pilot, events=1)
+            table = app.screen.query_one(EnvironmentTable)
+            widths = {key: width for key, _, width in table._layout}
+            assert len(widths) == 11
+            others = sum(width for key, width in widths.items() if key != "error")
+            room = table.size.width - 4  # less the border and room for a scrollbar
+            assert widths["error"] == room - others - 2 * len(widths)
+    assert widths["error"] >= len(error)
 
 
 # --- 6. a source that stops is visible ---------------------------------------------------

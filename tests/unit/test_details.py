@@ -11,7 +11,6 @@ from typing import Any
 from envtui.dashboard.store import EnvironmentRow, StepRow, step_export
 from envtui.incidents.fold import IncidentFold
 from envtui.tui.details import (
-    ESCAPING_NOTE,
     environment_details,
     export_file_name,
     keys_help,
@@ -148,15 +147,14 @@ def test_an_incident_whose_steps_are_gone_says_so_and_how_many_are_kept() -> Non
     )
 
 
-def test_the_keys_are_listed_in_order_then_the_palette_and_the_escaping_note() -> None:
+def test_the_keys_are_listed_in_order_then_the_palette() -> None:
     assert keys_help([("question_mark", "Help"), ("p", "Pause")]) == (
         "Keys\n"
         "\n"
         "question_mark          Help\n"
         "p                      Pause\n"
         "\n"
-        "ctrl+p opens the command palette.\n"
-        "\n" + ESCAPING_NOTE
+        "ctrl+p opens the command palette."
     )
 
 

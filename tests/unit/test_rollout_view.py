@@ -136,3 +136,31 @@ async def test_a_rollout_rebuilds_the_status_history_from_its_steps_times(tmp_pa
     steps = {step.number: step.at for step in stores[0].steps}
     devbox = [(t.status, t.at) for t in first["devbox"]]
     assert devbox == [("starting", steps[1]), ("ready", steps[2])]
+
+
+def _columns(app: EnvTuiApp) -> list[str]:
+    return [str(key.value) for key in app.screen.query_one(EnvironmentTable).columns]
+
+
+@pytest.mark.parametrize("width", [80, 120, 160, 200])
+async def test_a_rollouts_table_has_the_columns_of_a_live_one_at_the_same_width(
+    tmp_path: Path, width: int
+) -> None:
+    """The live stream's host key error is long, the rollout's errors short: the columns
+    shown follow the width alone."""
+    from tests.support.scenarios.dashboard_pilot import settled
+    from tests.support.scenarios.scripted_stream import clock, scripted_source
+
+    live = EnvTuiApp(scripted_source, DashboardOptions(source_name="test", clock=clock))
+    async with live.run_test(size=(width, 44)) as pilot:
+        await settled(live, pilot)
+        shown = _columns(live)
+    source = functools.partial(follow_rollout, _rollout(tmp_path))
+    app = EnvTuiApp(source, DashboardOptions(source_name="rollout"))
+    async with app.run_test(size=(width, 44)) as pilot:
+        await pilot_wait_until(pilot, lambda: len(app.store.steps) == 3, what="three steps")
+        await pilot_wait_until(
+            pilot, lambda: app.screen.query_one(EnvironmentTable).row_count == 2, what="rows"
+        )
+        assert _columns(app) == shown
+    assert {"strip", "error"} <= set(shown)

@@ -7,12 +7,13 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.support.scenarios.scripted_stream import T0, at, scripted_events, status
 
-from envtui.dashboard.status_history import StatusHistory, Transition, strip_end
+from envtui.dashboard.status_history import Cell, StatusHistory, Transition, strip_end
+from envtui.dashboard.status_tally import MAX_BUCKETS
 from envtui.dashboard.store import Store
 from envtui.sources.replay import replay
 from envtui.vocabulary.events import (
@@ -24,6 +25,13 @@ from envtui.vocabulary.events import (
 )
 
 STATUSES = st.sampled_from(["ready", "starting", "unavailable"])
+NOT_KNOWN = Cell(None, 0.0, False)
+READY = Cell("ready", 1.0, False)
+
+
+def rounded(cells: list[Cell]) -> list[Cell]:
+    """The cells with their shares to 3 places, to compare with exact ones."""
+    return [Cell(c.worst, round(c.ready, 3), c.flapped) for c in cells]
 
 
 def flapping(history: StatusHistory, cycles: int, every: float = 10.0) -> None:
@@ -64,13 +72,53 @@ def test_flaps_and_availability_over_a_window() -> None:
     assert history.availability(T0 - timedelta(minutes=5), T0) is None  # nothing known yet
 
 
-def test_a_strip_cell_shows_the_worst_status_in_its_interval() -> None:
+def test_a_strip_cell_shows_its_worst_status_its_ready_share_and_a_drop_with_its_return() -> None:
     history = StatusHistory()
     history.record("ready", at(0))
-    history.record("unavailable", at(61))  # one second down in the third 30 s cell
+    history.record("unavailable", at(61))  # one second down in the fifth 30 s cell
     history.record("ready", at(62))
-    cells = history.strip(at(120), cells=6, interval=timedelta(seconds=30))
-    assert cells == ["unknown", "unknown", "ready", "ready", "unavailable", "ready"]
+    history.record("starting", at(140))  # then starting from 20 s into the last cell
+    cells = history.strip(at(150), cells=6, interval=timedelta(seconds=30))
+    assert rounded(cells) == [
+        NOT_KNOWN,  # before the first transition: never seen
+        READY,
+        READY,
+        Cell("unavailable", round(29 / 30, 3), True),  # it dropped and came back
+        READY,
+        Cell("starting", round(20 / 30, 3), False),  # one change: a share, not a flap
+    ]
+
+
+def test_a_history_past_its_bound_still_knows_its_oldest_minutes() -> None:
+    """The transitions let go are kept as sums: the first minutes of an hour of flapping
+    are drawn as they were (not as "not known"), and what the window adds up to is the
+    same as with every transition held."""
+    capped, whole = StatusHistory(limit=20), StatusHistory(limit=100_000)
+    for history in (capped, whole):
+        flapping(history, cycles=180, every=10.0)  # an hour: down 10 s of every 20
+        history.record("unavailable", at(3600))
+        history.record("unavailable", at(3700))  # the same: not a transition
+    assert capped.dropped == len(whole.transitions) - 20
+    end, interval = at(3720), timedelta(minutes=2)
+    shown, exact = capped.window(end, 32, interval), whole.window(end, 32, interval)
+    assert shown.cells[0] == NOT_KNOWN  # the two minutes before it started: never seen
+    assert all(cell.worst is not None for cell in shown.cells[1:])
+    assert rounded(shown.cells) == rounded(exact.cells)
+    assert shown.availability == pytest.approx(exact.availability)
+    assert shown.flaps == exact.flaps == 181
+    assert capped.first_at == whole.first_at == at(0)
+
+
+def test_a_long_history_keeps_bounded_sums_that_cover_all_of_it() -> None:
+    history = StatusHistory(limit=10)
+    flapping(history, cycles=20_000, every=3.0)  # 33 hours of a drop every 6 s
+    assert len(history.transitions) == 10
+    assert len(history.summary.buckets) <= MAX_BUCKETS
+    window = history.window(at(120_001), 10, timedelta(hours=4))
+    assert window.cells[0] == NOT_KNOWN  # the axis begins before the first transition
+    assert all(cell.flapped for cell in window.cells[1:])  # drops all along, never unknown
+    assert window.flaps == 20_000
+    assert window.availability == pytest.approx(0.5, abs=1e-3)
 
 
 def test_a_finished_stream_strips_end_at_its_last_event() -> None:
@@ -98,8 +146,28 @@ def test_properties_of_any_stream(changes: list[tuple[str, int]]) -> None:
     assert share is None or 0.0 <= share <= 1.0
     strip = history.strip(at(seconds + 1), cells=8, interval=timedelta(seconds=20))
     assert len(strip) == 8
+    assert all(0.0 <= cell.ready <= 1.0 for cell in strip)
     if previous is not None:
-        assert strip[-1] != "unknown"
+        assert strip[-1].worst is not None
+
+
+@given(st.lists(st.tuples(STATUSES, st.integers(0, 30)), max_size=80), st.integers(2, 12))
+def test_a_capped_history_adds_up_to_what_the_whole_one_does(
+    changes: list[tuple[str, int]], limit: int
+) -> None:
+    """Over a window around the whole run, the sums of what was let go plus what is held
+    give the same flaps and availability, and the same known cells, as every transition."""
+    capped, whole = StatusHistory(limit=limit), StatusHistory(limit=10_000)
+    seconds = 0
+    for state, gap in changes:
+        seconds += gap
+        for history in (capped, whole):
+            history.record(state, at(seconds))  # type: ignore[arg-type]
+    end, interval = at(seconds + 10), timedelta(seconds=(seconds + 20) / 6)
+    shown, exact = capped.window(end, 6, interval), whole.window(end, 6, interval)
+    assert shown.flaps == exact.flaps
+    assert shown.availability == pytest.approx(exact.availability)
+    assert [c.worst is None for c in shown.cells] == [c.worst is None for c in exact.cells]
 
 
 def test_the_store_records_statuses_and_lost_connections_with_the_events_times() -> None:
@@ -152,12 +220,17 @@ def test_the_strip_of_the_last_minutes_is_aligned_on_the_clock_and_kept_until_it
     interval = timedelta(seconds=30)
     recent = history.recent(at(75), cells=4, interval=interval)
     # three whole intervals before 60 s (0-30, 30-60 and the unknown -30-0), then 60-75
-    assert recent.cells == ["unknown", "unavailable", "unavailable", "ready"]
+    assert rounded(recent.cells) == [
+        NOT_KNOWN,
+        Cell("unavailable", round(20 / 30, 3), True),  # down 10-20, back, down again at 30
+        Cell("unavailable", round(10 / 30, 3), True),
+        READY,
+    ]
     assert recent.flaps == 3
     assert recent.availability == pytest.approx(45 / 75)
     assert history.recent(at(76), cells=4, interval=interval).flaps == 3  # from the cache
     history.record("starting", at(77))  # a new transition: the cache is not used
-    assert history.recent(at(78), cells=4, interval=interval).cells[-1] == "starting"
+    assert history.recent(at(78), cells=4, interval=interval).cells[-1].worst == "starting"
 
 
 @given(
@@ -180,7 +253,7 @@ def test_the_kept_intervals_give_what_a_fresh_count_gives(
         for transition in history.transitions:
             fresh.record(transition.status, transition.at)
         again = fresh.recent(now, cells=6, interval=interval)
-        assert (recent.cells, recent.flaps) == (again.cells, again.flaps)
+        assert (rounded(recent.cells), recent.flaps) == (rounded(again.cells), again.flaps)
         assert recent.availability == pytest.approx(again.availability)
 
 
@@ -193,6 +266,37 @@ def test_an_environment_that_leaves_and_comes_back_keeps_its_history() -> None:
     history = store.environments["build"].history
     assert [t.status for t in history.transitions] == ["ready", "removed", "starting"]
     cells = history.strip(at(60), cells=6, interval=timedelta(seconds=10))
-    assert cells == ["ready", "unknown", "unknown", "unknown", "starting", "starting"]
+    starting = Cell("starting", 0.0, False)
+    assert cells == [READY, NOT_KNOWN, NOT_KNOWN, NOT_KNOWN, starting, starting]
     assert history.flaps(T0, at(60)) == 0  # leaving the selection is not a drop
     assert history.availability(T0, at(60)) == pytest.approx(10 / 30)  # only the known part
+
+
+@settings(deadline=None)  # machines are noisy: no timing in a pass/fail test
+@given(
+    st.lists(st.tuples(STATUSES, st.integers(0, 20), st.integers(0, 25)), max_size=40),
+    st.integers(2, 8),
+)
+def test_a_strip_drawn_every_second_as_transitions_come_is_a_fresh_count(
+    changes: list[tuple[str, int, int]], limit: int
+) -> None:
+    """The strip keeps its whole intervals and goes on with the one under way as
+    transitions come between two draws (and leave past the bound): each draw is what the
+    window gives when counted afresh."""
+    history = StatusHistory(limit=limit)
+    interval = timedelta(seconds=30)
+    seconds = 0
+    recorded: list[tuple[str, int]] = []
+    for state, gap, wait in changes:
+        seconds += gap
+        history.record(state, at(seconds))  # type: ignore[arg-type]
+        recorded.append((state, seconds))
+        for now in (seconds, seconds + wait):
+            drawn = history.recent(at(now), cells=4, interval=interval)
+            fresh = StatusHistory(limit=limit)  # the same records, never drawn before
+            for earlier, when in recorded:
+                fresh.record(earlier, at(when))  # type: ignore[arg-type]
+            again = fresh.recent(at(now), cells=4, interval=interval)
+            assert rounded(drawn.cells) == rounded(again.cells)
+            assert drawn.flaps == again.flaps
+            assert drawn.availability == pytest.approx(again.availability)

@@ -1,19 +1,25 @@
 """The dashboard's incidents, driven by Pilot: the banner goes when the host recovers, the
 cursor stays on its incident while the list re-sorts, ``a`` acknowledges and enter shows
-the whole history. (The palette and the recording: tests/integration.)"""
+the whole history; resolved episodes of one host fold into one row, ``r`` hides them.
+(The palette and the recording: tests/integration.)"""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+from textual.pilot import Pilot
 from textual.widgets import Static
 
 from tests.support.scenarios.incident_steps import feed, make_app, step
+from tests.support.scenarios.scripted_stream import at
 from tests.support.waiting import pilot_wait_until
 
-from envtui.tui.app import EnvTuiApp
+from envtui.tui.app import DashboardOptions, EnvTuiApp
 from envtui.tui.incidents_view import IncidentList
 from envtui.tui.main_screen import MainScreen
 from envtui.tui.screens import TextScreen
+from envtui.vocabulary.events import Event
 
 pytestmark = [pytest.mark.tui, pytest.mark.filterwarnings("ignore::DeprecationWarning")]
 
@@ -126,3 +132,88 @@ async def test_enter_shows_the_incidents_history_with_each_steps_diff() -> None:
         await pilot.press("escape")
         assert isinstance(app.screen, MainScreen)
         assert "\x1b" not in "".join(listed(app))
+
+
+def many_episodes(count: int) -> list[Event]:
+    """build's routing incident ``count`` times, each raised at one step and resolved at
+    the next (steps 1 to ``2 * count``), then flaky's, still active."""
+    events: list[Event] = []
+    for episode in range(count):
+        events += step(2 * episode + 1, ("execution-routed-elsewhere", "build"))
+        events += step(2 * episode + 2)
+    return events + step(2 * count + 1, ("stale-available", "flaky"))
+
+
+def folding_app(**options: Any) -> EnvTuiApp:
+    return EnvTuiApp(None, DashboardOptions(source_name="test", clock=lambda: at(700), **options))
+
+
+async def ingest_all(app: EnvTuiApp, pilot: Pilot[Any], events: list[Event]) -> None:
+    for event in events:
+        app.ingest(event)
+    await pilot_wait_until(pilot, lambda: not app.store.has_changes, what="the frame")
+
+
+FOLDED = "  resolved execution-routed-elsewhere  build  \N{MULTIPLICATION SIGN}300 in 9 min, last 1 min ago"
+
+
+async def test_300_resolved_episodes_of_one_host_are_one_row() -> None:
+    app = folding_app()
+    async with app.run_test(size=(140, 44)) as pilot:
+        await ingest_all(app, pilot, many_episodes(300))
+        assert listed(app) == ["⚠ ACTIVE   stale-available  flaky  1 min  x1", FOLDED]
+        incidents = app.screen.query_one(IncidentList)
+        assert incidents.border_title == "incidents · 1 active · 300 resolved"
+        assert incidents.border_subtitle == "R: hide resolved"
+        await pilot.press("R")
+        await pilot_wait_until(pilot, lambda: len(listed(app)) == 1, what="resolved hidden")
+        assert listed(app) == ["⚠ ACTIVE   stale-available  flaky  1 min  x1"]
+        assert incidents.border_title == "incidents · 1 active · 300 resolved"
+        assert incidents.border_subtitle == "R: show resolved"
+        await pilot.press("R")
+        await pilot_wait_until(pilot, lambda: len(listed(app)) == 2, what="resolved shown")
+
+
+async def test_enter_on_a_fold_shows_each_episode() -> None:
+    app = folding_app()
+    async with app.run_test(size=(140, 44)) as pilot:
+        await ingest_all(app, pilot, many_episodes(300))
+        incidents = app.screen.query_one(IncidentList)
+        incidents.focus()
+        await pilot.press("down", "enter")
+        await pilot_wait_until(pilot, lambda: isinstance(app.screen, TextScreen), what="enter")
+        assert isinstance(app.screen, TextScreen)
+        assert app.screen.title_text == "incidents · execution-routed-elsewhere · build"
+        lines = app.screen.body.splitlines()
+        assert lines[:7] == [
+            "code          execution-routed-elsewhere",
+            "environment   build",
+            "tool          -",
+            "episodes      300 resolved",
+            "first began   12:00:01 UTC (11 min ago)",
+            "last resolved 12:10:00 UTC (1 min ago)",
+            "",
+        ]
+        assert lines[7:9] == [
+            "--- #300: step 599 at 12:09:59 UTC (1 min ago), resolved step 600 at 12:10:00 UTC"
+            " (1 min ago)",
+            "    lasted 1 s, raised by 1 step(s): build bad",
+        ]
+        assert sum(line.startswith("--- #") for line in lines) == 300
+
+
+async def test_the_count_stays_true_after_the_oldest_episodes_are_let_go() -> None:
+    app = folding_app(max_steps=100)  # the store holds 100 incidents
+    async with app.run_test(size=(140, 44)) as pilot:
+        await ingest_all(app, pilot, many_episodes(300))
+        assert len(app.store.incidents.resolved) == 100
+        assert listed(app)[1] == FOLDED
+        incidents = app.screen.query_one(IncidentList)
+        assert incidents.border_title == "incidents · 1 active · 300 resolved"
+        incidents.focus()
+        await pilot.press("down", "enter")
+        await pilot_wait_until(pilot, lambda: isinstance(app.screen, TextScreen), what="enter")
+        assert isinstance(app.screen, TextScreen)
+        body = app.screen.body
+        assert "\n(the last 100 of 300 episodes are kept)\n" in body
+        assert body.count("\n--- #") == 100
