@@ -50,6 +50,16 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str | None], ...]], ...] = (
         ),
     ),
     (
+        "Needs you (while Codex waits, envtui codex)",
+        (
+            ("approve_once", "Approve the marked request once"),
+            ("approve_session", "Approve it for the session (where Codex offers it)"),
+            ("decline", "Decline it"),
+            ("reply", "Answer Codex's questions"),
+            ("next_request", "Mark the next request"),
+        ),
+    ),
+    (
         "History",
         (
             ("history", "Open: every timeline on one axis"),

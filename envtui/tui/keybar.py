@@ -36,8 +36,15 @@ PRIORITY: dict[str, int] = {
     "copy": 30,
     "export": 25,
     "theme": 20,
+    "approve_once": 88,
+    "decline": 87,
+    "reply": 86,
+    "approve_session": 50,
+    "next_request": 50,
 }
-"""Which keys stay longest as the bar narrows (a binding not named here leaves first)."""
+"""Which keys stay longest as the bar narrows (a binding not named here leaves first); a
+screen may rank its own keys higher with a ``KEY_PRIORITY`` of the same shape (the sessions
+table's thread screen keeps ``esc back``)."""
 PAIRED = {"previous_step": "steps", "next_step": "steps"}
 """Keys that leave the bar together: one of the two alone would read as the only way."""
 GAP = 2
@@ -138,7 +145,8 @@ class KeyBar(Widget):
         return items, self._item(palette.binding)
 
     def _item(self, binding: Binding) -> KeyItem:
-        rank = PRIORITY.get(binding.id or "", 0)
+        ranks = {**PRIORITY, **getattr(self.screen, "KEY_PRIORITY", {})}
+        rank = ranks.get(binding.id or "", 0)
         shown = self.app.get_key_display(binding)
         pair = PAIRED.get(binding.id or "", "")
         return KeyItem(binding.key, shown, binding.description, rank, pair)

@@ -142,6 +142,7 @@ def _columns(app: EnvTuiApp) -> list[str]:
     return [str(key.value) for key in app.screen.query_one(EnvironmentTable).columns]
 
 
+@pytest.mark.tui
 @pytest.mark.parametrize("width", [80, 120, 160, 200])
 async def test_a_rollouts_table_has_the_columns_of_a_live_one_at_the_same_width(
     tmp_path: Path, width: int

@@ -28,6 +28,8 @@ from envtui.tui.sessions_format import details_text, live_glyph, session_values
 from envtui.tui.sessions_screen import ThreadScreen
 from envtui.tui.sessions_table import SessionsTable
 
+pytestmark = pytest.mark.tui
+
 PINNED = datetime(2026, 11, 30, 15, 9, 0, tzinfo=UTC)
 """About a minute after the last item of the real rollouts: they are live then."""
 

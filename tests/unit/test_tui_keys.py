@@ -26,7 +26,7 @@ from envtui.tui.log_widget import EventLog
 from envtui.tui.screens import TextScreen
 from envtui.tui.widgets import EnvironmentTable
 
-pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+pytestmark = [pytest.mark.tui, pytest.mark.filterwarnings("ignore::DeprecationWarning")]
 
 
 def make_app(**options: Any) -> EnvTuiApp:
@@ -88,7 +88,14 @@ Log (events, when focused)
 Incidents (when focused)
   a               Acknowledge the incident
   ⏎               Its history; of a fold, each episode
-  r               Hide or show the resolved ones
+  R               Hide or show the resolved ones
+
+Needs you (while Codex waits, envtui codex)
+  o               Approve the marked request once
+  O               Approve it for the session (where Codex offers it)
+  x               Decline it
+  r               Answer Codex's questions
+  w               Mark the next request
 
 History
   H               Open: every timeline on one axis
@@ -162,7 +169,7 @@ async def test_the_palette_offers_every_action_with_its_key() -> None:
             "envtui: Pause or resume the view · key p",
             "envtui: Previous step · key [",
             "envtui: Sort by the next column · key o",
-            "envtui: Hide or show the resolved incidents · key r",
+            "envtui: Hide or show the resolved incidents · key R",
             "envtui: Status history of every environment · key h",
             "envtui: Quit · key q",
             "envtui: Sort by avail",

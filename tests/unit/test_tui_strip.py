@@ -20,7 +20,7 @@ from envtui.tui.history_screen import HistoryScreen
 from envtui.tui.widgets import EnvironmentTable
 from envtui.vocabulary.events import Event
 
-pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+pytestmark = [pytest.mark.tui, pytest.mark.filterwarnings("ignore::DeprecationWarning")]
 NOW = 299.0
 """Seconds after T0: the strip's last cell is 270-299 s, the nine before it 0-270 s."""
 
