@@ -70,7 +70,10 @@ class EnvironmentRow:
     next_retry_at: datetime | None = None
     connection: str | None = None  # the latest connection event: connected / disconnected
     recorded_step: int | None = None  # not live: the state a rollout recorded at this step
-    events: deque[str] = field(default_factory=lambda: deque(maxlen=DEFAULT_ENVIRONMENT_EVENTS))
+    events: deque[LogEntry] = field(
+        default_factory=lambda: deque(maxlen=DEFAULT_ENVIRONMENT_EVENTS)
+    )
+    """Its recent log lines (their words are written when the details show them)."""
     history: StatusHistory = field(default_factory=StatusHistory)
     """Its status transitions, dated by their events (bounded)."""
 
@@ -214,16 +217,15 @@ class Store:
         if isinstance(msg, EnvironmentStatus) and msg.environment_id in self.environments:
             previous = self.environments[msg.environment_id].status
         entry = log_entry(event, self.zone, previous)
-        line = entry.line
         self.log.append(entry)
         pending = self._changes.log_lines
         pending.append(entry)
         if len(pending) > self._max_log_lines:  # a paused view never needs more than the log holds
             del pending[: len(pending) - self._max_log_lines]
         if isinstance(msg, EnvironmentStatus):
-            self._status(msg, event.at, line)
+            self._status(msg, event.at, entry)
         elif isinstance(msg, EnvironmentConnected | EnvironmentDisconnected):
-            self._connection(msg, event.at, line)
+            self._connection(msg, event.at, entry)
         elif isinstance(msg, EnvironmentRemoved):
             self.alerts.removed(msg.environment_id)
             gone = self.environments.pop(msg.environment_id, None)
@@ -274,7 +276,7 @@ class Store:
             del self.histories[next(iter(self.histories))]
         return history
 
-    def _status(self, msg: EnvironmentStatus, at: datetime | None, line: str) -> None:
+    def _status(self, msg: EnvironmentStatus, at: datetime | None, line: LogEntry) -> None:
         row = self._row(msg.environment_id)
         self.alerts.status(msg.environment_id, msg.status, at, msg.error)
         if row.status != msg.status or row.changed_at is None:
@@ -292,7 +294,10 @@ class Store:
         self._changes.environments.add(row.id)
 
     def _connection(
-        self, msg: EnvironmentConnected | EnvironmentDisconnected, at: datetime | None, line: str
+        self,
+        msg: EnvironmentConnected | EnvironmentDisconnected,
+        at: datetime | None,
+        line: LogEntry,
     ) -> None:
         row = self._row(msg.environment_id)
         row.connection = "connected" if isinstance(msg, EnvironmentConnected) else "disconnected"
@@ -314,14 +319,19 @@ class Store:
         tools: list[tuple[str, str]] | None = None
         if msg.tools is not None:
             tools = [(t.name, str(t.environment_id)) for t in msg.tools]
+        text, snapshot = msg.text, msg.snapshot
+        if self.steps:  # most steps change nothing: they share the step before's values
+            before = self.steps[-1]
+            text = before.text if text == before.text else text
+            snapshot = before.snapshot if snapshot == before.snapshot else snapshot
         self.steps.append(
             StepRow(
                 msg.step,
                 at,
                 msg.thread,
-                msg.text,
+                text,
                 msg.diff,
-                msg.snapshot,
+                snapshot,
                 msg.patch,
                 tools,
                 list(msg.notes),
