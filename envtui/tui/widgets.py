@@ -46,6 +46,10 @@ class IdCell(Text):
         self.row_key = row_key
 
 
+CACHED_CELLS = 2_000
+CACHED_ROWS = 200
+
+
 class EnvironmentTable(DataTable[Text]):
     """Environments, updated in place by key; the cursor stays on the same environment.
 
@@ -79,6 +83,12 @@ class EnvironmentTable(DataTable[Text]):
         self._order: dict[str, Any] = {}  # what each row sorts by
         self._keys: frozenset[str] = frozenset()  # the columns laid out
         self._error_room = (0, 0)  # (for this width, the longest error seen)
+        # DataTable keeps 10,000 rendered cells and 1,000 rows and lines, keyed by the
+        # table's update count: cells redrawn every second fill them for most of an hour
+        # (the dashboard's memory grows all that time); a few screens' worth is all that
+        # is ever drawn again.
+        self._cell_render_cache.maxsize = CACHED_CELLS
+        self._row_render_cache.maxsize = self._line_cache.maxsize = CACHED_ROWS
 
     def selected_id(self) -> str | None:
         if not self.row_count:
