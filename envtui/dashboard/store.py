@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 from typing import Any
 
-from envtui.dashboard.log_lines import LogEntry, log_entry
+from envtui.dashboard.log_lines import LogEntry
 from envtui.dashboard.status_history import DEFAULT_TRANSITIONS, StatusHistory
 from envtui.incidents.alert_items import Alert, AlertQueue
 from envtui.incidents.fold import IncidentFold
@@ -208,38 +208,46 @@ class Store:
     # --- reducing ------------------------------------------------------------------------------
 
     def apply(self, event: Event) -> None:
-        msg = event.msg
-        self.counters[msg.type if msg.type in KNOWN_MESSAGES else OTHER] += 1
-        self.counters["total"] += 1
-        if event.at is not None and (self.latest_at is None or event.at > self.latest_at):
-            self.latest_at = event.at
+        msg, at = event.msg, event.at
+        kind = msg.type
+        counters = self.counters
+        counters[kind if kind in KNOWN_MESSAGES else OTHER] += 1
+        counters["total"] += 1
+        if at is not None and (self.latest_at is None or at > self.latest_at):
+            self.latest_at = at
+        status = msg if isinstance(msg, EnvironmentStatus) else None  # most events are
         previous = None
-        if isinstance(msg, EnvironmentStatus) and msg.environment_id in self.environments:
-            previous = self.environments[msg.environment_id].status
-        entry = log_entry(event, self.zone, previous)
+        if status is not None and (known := self.environments.get(status.environment_id)):
+            previous = known.status
+        entry = LogEntry(event, self.zone, previous)
         self.log.append(entry)
         pending = self._changes.log_lines
         pending.append(entry)
         if len(pending) > self._max_log_lines:  # a paused view never needs more than the log holds
             del pending[: len(pending) - self._max_log_lines]
-        if isinstance(msg, EnvironmentStatus):
-            self._status(msg, event.at, entry)
-        elif isinstance(msg, EnvironmentConnected | EnvironmentDisconnected):
-            self._connection(msg, event.at, entry)
+        if status is not None:
+            self._status(status, at, entry)
+        else:
+            self._other(msg, at, entry)
+        self._incidents(event)
+
+    def _other(self, msg: object, at: datetime | None, entry: LogEntry) -> None:
+        """Every message but a status, the most frequent, which :meth:`apply` takes itself."""
+        if isinstance(msg, EnvironmentConnected | EnvironmentDisconnected):
+            self._connection(msg, at, entry)
         elif isinstance(msg, EnvironmentRemoved):
             self.alerts.removed(msg.environment_id)
             gone = self.environments.pop(msg.environment_id, None)
             if gone is not None:
-                gone.history.record("removed", event.at or self.latest_at)
+                gone.history.record("removed", at or self.latest_at)
                 self._changes.removed.add(msg.environment_id)
                 self._changes.environments.discard(msg.environment_id)
         elif isinstance(msg, StepRecorded):
-            self._step(msg, event.at)
+            self._step(msg, at)
         elif isinstance(msg, FindingReported):
             self._finding(msg)
         elif isinstance(msg, SourceStatus):
-            self._source(msg, event.at)
-        self._incidents(event)
+            self._source(msg, at)
 
     def _incidents(self, event: Event) -> None:
         version = self.incidents.version

@@ -7,7 +7,8 @@ with the event loop run between two, so the screen keeps drawing while a large f
 in and the events are not paid one loop turn each. A slice lasts :data:`READ_SHARE` times
 as long as the loop's last turn took (at least :data:`SLICE`, at most :data:`MAX_SLICE`):
 however much a frame costs (a table of a thousand rows changing at once), reading keeps
-two thirds of the time, and the screen still shows the replay moving.
+two thirds of the time, and the screen still shows the replay moving (every second at
+least).
 """
 
 from __future__ import annotations
@@ -28,8 +29,9 @@ from envtui.vocabulary.stopping import wait_for_stop
 MAX_GAP = 5.0
 SLICE = 0.02
 """Seconds of reading, at least, before the event loop gets its turn."""
-MAX_SLICE = 0.3
-"""Seconds of reading, at most: keys are answered within this even when frames are slow."""
+MAX_SLICE = 1.0
+"""Seconds of reading, at most: the screen moves, and keys are answered, at least this often
+(a table of a thousand rows that all changed takes a good part of a second to draw)."""
 READ_SHARE = 2.0
 """Seconds of reading per second the event loop took at its last turn."""
 
