@@ -226,6 +226,13 @@ def one_size(count: int, rounds: int, codes: list[Path], directory: Path) -> Non
         shift = round_number % len(jobs)
         for code, kind in jobs[shift:] + jobs[:shift]:
             times[code, kind].append(run_child(kind, path, count, code))
+            wall, cpu = times[code, kind][-1]
+            label = "this checkout" if code == ROOT else str(code)
+            print(
+                f"  round {round_number + 1}: {NAMES[kind]:<16} {label:<24} "
+                f"{wall:8.2f} s wall {cpu:8.2f} s CPU",
+                flush=True,
+            )
     size_mb = path.stat().st_size / 2**20
     labels = [str(code) if code != ROOT else "this checkout" for code in codes]
     for index, clock in enumerate(("wall", "CPU")):
