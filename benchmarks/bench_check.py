@@ -45,6 +45,7 @@ import tempfile
 import time
 import timeit
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE = next((ROOT / "tests" / "rollouts").glob("rollout-*-01a22cff-8327-*.jsonl"))
@@ -89,7 +90,7 @@ def primary_patch(line: str, primary: str) -> str:
 def two_environments(line: str) -> str:
     """The first turn's full ``world_state`` with ``local`` (primary) and ``build``."""
     item = json.loads(line)
-    environments = {env: dict(entry) for env, entry in ENVIRONMENTS.items()}
+    environments: dict[str, dict[str, Any]] = {e: dict(v) for e, v in ENVIRONMENTS.items()}
     environments["local"]["is_primary"] = True
     item["payload"]["state"]["environments"]["environments"] = environments
     return json.dumps(item)
@@ -122,9 +123,9 @@ def build(steps: int, directory: Path, kind: str) -> Path:
         out.write("\n".join(second + first_turn[output + 1 :]) + "\n")
         at = body.index(lines[output]) + 1
         for _ in range(steps // 2 - 1):
-            chunk = [body[0], primary_patch(body[1], "local"), *body[1:at]]
-            chunk += [primary_patch(lines[output], "build"), *body[at:]]
-            out.write("\n".join(chunk) + "\n")
+            moved = [body[0], primary_patch(body[1], "local"), *body[1:at]]
+            moved += [primary_patch(lines[output], "build"), *body[at:]]
+            out.write("\n".join(moved) + "\n")
     return path
 
 

@@ -100,10 +100,10 @@ def _modules() -> dict[str, Any]:
         from envtui.vocabulary.events import Event, decode_lines
         from envtui.vocabulary.limits import bounded_lines
     except ImportError:  # the layout before the layer packages
-        from envtui.events import Event, decode_lines  # type: ignore[no-redef]
-        from envtui.limits import bounded_lines  # type: ignore[no-redef]
-        from envtui.store import Store  # type: ignore[no-redef]
-        from envtui.tui.event_log import EventLog  # type: ignore[no-redef]
+        from envtui.events import Event, decode_lines  # type: ignore[no-redef,import-untyped]
+        from envtui.limits import bounded_lines  # type: ignore[no-redef,import-untyped]
+        from envtui.store import Store  # type: ignore[no-redef,import-untyped]
+        from envtui.tui.event_log import EventLog  # type: ignore[no-redef,import-untyped]
     from envtui.sources.replay import replay
     from envtui.tui.app import DashboardOptions, EnvTuiApp
     from envtui.tui.widgets import EnvironmentTable
