@@ -89,6 +89,7 @@ class EnvironmentTable(DataTable[Text]):
         # is ever drawn again.
         self._cell_render_cache.maxsize = CACHED_CELLS
         self._row_render_cache.maxsize = self._line_cache.maxsize = CACHED_ROWS
+        self._row_renderable_cache.maxsize = CACHED_ROWS
 
     def selected_id(self) -> str | None:
         if not self.row_count:
