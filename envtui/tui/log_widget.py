@@ -28,7 +28,6 @@ from envtui.tui.format import glyphs
 from envtui.tui.log_fold import FoldedLog, LogFilter
 from envtui.vocabulary.safe_text import one_line
 
-CACHED_LINES = 200
 MARKED = Style(reverse=True)
 """The match shown by a search: reversed, so it reads in any theme and without colour."""
 
@@ -89,10 +88,6 @@ class EventLog(Log):
         self._matches: list[int] = []
         self._match = -1
         self._marked: int | None = None  # the line of the match shown, drawn reversed
-        # Log keeps the last 1,024 lines it drew; a log that grows draws each new line
-        # once, so its cache filled for as long as lines kept coming: a screen or two is
-        # all that is drawn again
-        self._render_line_cache.maxsize = CACHED_LINES
         self._show_state()
 
     # --- writing ----------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 """The dashboard's event log says what happened: a run of steps that changed nothing is
-one line with its range, drawn as such (G4)."""
+one line with its range, drawn as such (G4); and what the table keeps of its drawing stays
+bounded however long it runs."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from tests.support.waiting import pilot_wait_until
 
 from envtui.tui.app import DashboardOptions, EnvTuiApp
 from envtui.tui.log_widget import EventLog
+from envtui.tui.widgets import CACHED_CELLS, CACHED_ROWS, EnvironmentTable
 from envtui.vocabulary.events import Event, StepRecorded, thread_event
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
@@ -55,3 +57,25 @@ async def test_a_run_of_quiet_steps_is_drawn_as_one_line_and_a_sent_change_ends_
             drawn_lines(log)[-1]
             == "12:33:14 steps #996\N{EN DASH}#997: no context change \N{MULTIPLICATION SIGN}2 in 2 s"
         )
+
+
+async def test_the_table_keeps_only_a_few_screens_of_what_it_drew() -> None:
+    """A changed row is drawn once and never again: what the table keeps of its drawing
+    is bounded by a few screens, not by how long the dashboard has run."""
+    feed = Feed([])
+    app = EnvTuiApp(feed, DashboardOptions(source_name="test", clock=clock, zone=UTC))
+    async with app.run_test(size=(140, 44)) as pilot:
+        await settled(app, pilot, events=0)
+        log = app.screen.query_one(EventLog)
+        table = app.screen.query_one(EnvironmentTable)
+        for batch in range(25):
+            feed.send(
+                *(status(f"e{n % 30}", "ready", batch, error=f"{batch}.{n}") for n in range(30))
+            )
+            await pilot_wait_until(
+                pilot, lambda b=batch: log.seen == 30 * (b + 1), what=f"batch {batch} drawn"
+            )
+            await pilot.pause()
+        assert log.line_count == 750
+        assert 0 < len(table._cell_render_cache) <= CACHED_CELLS
+        assert 0 < len(table._row_renderable_cache) <= CACHED_ROWS
