@@ -1,20 +1,35 @@
 """``envtui check`` on long rollouts: time against the floor of reading the file, and memory.
 
-Rollouts of 1,000, 10,000 and 100,000 steps are built by repeating a real turn of the
-0.171 rollout under ``tests/rollouts/`` (its first turn as written, then its user message,
-tool call, tool output and answer again and again, two steps a turn); the tool-heavy ones
-also carry Codex's 37 KB ``additional_tools`` item (the code-mode ``exec`` description) in
-every turn. Each measurement runs in a fresh process, side by side in one run:
+Rollouts of 1,000, 10,000 and 100,000 steps are built from the real 0.171 rollout under
+``tests/rollouts/``, in four kinds:
+
+* **plain**: its first turn as written, then its user message, tool call, tool output and
+  answer again and again (two steps a turn);
+* **tools**: the same with Codex's 37 KB ``additional_tools`` item (the code-mode ``exec``
+  description) in every turn;
+* **changing**: the real rollout as written, then its last turn (one step) again and
+  again with its timezone moved to the other zone each time, in the world state and in
+  the context message Codex sent: every step's context is rendered and differs from the
+  one before, and every step checks clean;
+* **moving**: the first turn with two environments, ``local`` and ``build``, and a
+  ``world_state`` patch before every request that moves the primary to the other one, so
+  every step's context is rendered anew and differs from the step before (the recorded
+  turn was Codex's with one environment, so each step also has two findings).
+
+Each measurement runs in a fresh process, in rounds (the order rotated round by round):
 
 * **floor**: a Python loop of ``json.loads`` over the file's lines, the least any reader
   must do;
 * **check**: ``envtui check FILE --json`` (the command's ``main``, output to /dev/null;
-  the modules it imports are loaded before the clock starts, as ``json`` is for the floor).
+  the modules it imports are loaded before the clock starts, as ``json`` is for the floor);
+* **jq**: ``jq -c . FILE`` to /dev/null, a reader people know (skipped, with a line saying
+  so, where jq is not installed).
 
-It prints the best of ``--repeat`` runs of each, their ratio, and each process's peak RSS.
-Then the parse time of a 1 MB code-mode ``exec`` line, hostile and benign, next to
-``json.loads`` of the same line.
-Run: ``python benchmarks/bench_check.py [--sizes 1000 10000 100000]``.
+Printed per file: the median [min-max] of each, the ratios check / floor and check / jq
+taken round by round, and each process's peak RSS. ``--code DIR`` measures the check of
+another checkout too, in the same rounds. Then the parse time of a 1 MB code-mode ``exec``
+line, hostile and benign, next to ``json.loads`` of the same line.
+Run: ``python benchmarks/bench_check.py [--sizes 1000 10000 100000] [--rounds 3]``.
 """
 
 from __future__ import annotations
@@ -22,11 +37,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
+import time
 import timeit
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE = next((ROOT / "tests" / "rollouts").glob("rollout-*-01a22cff-8327-*.jsonl"))
@@ -52,38 +71,98 @@ print(time.perf_counter() - started, file=sys.stderr)
 """
 
 
-def build(steps: int, directory: Path, *, tool_heavy: bool) -> Path:
+KINDS = ("plain", "tools", "changing", "moving")
+ENVIRONMENTS = {
+    "local": {"cwd": "/home/me/work", "status": "available", "shell": "bash"},
+    "build": {"cwd": "/srv/build", "status": "available", "shell": "zsh"},
+}
+
+
+def primary_patch(line: str, primary: str) -> str:
+    """A ``world_state`` patch line, dated as ``line``, that makes ``primary`` primary."""
+    item = json.loads(line)
+    moved = {env: {"is_primary": env == primary} for env in ENVIRONMENTS}
+    state = {"environments": {"environments": moved}}
+    patch = {"timestamp": item["timestamp"], "type": "world_state"}
+    return json.dumps({**patch, "payload": {"full": False, "state": state}})
+
+
+def two_environments(line: str) -> str:
+    """The first turn's full ``world_state`` with ``local`` (primary) and ``build``."""
+    item = json.loads(line)
+    environments: dict[str, dict[str, Any]] = {e: dict(v) for e, v in ENVIRONMENTS.items()}
+    environments["local"]["is_primary"] = True
+    item["payload"]["state"]["environments"]["environments"] = environments
+    return json.dumps(item)
+
+
+def build(steps: int, directory: Path, kind: str) -> Path:
     """A rollout of ``steps`` steps: the real first turn, then its body repeated."""
     lines = SOURCE.read_text().splitlines()
     kinds = [(json.loads(line)["type"], json.loads(line)["payload"].get("type")) for line in lines]
     end = kinds.index(("event_msg", "task_complete"))
     first_turn = lines[: end + 1]
     body = [lines[1], *lines[9 : end + 1]]  # task_started, then turn_context … task_complete
-    if tool_heavy:
+    if kind == "tools":
         body.insert(1, lines[2])  # the additional_tools item
-    path = directory / f"rollout-{steps}{'-tools' if tool_heavy else ''}.jsonl"
+    path = directory / f"rollout-{steps}-{kind}.jsonl"
+    if kind == "changing":
+        return changing(steps, lines, path)
     with path.open("w") as out:
-        out.write("\n".join(first_turn) + "\n")
-        chunk = "\n".join(body) + "\n"
+        if kind != "moving":
+            out.write("\n".join(first_turn) + "\n")
+            chunk = "\n".join(body) + "\n"
+            for _ in range(steps // 2 - 1):
+                out.write(chunk)
+            return path
+        first_turn[8] = two_environments(first_turn[8])
+        output = next(i for i, k in enumerate(kinds) if k[1] == "function_call_output")
+        # the second request of a turn goes out after the tool's output: the primary
+        # moves there, and again before the next turn's first request
+        second = [*first_turn[: output + 1], primary_patch(lines[output], "build")]
+        out.write("\n".join(second + first_turn[output + 1 :]) + "\n")
+        at = body.index(lines[output]) + 1
         for _ in range(steps // 2 - 1):
-            out.write(chunk)
+            moved = [body[0], primary_patch(body[1], "local"), *body[1:at]]
+            moved += [primary_patch(lines[output], "build"), *body[at:]]
+            out.write("\n".join(moved) + "\n")
     return path
 
 
-def measure(script: str, path: Path) -> tuple[float, float]:
-    """(seconds the script reports, peak RSS in MB) of a fresh process running it."""
+def changing(steps: int, lines: list[str], path: Path) -> Path:
+    """The real rollout as written, then its last turn again and again, its timezone moved
+    to the other zone each time in the world state and in the context message Codex sent:
+    one step a turn, and every step's context differs from the one before."""
+    start = max(i for i, line in enumerate(lines) if '"task_started"' in line)
+    turn = lines[start:]
+    zones = ("Europe/Berlin", "Etc/UTC")
+    with path.open("w") as out:
+        out.write("\n".join(lines) + "\n")
+        for number in range(steps - 3):  # the file has three steps
+            moved = "\n".join(turn).replace(zones[0], zones[1]) if number % 2 == 0 else None
+            out.write((moved or "\n".join(turn)) + "\n")
+    return path
+
+
+def measure(command: list[str], path: Path, code: Path = ROOT) -> tuple[float, float]:
+    """(seconds, peak RSS in MB) of a fresh process: the seconds a Python script reports
+    (its imports before the clock), or the whole run of ``jq``."""
+    jq = command[0] == "jq"
+    started = time.perf_counter()
     process = subprocess.Popen(
-        [sys.executable, "-c", script, str(path)],
-        stdout=subprocess.PIPE,
+        [*command, str(path)],
+        stdout=subprocess.DEVNULL if jq else subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        env={**os.environ, "PYTHONPATH": str(code)},
     )
     _, status, usage = os.wait4(process.pid, 0)
-    out, err = process.stdout.read(), process.stderr.read()  # type: ignore[union-attr]
-    if os.waitstatus_to_exitcode(status) not in (0,):
+    wall = time.perf_counter() - started
+    out = process.stdout.read() if process.stdout else ""
+    err = process.stderr.read()  # type: ignore[union-attr]
+    if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"measurement failed: {err[-2000:]}")
-    seconds = float((out or err).strip().splitlines()[-1])
+    seconds = wall if jq else float((out or err).strip().splitlines()[-1])
     return seconds, usage.ru_maxrss / 1024
 
 
@@ -104,32 +183,62 @@ def code_mode_line() -> None:
         print(f"{name:<34} {parse * 1e3:>7.1f}ms {load * 1e3:>9.1f}ms {parse / load:>5.1f}x")
 
 
+def spread(values: list[float], unit: str) -> str:
+    return f"{statistics.median(values):.2f}{unit} [{min(values):.2f}-{max(values):.2f}]"
+
+
+def one_file(path: Path, rounds: int, codes: list[Path]) -> dict[str, list[tuple[float, float]]]:
+    """Every measurement of ``path``, ``rounds`` times, the order rotated round by round."""
+    jobs: list[tuple[str, list[str], Path]] = [("floor", [sys.executable, "-c", FLOOR], ROOT)]
+    jobs += [(f"check {code}", [sys.executable, "-c", CHECK], code) for code in codes]
+    if shutil.which("jq"):
+        jobs.append(("jq", ["jq", "-c", "."], ROOT))
+    times: dict[str, list[tuple[float, float]]] = {name: [] for name, _, _ in jobs}
+    for round_number in range(rounds):
+        shift = round_number % len(jobs)
+        for name, command, code in jobs[shift:] + jobs[:shift]:
+            times[name].append(measure(command, path, code))
+    return times
+
+
+def report(steps: int, kind: str, path: Path, times: dict[str, list[tuple[float, float]]]) -> None:
+    floor = [t for t, _ in times["floor"]]
+    jq = [t for t, _ in times.get("jq", [])]
+    print(f"\n{steps:,} steps, {kind}, {path.stat().st_size / 1e6:.0f} MB")
+    print(f"  {'floor (json.loads)':<34} {spread(floor, ' s'):>24}")
+    if jq:
+        print(f"  {'jq -c .':<34} {spread(jq, ' s'):>24}")
+    for name, values in times.items():
+        if not name.startswith("check "):
+            continue
+        check = [t for t, _ in values]
+        label = "check" if Path(name[6:]) == ROOT else f"check of {name[6:]}"
+        rss = max(m for _, m in values)
+        ratios = [c / f for c, f in zip(check, floor, strict=True)]
+        line = f"  {label:<34} {spread(check, ' s'):>24}  {spread(ratios, 'x')} floor (budget 2x)"
+        if jq:
+            line += f", {spread([c / j for c, j in zip(check, jq, strict=True)], 'x')} jq"
+        print(line + f", peak RSS {rss:.0f} MB")
+    if not jq:
+        print("  jq: not installed, its column is left out (apt-get install jq)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="*", default=list(SIZES))
-    parser.add_argument("--repeat", type=int, default=3, help="runs of each (best time kept)")
+    parser.add_argument("--kinds", nargs="*", choices=KINDS, default=list(KINDS))
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--code", type=Path, action="append", default=[], metavar="DIR")
     args = parser.parse_args()
-    print(
-        f"{'steps':>7} {'kind':<6} {'file':>8} {'floor':>8} {'check':>8} {'ratio':>6}"
-        f" {'floor RSS':>10} {'check RSS':>10}"
-    )
+    codes = [ROOT, *(code.resolve() for code in args.code)]
     with tempfile.TemporaryDirectory() as scratch:
         for steps in args.sizes:
-            for tool_heavy in (False, True):
-                if tool_heavy and steps > TOOL_HEAVY_LIMIT:
+            for kind in args.kinds:
+                if kind == "tools" and steps > TOOL_HEAVY_LIMIT:
                     continue
-                path = build(steps, Path(scratch), tool_heavy=tool_heavy)
-                floors = [measure(FLOOR, path) for _ in range(args.repeat)]
-                checks = [measure(CHECK, path) for _ in range(args.repeat)]
-                floor, floor_rss = min(t for t, _ in floors), max(m for _, m in floors)
-                check, check_rss = min(t for t, _ in checks), max(m for _, m in checks)
-                size = path.stat().st_size / 1e6
+                path = build(steps, Path(scratch), kind)
+                report(steps, kind, path, one_file(path, args.rounds, codes))
                 path.unlink()
-                print(
-                    f"{steps:>7} {'tools' if tool_heavy else 'plain':<6} {size:>6.0f}MB"
-                    f" {floor:>7.2f}s {check:>7.2f}s {check / floor:>5.2f}x"
-                    f" {floor_rss:>8.0f}MB {check_rss:>8.0f}MB"
-                )
     code_mode_line()
 
 

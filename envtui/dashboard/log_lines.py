@@ -7,7 +7,6 @@ for a terminal here, once.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime, tzinfo
 
 from envtui.dashboard.needs_you import log_detail
@@ -62,20 +61,70 @@ OWN_MESSAGES = frozenset(
 (connections, anything unknown) always show it, ``id ""`` included."""
 
 
-@dataclass(frozen=True)
 class LogEntry:
     """One event as a log line: its time apart from the rest, so identical lines (the same
-    text at another time) can be folded, and its type and environment, to filter by."""
+    text at another time) can be folded, and its type and environment, to filter by.
 
-    at: datetime | None
-    time: str
-    text: str
-    kind: str
-    environment_id: str | None
+    The words are written when first read (a line is drawn, folded or exported), not when
+    the event arrives: a replay of a million events, or a log that keeps only its last
+    lines, never pays for lines nobody reads. Once written, the event is let go.
+    """
+
+    __slots__ = (
+        "_event",
+        "_previous",
+        "_text",
+        "_time",
+        "_zone",
+        "at",
+        "environment_id",
+        "kind",
+        "quiet_step",
+    )
+
+    def __init__(
+        self, event: Event, zone: tzinfo | None = None, previous: LiveState | None = None
+    ) -> None:
+        self.at = event.at
+        msg = event.msg
+        self.kind: str = msg.type
+        environment = getattr(msg, "environment_id", None)
+        self.environment_id = environment if isinstance(environment, str) else None
+        self.quiet_step = msg.step if isinstance(msg, StepRecorded) and not msg.diff else None
+        """The step's number when this is a step that sent no context change (the log
+        folds a run of them into one line), else None."""
+        self._event: Event | None = event
+        self._zone = zone
+        self._previous = previous
+        self._time: str | None = None
+        self._text: str | None = None
+
+    @property
+    def time(self) -> str:
+        """``12:00:01`` in the display zone; ``--:--:--`` for an event without a time."""
+        if self._time is None:
+            at = self.at
+            self._time = in_zone(at, self._zone).strftime("%H:%M:%S") if at else "--:--:--"
+        return self._time
+
+    @property
+    def text(self) -> str:
+        """All but the time, made safe for a terminal: what folding compares."""
+        if self._text is None:
+            event = self._event
+            assert event is not None  # let go only once the text is written
+            kind = self.kind
+            shown_id = "" if kind in OWN_MESSAGES and event.id == "" else f'id "{event.id}" '
+            self._text = one_line(f"{shown_id}{kind} {_detail(event.msg, self._previous)}".rstrip())
+            self._event = self._previous = None
+        return self._text
 
     @property
     def line(self) -> str:
         return f"{self.time} {self.text}"
+
+    def __repr__(self) -> str:
+        return f"LogEntry({self.line!r})"
 
 
 def _detail(msg: object, previous: LiveState | None) -> str:
@@ -111,15 +160,7 @@ def log_entry(
 ) -> LogEntry:
     """The event as a log line, its time in ``zone``; ``previous`` is the environment's
     status before a status event, shown as ``starting → unavailable``."""
-    when = in_zone(event.at, zone).strftime("%H:%M:%S") if event.at else "--:--:--"
-    msg = event.msg
-    kind = msg.type
-    shown_id = "" if kind in OWN_MESSAGES and event.id == "" else f'id "{event.id}" '
-    text = one_line(f"{shown_id}{kind} {_detail(msg, previous)}".rstrip())
-    environment = getattr(msg, "environment_id", None)
-    return LogEntry(
-        event.at, when, text, kind, environment if isinstance(environment, str) else None
-    )
+    return LogEntry(event, zone, previous)
 
 
 def log_line(event: Event, zone: tzinfo | None = None) -> str:

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 
-from envtui.dashboard.log_lines import LogEntry, log_entry
+from envtui.dashboard.log_lines import LogEntry
 from envtui.dashboard.needs_you import NeedsYou
 from envtui.dashboard.status_history import DEFAULT_TRANSITIONS, StatusHistory
 from envtui.dashboard.step_rows import StepRow as StepRow  # re-exported: the views import it here
@@ -74,7 +74,10 @@ class EnvironmentRow:
     connection: str | None = None  # the latest connection event: connected / disconnected
     recorded_step: int | None = None  # not live: the state a rollout recorded at this step
     waiting: int = 0  # unanswered requests of Codex for this environment (approvals)
-    events: deque[str] = field(default_factory=lambda: deque(maxlen=DEFAULT_ENVIRONMENT_EVENTS))
+    events: deque[LogEntry] = field(
+        default_factory=lambda: deque(maxlen=DEFAULT_ENVIRONMENT_EVENTS)
+    )
+    """Its recent log lines (their words are written when the details show them)."""
     history: StatusHistory = field(default_factory=StatusHistory)
     """Its status transitions, dated by their events (bounded)."""
 
@@ -163,41 +166,48 @@ class Store:
     # --- reducing ------------------------------------------------------------------------------
 
     def apply(self, event: Event) -> None:
-        msg = event.msg
-        self.counters[msg.type if msg.type in KNOWN_MESSAGES else OTHER] += 1
-        self.counters["total"] += 1
-        if event.at is not None and (self.latest_at is None or event.at > self.latest_at):
-            self.latest_at = event.at
+        msg, at = event.msg, event.at
+        kind = msg.type
+        counters = self.counters
+        counters[kind if kind in KNOWN_MESSAGES else OTHER] += 1
+        counters["total"] += 1
+        if at is not None and (self.latest_at is None or at > self.latest_at):
+            self.latest_at = at
+        status = msg if isinstance(msg, EnvironmentStatus) else None  # most events are
         previous = None
-        if isinstance(msg, EnvironmentStatus) and msg.environment_id in self.environments:
-            previous = self.environments[msg.environment_id].status
-        entry = log_entry(event, self.zone, previous)
-        line = entry.line
+        if status is not None and (known := self.environments.get(status.environment_id)):
+            previous = known.status
+        entry = LogEntry(event, self.zone, previous)
         self.log.append(entry)
         pending = self._changes.log_lines
         pending.append(entry)
         if len(pending) > self._max_log_lines:  # a paused view never needs more than the log holds
             del pending[: len(pending) - self._max_log_lines]
-        if isinstance(msg, EnvironmentStatus):
-            self._status(msg, event.at, line)
-        elif isinstance(msg, EnvironmentConnected | EnvironmentDisconnected):
-            self._connection(msg, event.at, line)
+        if status is not None:
+            self._status(status, at, entry)
+        else:
+            self._other(msg, at, entry)
+        self._incidents(event)
+
+    def _other(self, msg: object, at: datetime | None, entry: LogEntry) -> None:
+        """Every message but a status, the most frequent, which :meth:`apply` takes itself."""
+        if isinstance(msg, EnvironmentConnected | EnvironmentDisconnected):
+            self._connection(msg, at, entry)
         elif isinstance(msg, EnvironmentRemoved):
             self.alerts.removed(msg.environment_id)
             gone = self.environments.pop(msg.environment_id, None)
             if gone is not None:
-                gone.history.record("removed", event.at or self.latest_at)
+                gone.history.record("removed", at or self.latest_at)
                 self._changes.removed.add(msg.environment_id)
                 self._changes.environments.discard(msg.environment_id)
         elif isinstance(msg, StepRecorded):
-            self._step(msg, event.at)
+            self._step(msg, at)
         elif isinstance(msg, FindingReported):
             self._finding(msg)
         elif isinstance(msg, SourceStatus):
-            self._source(msg, event.at)
+            self._source(msg, at)
         elif isinstance(msg, THREAD_MESSAGES):
-            self._needs_you(msg, event.at)
-        self._incidents(event)
+            self._needs_you(msg, at)
 
     def _needs_you(self, msg: AnyThreadMessage, at: datetime | None) -> None:
         """The thread's status and requests: the rows they wait on, and an alert for each
@@ -248,7 +258,7 @@ class Store:
             del self.histories[next(iter(self.histories))]
         return history
 
-    def _status(self, msg: EnvironmentStatus, at: datetime | None, line: str) -> None:
+    def _status(self, msg: EnvironmentStatus, at: datetime | None, line: LogEntry) -> None:
         row = self._row(msg.environment_id)
         self.alerts.status(msg.environment_id, msg.status, at, msg.error)
         if row.status != msg.status or row.changed_at is None:
@@ -266,7 +276,10 @@ class Store:
         self._changes.environments.add(row.id)
 
     def _connection(
-        self, msg: EnvironmentConnected | EnvironmentDisconnected, at: datetime | None, line: str
+        self,
+        msg: EnvironmentConnected | EnvironmentDisconnected,
+        at: datetime | None,
+        line: LogEntry,
     ) -> None:
         row = self._row(msg.environment_id)
         row.connection = "connected" if isinstance(msg, EnvironmentConnected) else "disconnected"
@@ -288,14 +301,19 @@ class Store:
         tools: list[tuple[str, str]] | None = None
         if msg.tools is not None:
             tools = [(t.name, str(t.environment_id)) for t in msg.tools]
+        text, snapshot = msg.text, msg.snapshot
+        if self.steps:  # most steps change nothing: they share the step before's values
+            before = self.steps[-1]
+            text = before.text if text == before.text else text
+            snapshot = before.snapshot if snapshot == before.snapshot else snapshot
         self.steps.append(
             StepRow(
                 msg.step,
                 at,
                 msg.thread,
-                msg.text,
+                text,
                 msg.diff,
-                msg.snapshot,
+                snapshot,
                 msg.patch,
                 tools,
                 list(msg.notes),

@@ -2,9 +2,13 @@
 
 The gaps between events come from their ``at`` times (capped, so a long silence in the
 recording does not stall the replay). A broken line becomes a warning event with its line
-number; the rest is replayed. As fast as possible (speed 0) the file is read in slices of
-at most ``SLICE`` seconds, with the event loop run between two, so the screen keeps drawing
-while a large file goes in and the events are not paid one loop turn each.
+number; the rest is replayed. As fast as possible (speed 0) the file is read in slices,
+with the event loop run between two, so the screen keeps drawing while a large file goes
+in and the events are not paid one loop turn each. A slice lasts :data:`READ_SHARE` times
+as long as the loop's last turn took (at least :data:`SLICE`, at most :data:`MAX_SLICE`):
+however much a frame costs (a table of a thousand rows changing at once), reading keeps
+two thirds of the time, and the screen still shows the replay moving (every second at
+least).
 """
 
 from __future__ import annotations
@@ -24,7 +28,17 @@ from envtui.vocabulary.stopping import wait_for_stop
 
 MAX_GAP = 5.0
 SLICE = 0.02
-"""Seconds of reading, at most, before the event loop gets its turn."""
+"""Seconds of reading, at least, before the event loop gets its turn."""
+MAX_SLICE = 1.0
+"""Seconds of reading, at most: the screen moves, and keys are answered, at least this often
+(a table of a thousand rows that all changed takes a good part of a second to draw)."""
+READ_SHARE = 2.0
+"""Seconds of reading per second the event loop took at its last turn."""
+
+
+def next_slice(away: float) -> float:
+    """How long to read before the next turn, after a turn of the loop took ``away`` s."""
+    return min(MAX_SLICE, max(SLICE, READ_SHARE * away))
 
 
 async def replay(path: Path, sink: EventSink, stop: asyncio.Event, *, speed: float = 1.0) -> None:
@@ -46,5 +60,7 @@ async def replay(path: Path, sink: EventSink, stop: asyncio.Event, *, speed: flo
                 previous = item.at
             sink(item)
             if clock() >= yield_at:
+                left = clock()
                 await asyncio.sleep(0)
-                yield_at = clock() + SLICE
+                back = clock()
+                yield_at = back + next_slice(back - left)

@@ -35,7 +35,7 @@ def environment_details(row: EnvironmentRow, now: datetime, zone: tzinfo | None 
         ("connection", row.connection or "-"),
     ]
     body = "\n".join(f"{name:<11} {value}" for name, value in fields)
-    return body + "\n\nevents\n" + "\n".join(row.events)
+    return body + "\n\nevents\n" + "\n".join(entry.line for entry in row.events)
 
 
 def keys_help(keys: Iterable[tuple[str, str]]) -> str:

@@ -6,7 +6,10 @@ push everything else out of view. Lines whose text (all but the time) is the sam
 follow each other fold where they are; a line that comes again among the last
 :data:`LOOKBACK` lines (other events came between) folds into its earlier line, which
 moves down to where it was last seen, so the log's order stays the order of the last
-occurrences. The filter keeps the lines of some environments or event types; the search
+occurrences. A step that sent no context change is a line that differs from the last one
+only by its number: a run of them with no other step between is one line too (``12:16:36
+steps #980-#998: no context change x15 in 36 s`` in ASCII), and a step that sent a change ends
+the run. The filter keeps the lines of some environments or event types; the search
 finds lines.
 Pure: the log widget draws what these say, the tests check them without a screen.
 """
@@ -65,12 +68,40 @@ class Fold:
         self.last = entry
         return True
 
+    def takes_step(self, entry: LogEntry) -> bool:
+        """Fold ``entry``, a step that changed nothing, in if this fold is the run of such
+        steps that it goes on (its number is higher: a new run of steps starts anew)."""
+        last = self.last or self.first
+        if (
+            self.partner is not None
+            or entry.quiet_step is None
+            or last.quiet_step is None
+            or entry.quiet_step <= last.quiet_step
+        ):
+            return False
+        self.count += 1
+        self.last = entry
+        return True
+
+    @property
+    def expects(self) -> str:
+        """The text of the line this fold takes next."""
+        if self.partner is not None and self.partner_count < self.count:
+            return self.partner.text
+        return self.first.text
+
     def line(self) -> str:
         """The line as shown: with a count, it is dated by its last occurrence (where the
         fold stands in the log), and says how long the repetition has lasted."""
         if self.count == 1 and self.partner is None:
             return _ascii(self.first.line)
-        text = f"{(self.last or self.first).time} {self.first.text}"
+        last = self.last or self.first
+        if last.quiet_step is not None and last is not self.first:
+            dash = "-" if glyphs() == ASCII else "\N{EN DASH}"
+            words = f"steps #{self.first.quiet_step}{dash}#{last.quiet_step}: no context change"
+        else:
+            words = self.first.text
+        text = f"{last.time} {words}"
         span = ""
         if self.last is not None and self.last.at is not None and self.first.at is not None:
             span = f" in {_duration((self.last.at - self.first.at).total_seconds())}"
@@ -154,6 +185,8 @@ class FoldedLog:
     limit: int
     filter: LogFilter = field(default_factory=LogFilter)
     folds: list[Fold] = field(default_factory=list)
+    _quiet_run: Fold | None = None
+    """The fold of the latest run of steps that changed nothing, while no other step came."""
 
     def add(self, entries: list[LogEntry]) -> tuple[int, list[str]]:
         """Fold ``entries`` in: (how many lines shown before stay as they are, the lines
@@ -161,6 +194,10 @@ class FoldedLog:
         rewrites the last line, a cycle that formed the last two. Lines beyond the bound
         leave from the top, as they do from a log widget with the same bound."""
         kept = len(self.folds)
+        # The texts that a fold among the last LOOKBACK may take next, and more (a fold
+        # that leaves the window stays in it): a line whose text is not here is a line of
+        # its own, found without asking every recent fold.
+        wanted = {fold.expects for fold in self.folds[-LOOKBACK:]}
         for entry in entries:
             if not self.filter.matches(entry):
                 continue
@@ -168,18 +205,42 @@ class FoldedLog:
                 before, after = self.folds[-2], self.folds.pop()
                 before.partner, before.partner_count = after.first, 1
                 before.count, before.last = 2, entry
+                wanted.add(before.expects)
                 kept = min(kept, len(self.folds) - 1)
                 continue
-            index = self._recent(entry)
+            if entry.kind == "step":
+                index = self._quiet_run_takes(entry)
+            else:
+                index = self._recent(entry) if entry.text in wanted else None
             if index is None:
-                self.folds.append(Fold(entry))
+                fold = Fold(entry)
+                self.folds.append(fold)
+                wanted.add(entry.text)
+                if entry.quiet_step is not None:
+                    self._quiet_run = fold
             else:  # the line comes again: its fold moves down to where it was last seen
                 kept = min(kept, index)
                 self.folds.append(self.folds.pop(index))
+                wanted.add(self.folds[-1].expects)
         pruned = max(0, len(self.folds) - self.limit)
         if pruned:  # the log widget, bounded alike, drops as many lines from its top
             del self.folds[:pruned]
         return kept, [fold.line() for fold in self.folds[max(0, kept - pruned) :]]
+
+    def _quiet_run_takes(self, entry: LogEntry) -> int | None:
+        """The index of the run of steps that changed nothing that ``entry`` goes on, if
+        it is such a step and the run is among the last :data:`LOOKBACK` lines; any other
+        step ends the run."""
+        run, self._quiet_run = self._quiet_run, None
+        if run is None or entry.quiet_step is None:
+            return None
+        for index in range(len(self.folds) - 1, max(-1, len(self.folds) - LOOKBACK - 1), -1):
+            if self.folds[index] is run:
+                if not run.takes_step(entry):
+                    return None
+                self._quiet_run = run
+                return index
+        return None
 
     def _recent(self, entry: LogEntry) -> int | None:
         """The index of a fold among the last :data:`LOOKBACK` that takes ``entry``."""
@@ -191,6 +252,7 @@ class FoldedLog:
     def rebuild(self, entries: list[LogEntry]) -> list[str]:
         """Every line again (the filter changed): the folds of all ``entries``."""
         self.folds = []
+        self._quiet_run = None
         return self.add(entries)[1]
 
     def search(self, needle: str) -> list[int]:

@@ -33,6 +33,7 @@ from envtui.tui.format import (
     strip_statuses,
     timed_values,
 )
+from envtui.tui.table_caches import bound_caches
 from envtui.vocabulary.safe_text import for_terminal, one_line
 
 VIEWS = ("full", "diff", "snapshot", "patch")
@@ -45,6 +46,10 @@ class IdCell(Text):
     def __init__(self, text: str, row_key: str, **kwargs: Any) -> None:
         super().__init__(text, **kwargs)
         self.row_key = row_key
+
+
+CACHED_CELLS = 2_000
+CACHED_ROWS = 200
 
 
 class EnvironmentTable(DataTable[Text]):
@@ -80,6 +85,7 @@ class EnvironmentTable(DataTable[Text]):
         self._order: dict[str, Any] = {}  # what each row sorts by
         self._keys: frozenset[str] = frozenset()  # the columns laid out
         self._error_room = (0, 0)  # (for this width, the longest error seen)
+        bound_caches(self, cells=CACHED_CELLS, rows=CACHED_ROWS)  # see table_caches
 
     def selected_id(self) -> str | None:
         if not self.row_count:

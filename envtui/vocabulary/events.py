@@ -361,20 +361,18 @@ def decode_event(line: str) -> Event:
         raise ValueError("id: expected a string")
     msg = decode_message(data.get("msg"))
     at = data.get("at")
-    if at is not None and not isinstance(at, str):
+    if at is None:
+        return Event(id=event_id, msg=msg)
+    if not isinstance(at, str):
         raise ValueError("at: expected an ISO time string")
-    return Event(id=event_id, msg=msg, at=_decode_time(at) if at is not None else None)
-
-
-def _decode_time(text: str) -> datetime:
     try:
-        when = datetime.fromisoformat(text)
+        when = datetime.fromisoformat(at)
     except ValueError:
-        raise ValueError(f"at: not an ISO time: {shorten(text)!r}") from None
-    try:
-        return aware_time(when)
-    except ValueError as exc:
-        raise ValueError(f"at: {exc}") from None
+        raise ValueError(f"at: not an ISO time: {shorten(at)!r}") from None
+    try:  # the event makes the time aware (or refuses it): once, not twice
+        return Event(id=event_id, msg=msg, at=when)
+    except ValidationError as exc:
+        raise ValueError(f"at: {first_error(exc).message}") from None
 
 
 def shorten(text: str, limit: int = 80) -> str:

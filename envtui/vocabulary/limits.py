@@ -9,7 +9,7 @@ output over 1 MiB", "nested deeper than 100 levels"), reported like any other ba
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -81,22 +81,53 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+"""One decoder for every document: ``json.loads`` with an option builds a new one per call."""
+_SCAN: Callable[[str, int], tuple[Any, int]] = _DECODER.scan_once  # type: ignore[attr-defined]
+"""Its C scanner: a document that starts with its value and ends with it (or with
+whitespace) is parsed without the decoder's Python wrappers; anything else goes through
+the decoder, which says exactly where the text went wrong."""
+
+
 def load_json(text: str | bytes, *, max_depth: int = MAX_JSON_DEPTH) -> Any:
     """Parse strict JSON: no NaN or Infinity, no integer over 4300 digits, bounded nesting.
 
     Raises :class:`JsonInputError` for every way the text is not such JSON.
     """
+    if not isinstance(text, str):  # as json.loads reads bytes: UTF-8, -16 or -32
+        text = text.decode(json.detect_encoding(text), "surrogatepass")
     try:
-        value = json.loads(text, parse_constant=_reject_constant)
+        if text.startswith("\ufeff"):  # as json.loads refuses it
+            raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
+        value = _decode(text)
     except json.JSONDecodeError as exc:
         raise JsonInputError(exc.msg, exc.lineno, exc.colno) from None
     except RecursionError:
         raise JsonInputError(f"nested deeper than {max_depth} levels") from None
     except ValueError as exc:  # NaN, Infinity, an integer of thousands of digits
         raise JsonInputError(str(exc)) from None
-    if nesting_exceeds(value, max_depth):
+    if _may_nest_deeper(text, max_depth) and nesting_exceeds(value, max_depth):
         raise JsonInputError(f"nested deeper than {max_depth} levels")
     return value
+
+
+def _decode(text: str) -> Any:
+    """``_DECODER.decode(text)``, its common case faster: one JSONL line, a value then a
+    newline at most."""
+    try:
+        value, end = _SCAN(text, 0)
+    except StopIteration:  # leading whitespace, or no value: the decoder knows which
+        return _DECODER.decode(text)
+    if end != len(text) and text[end:].strip(" \t\n\r"):
+        return _DECODER.decode(text)  # raises "Extra data" at its place
+    return value
+
+
+def _may_nest_deeper(text: str, limit: int) -> bool:
+    """Whether ``text`` has more than ``limit`` opening brackets: nesting deeper than
+    ``limit`` needs that many, so a document with fewer (nearly every one) is not walked.
+    Brackets inside strings count too, which only makes the walk run when it need not."""
+    return text.count("[") + text.count("{") > limit
 
 
 def nesting_exceeds(value: object, limit: int) -> bool:

@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from envtui.dashboard.log_lines import log_entry
 from envtui.dashboard.store import EnvironmentRow, StepRow, step_export
 from envtui.incidents.fold import IncidentFold
 from envtui.tui.details import (
@@ -17,7 +18,7 @@ from envtui.tui.details import (
     unused_path,
 )
 from envtui.tui.incidents_view import incident_details
-from envtui.vocabulary.events import FindingReported
+from envtui.vocabulary.events import EnvironmentDisconnected, FindingReported, thread_event
 
 AT = datetime(2026, 11, 30, 12, 0, 6, tzinfo=UTC)
 STALE = FindingReported(
@@ -57,7 +58,9 @@ def test_an_environment_shows_every_field_then_its_events() -> None:
         changed_at=AT,
         next_retry_at=datetime(2026, 11, 30, 12, 0, 8, tzinfo=UTC),
         connection="disconnected",
-        events=deque(['12:00:06 id "" environment_disconnected build']),
+        events=deque(
+            [log_entry(thread_event(EnvironmentDisconnected(environment_id="build"), at=AT), UTC)]
+        ),
     )
     now = datetime(2026, 11, 30, 12, 0, 7, tzinfo=UTC)
     assert environment_details(row, now) == (

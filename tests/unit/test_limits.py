@@ -80,6 +80,38 @@ def test_json_errors_keep_their_position() -> None:
     assert load_json("[" * 100 + "]" * 100) is not None
 
 
+def test_brackets_inside_strings_do_not_count_as_nesting() -> None:
+    """More brackets than the limit allows nesting for: the document is walked, and the
+    brackets inside a string are not nesting."""
+    text = '{"a": "' + "[{" * 200 + '", "b": [[1]]}'
+    assert load_json(text) == {"a": "[{" * 200, "b": [[1]]}
+    assert load_json(text + "\n") == {"a": "[{" * 200, "b": [[1]]}
+    with pytest.raises(JsonInputError, match="nested deeper than 3 levels"):
+        load_json('{"a": "[[[[[[", "b": [[[1]]]}', max_depth=3)
+
+
+@pytest.mark.parametrize(
+    ("text", "described"),
+    [
+        ('{"a": 1} x', "line 1, column 10: invalid JSON: Extra data"),
+        ("  ", "line 1, column 3: invalid JSON: Expecting value"),
+        (
+            "\ufeff{}",
+            "line 1, column 1: invalid JSON: Unexpected UTF-8 BOM (decode using utf-8-sig)",
+        ),
+    ],
+)
+def test_json_errors_are_described_as_json_loads_places_them(text: str, described: str) -> None:
+    with pytest.raises(JsonInputError) as caught:
+        load_json(text)
+    assert caught.value.describe() == described
+
+
+def test_json_is_read_from_text_or_bytes_with_whitespace_around_it() -> None:
+    assert load_json(' {"a": [1]}\n') == {"a": [1]}
+    assert load_json('{"a": [1]}'.encode("utf-16")) == {"a": [1]}
+
+
 def test_nesting_is_measured_without_recursion() -> None:
     deep: object = []
     for _ in range(50_000):

@@ -8,7 +8,12 @@ from envtui.dashboard.log_lines import LogEntry, log_entry
 from envtui.dashboard.store import Store
 from envtui.tui.format import use_ascii
 from envtui.tui.log_fold import FoldedLog, LogFilter
-from envtui.vocabulary.events import EnvironmentDisconnected, WarningMessage, thread_event
+from envtui.vocabulary.events import (
+    EnvironmentDisconnected,
+    StepRecorded,
+    WarningMessage,
+    thread_event,
+)
 
 
 def entries(events: list) -> list[LogEntry]:  # type: ignore[type-arg]
@@ -133,3 +138,71 @@ def test_a_line_that_comes_again_between_others_moves_down_with_its_count() -> N
     distinct = [warning(f"w{i}", 10 + i) for i in range(120)]  # more than LOOKBACK between
     log.add([*distinct, warning("b", 200)])
     assert log.folds[-1].line() == "12:03:20 warning b"  # too far back: a line of its own
+
+
+def step(number: int, second: int, *, sent: bool = False) -> LogEntry:
+    """A step's log line: one that sent a context change, or one that changed nothing."""
+    diff = "<environment_context>\n</environment_context>" if sent else None
+    return log_entry(thread_event(StepRecorded(step=number, diff=diff), at=at(second)))
+
+
+def test_a_run_of_steps_that_changed_nothing_is_one_line_with_its_range() -> None:
+    log = FoldedLog(limit=100)
+    _, lines = log.add([step(n, 2 * n) for n in range(980, 995)])
+    assert lines == [
+        "12:33:08 steps #980\N{EN DASH}#994: no context change \N{MULTIPLICATION SIGN}15 in 28 s"
+    ]
+    _, lines = log.add([step(995, 1990)])
+    assert lines == [
+        "12:33:10 steps #980\N{EN DASH}#995: no context change \N{MULTIPLICATION SIGN}16 in 30 s"
+    ]  # rewritten
+
+
+def test_a_step_that_changed_nothing_alone_keeps_its_own_line() -> None:
+    log = FoldedLog(limit=100)
+    assert log.add([step(7, 0)])[1] == ["12:00:00 step #7 no context change"]
+
+
+def test_a_step_that_sent_a_change_ends_the_run_and_other_lines_do_not() -> None:
+    log = FoldedLog(limit=100)
+    warning = log_entry(thread_event(WarningMessage(message="disk almost full"), at=at(3)))
+    _, lines = log.add(
+        [step(1, 0), step(2, 2), warning, step(3, 4), step(4, 6, sent=True), step(5, 8)]
+    )
+    assert lines == [
+        "12:00:03 warning disk almost full",
+        "12:00:04 steps #1\N{EN DASH}#3: no context change \N{MULTIPLICATION SIGN}3 in 4 s",
+        "12:00:06 step #4 context sent",
+        "12:00:08 step #5 no context change",
+    ]
+
+
+def test_steps_numbered_anew_start_a_run_of_their_own() -> None:
+    log = FoldedLog(limit=100)
+    _, lines = log.add([step(8, 0), step(9, 2), step(1, 4), step(2, 6)])
+    assert lines == [
+        "12:00:02 steps #8\N{EN DASH}#9: no context change \N{MULTIPLICATION SIGN}2 in 2 s",
+        "12:00:06 steps #1\N{EN DASH}#2: no context change \N{MULTIPLICATION SIGN}2 in 2 s",
+    ]
+
+
+def test_a_run_of_steps_reads_in_ascii_too() -> None:
+    use_ascii(True)
+    try:
+        _, lines = FoldedLog(limit=10).add([step(1, 0), step(2, 2)])
+        assert lines == ["12:00:02 steps #1-#2: no context change x2 in 2 s"]
+    finally:
+        use_ascii(False)
+
+
+def test_distinct_lines_never_fold_and_repeats_still_find_their_line() -> None:
+    """The texts a recent fold may take are looked up before the folds are asked: a line
+    whose text none of them takes is a line of its own, a repeat still moves down."""
+    log = FoldedLog(limit=1_000)
+    first = [log_entry(thread_event(WarningMessage(message=f"w{i}"), at=at(i))) for i in range(50)]
+    log.add(first)
+    again = log_entry(thread_event(WarningMessage(message="w10"), at=at(60)))
+    kept, lines = log.add([again])
+    assert kept == 10
+    assert lines[-1] == "12:01:00 warning w10 \N{MULTIPLICATION SIGN}2 in 50 s"
+    assert len(log.folds) == 50

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,7 @@ from envtui.dashboard.store import Store
 from envtui.settings.config import parse_config
 from envtui.sources.engine import watch
 from envtui.sources.recording import recorded
-from envtui.sources.replay import replay
+from envtui.sources.replay import MAX_SLICE, SLICE, next_slice, replay
 from envtui.sources.rollout_follow import follow_rollout
 from envtui.tui.app import DashboardOptions, EnvTuiApp
 from envtui.vocabulary.events import (
@@ -27,6 +28,7 @@ from envtui.vocabulary.events import (
     WarningMessage,
     decode_lines,
     encode_event,
+    thread_event,
 )
 
 LOCAL = EnvironmentState(cwd="/repo", shell="bash", is_primary=True)
@@ -128,3 +130,36 @@ async def test_record_writes_every_event_the_dashboard_saw(tmp_path: Path) -> No
         await pilot.press("q")
     written = [e for e in decode_lines(record.read_text().splitlines()) if isinstance(e, Event)]
     assert written == scripted_events()
+
+
+def test_a_replay_reads_longer_between_turns_the_longer_a_turn_of_the_loop_takes() -> None:
+    """Reading keeps two thirds of the time however slow a frame is, within bounds that
+    keep the screen moving and keys answered."""
+    assert next_slice(0.0) == SLICE
+    assert next_slice(0.05) == pytest.approx(0.1)
+    assert next_slice(0.1) == pytest.approx(0.2)
+    assert next_slice(10.0) == MAX_SLICE
+
+
+async def test_a_replay_as_fast_as_possible_lets_the_loop_run_while_it_reads(
+    tmp_path: Path,
+) -> None:
+    """Another task (the screen) gets turns while a large file is read, not only at its end."""
+    path = tmp_path / "events.jsonl"
+    event = thread_event(WarningMessage(message="w"), at=datetime(2026, 11, 30, tzinfo=UTC))
+    path.write_text((encode_event(event) + "\n") * 50_000)
+    received: list[Event] = []
+    turns_while_reading: list[int] = []
+    done = asyncio.Event()
+
+    async def screen() -> None:
+        while not done.is_set():
+            turns_while_reading.append(len(received))
+            await asyncio.sleep(0)
+
+    other = asyncio.ensure_future(screen())
+    await replay(path, received.append, asyncio.Event(), speed=0)
+    done.set()
+    await other
+    assert len(received) == 50_000
+    assert any(0 < seen < 50_000 for seen in turns_while_reading)

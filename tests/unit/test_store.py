@@ -12,6 +12,7 @@ from envtui.vocabulary.events import (
     EnvironmentDisconnected,
     EnvironmentRemoved,
     SourceStatus,
+    StepRecorded,
     UnknownMessage,
     thread_event,
 )
@@ -129,3 +130,37 @@ def test_each_environment_keeps_as_many_lines_as_configured() -> None:
     for second in range(10):
         store.apply(status("e", "ready" if second % 2 else "starting", second))
     assert len(store.environments["e"].events) == 3
+    assert [entry.line for entry in store.environments["e"].events] == [
+        "12:00:07 environment_status e starting → ready",
+        "12:00:08 environment_status e ready → starting",
+        "12:00:09 environment_status e starting → ready",
+    ]
+
+
+def test_a_log_entry_is_written_when_read_in_the_zone_and_state_of_its_event() -> None:
+    store = Store(zone=ZoneInfo("America/New_York"))
+    store.apply(status("e", "starting", 0))
+    store.apply(status("e", "ready", 1))
+    store.zone = ZoneInfo("Asia/Tokyo")  # a later change of zone is not the entry's
+    store.apply(status("e", "unavailable", 2, error="lost"))
+    assert [entry.line for entry in store.log] == [
+        "07:00:00 environment_status e starting",
+        "07:00:01 environment_status e starting → ready",
+        "21:00:02 environment_status e ready → unavailable: lost",
+    ]
+
+
+def test_a_step_that_changed_nothing_shares_the_text_and_snapshot_of_the_one_before() -> None:
+    store = Store()
+    store.apply(step_event(2, 1))
+    again = step_event(2, 2).msg
+    assert isinstance(again, StepRecorded)
+    store.apply(thread_event(again.model_copy(update={"step": 3}), at=at(2)))
+    first, second = store.steps
+    assert second.text is first.text
+    assert second.snapshot is first.snapshot
+    store.apply(step_event(1, 3))  # numbers went back: a new history
+    store.apply(step_event(2, 4))
+    assert [s.number for s in store.steps] == [1, 2]
+    assert store.steps[1].text == step_event(2, 4).msg.text  # type: ignore[union-attr]
+    assert store.steps[0].text != store.steps[1].text
