@@ -1,13 +1,20 @@
-"""For unit and integration tests alike: a run that never sees the user's own setup, and
-``async def`` tests without a plugin."""
+"""For unit and integration tests alike: a run that never sees the user's own setup,
+``async def`` tests without a plugin, and a run that fails when it leaves a process behind."""
 
 from __future__ import annotations
 
 import asyncio
 import inspect
+import os
 import time
 
 import pytest
+
+from tests.support.leftovers import RUN_MARKER, end_leftovers, leftover_processes, run_mark
+
+LEFTOVER_GRACE = 10.0
+"""Seconds the run's processes get to end after the last test (a killed tmux server's
+dashboard, a replay told to quit) before they count as left behind."""
 
 
 @pytest.fixture(autouse=True)
@@ -41,3 +48,25 @@ def pytest_make_parametrize_id(config: pytest.Config, val: object, argname: str)
     if isinstance(val, str) and len(val) > 80:
         return f"{val[:40]}...({len(val)} characters)"
     return None
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Mark every process the run starts: the mark is inherited through the environment,
+    so a process reparented to PID 1 is still known as the run's."""
+    os.environ.setdefault(RUN_MARKER, run_mark())
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Fail the run, naming them, when processes it started are still alive at its end;
+    then end them, so that nothing outlives the run either way."""
+    left = leftover_processes(os.environ[RUN_MARKER], grace=LEFTOVER_GRACE)
+    if not left:
+        return
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    lines = [f"{len(left)} process(es) started by the tests are still alive:", *left]
+    if reporter is not None:
+        reporter.write_sep("=", "processes left behind", red=True)
+        for line in lines:
+            reporter.write_line(line)
+    end_leftovers(os.environ[RUN_MARKER])
+    session.exitstatus = pytest.ExitCode.TESTS_FAILED

@@ -223,6 +223,8 @@ class MainScreen(DashboardActions):
 
     def _frame(self) -> None:
         self._frame_pending = False
+        if not self.is_attached or not self.children:
+            return  # the app is closing: its widgets go before the timer that drew them
         self.flush()
 
     def flush(self) -> None:

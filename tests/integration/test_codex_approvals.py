@@ -355,8 +355,15 @@ async def test_a_request_left_unanswered_is_withdrawn_when_its_turn_is_interrupt
     app = EnvTuiApp(operated, DashboardOptions(source_name="codex", answer=operated.answer))
     async with app.run_test(size=(160, 50)) as pilot:
         needs_you = app.store.needs_you
-        await pilot_wait_until(pilot, lambda: bool(needs_you.unanswered()), timeout=90)
-        assert app.screen.query_one(NeedsYouPanel).has_class("-visible")
+        await pilot_wait_until(
+            pilot,
+            lambda: (
+                bool(needs_you.unanswered())
+                and app.screen.query_one(NeedsYouPanel).has_class("-visible")
+            ),
+            timeout=90,
+            what="the request in the store and its panel drawn (a frame later)",
+        )
         (request,) = needs_you.unanswered()
         assert operated.attached is not None
         rpc = operated.attached.client.requests.rpc

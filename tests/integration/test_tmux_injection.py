@@ -174,6 +174,14 @@ def test_hostile_text_is_shown_inert_in_a_real_terminal(case: str, tmp_path: Pat
             lambda: pane.raw.exists() and pane.raw.stat().st_size > 0, timeout=10, what="raw output"
         )
         pane.tmux("send-keys", "-t", "p", "q")
+        poll_until(  # the dashboard has quit (the pane's shell went on to its sleep) before
+            # the server goes: a terminal that vanishes mid-shutdown is another test's case
+            lambda: (
+                pane.tmux("display", "-p", "-t", "p", "#{pane_current_command}").strip() == "sleep"
+            ),
+            timeout=30,
+            what="the dashboard to quit",
+        )
         poll_until(lambda: "Traceback" not in pane.screen(), timeout=5, what="no traceback")
         title = pane.tmux("display", "-p", "-t", "p", "#{pane_title}").strip()
         buffers = pane.tmux("list-buffers")

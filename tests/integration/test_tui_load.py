@@ -87,6 +87,7 @@ async def test_burst_keeps_the_app_responsive_and_the_table_equal_to_the_store()
         await pilot_wait_until(  # the view catches up within a few frames
             pilot,
             lambda: app.store.counters["total"] == EVENTS and shown() == stored(),
+            timeout=180,  # a guard against a hang, not a timing: traced, CI can take a minute
             what="every event in the store and the table equal to it",
         )
         assert app.store.counters["total"] == EVENTS

@@ -63,7 +63,8 @@ async def test_the_cursor_stays_on_its_incident_while_the_list_resorts() -> None
     async with app.run_test(size=(140, 44)) as pilot:
         await feed(app, pilot, step(1, ("stale-available", "flaky")))
         incidents = app.screen.query_one(IncidentList)
-        incidents.focus()
+        incidents.focus()  # applied by a message of its own, as a click or tab would be
+        await pilot_wait_until(pilot, lambda: incidents.has_focus, what="the list focused")
         flaky = incidents.selected_number()
         # a newer incident goes on top: the cursor moves down with flaky
         await feed(app, pilot, step(2, ("stale-available", "flaky"), ("primary-mismatch", "b")))
