@@ -59,6 +59,8 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """Fail the run, naming them, when processes it started are still alive at its end;
     then end them, so that nothing outlives the run either way."""
+    if hasattr(session.config, "workerinput"):
+        return  # a pytest-xdist worker: its siblings carry the mark too; the controller checks
     left = leftover_processes(os.environ[RUN_MARKER], grace=LEFTOVER_GRACE)
     if not left:
         return
