@@ -27,6 +27,7 @@ import os
 import signal
 import sys
 import time
+from typing import Protocol
 
 import aiohttp_jinja2
 import jinja2
@@ -171,7 +172,16 @@ class DashboardServer(Server):
             await runner.cleanup()
 
 
-async def relay(websocket: web.WebSocketResponse, service: AppService) -> None:
+class Driven(Protocol):
+    """What :func:`relay` drives: textual-serve's :class:`AppService`, one dashboard."""
+
+    async def send_bytes(self, data: bytes) -> bool: ...
+    async def set_terminal_size(self, width: int, height: int) -> None: ...
+    async def blur(self) -> None: ...
+    async def focus(self) -> None: ...
+
+
+async def relay(websocket: web.WebSocketResponse, service: Driven) -> None:
     """The browser's messages to the dashboard, as textual.js sends them: keys, a resize
     (clamped), focus and blur, and a ping answered. What is not one of them is ignored."""
     async for message in websocket:

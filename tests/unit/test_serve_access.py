@@ -17,6 +17,7 @@ from pathlib import Path
 
 import aiohttp
 import pytest
+from aiohttp import web
 from aiohttp.test_utils import TestServer
 
 from envtui.commands.web_access import (
@@ -29,7 +30,7 @@ from envtui.commands.web_access import (
     read_token_file,
     url_with_token,
 )
-from envtui.commands.web_server import DashboardServer
+from envtui.commands.web_server import DashboardServer, relay
 
 TOKEN = "s3cret-token"
 
@@ -237,3 +238,59 @@ async def test_another_loopback_name_is_sent_to_the_address_the_cookie_belongs_t
         ) as r:
             assert r.status == 307
             assert r.headers["Location"] == f"http://127.0.0.1:{port}/?token=x"
+
+
+class Recorder:
+    """Stands in for the dashboard process behind the relay: what reached it, in order."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[object, ...]] = []
+
+    async def send_bytes(self, data: bytes) -> bool:
+        self.calls.append(("stdin", data))
+        return True
+
+    async def set_terminal_size(self, width: int, height: int) -> None:
+        self.calls.append(("resize", width, height))
+
+    async def blur(self) -> None:
+        self.calls.append(("blur",))
+
+    async def focus(self) -> None:
+        self.calls.append(("focus",))
+
+
+async def test_a_resize_message_is_clamped_and_junk_is_ignored_not_fatal() -> None:
+    recorder = Recorder()
+
+    async def handler(request: web.Request) -> web.WebSocketResponse:
+        websocket = web.WebSocketResponse()
+        await websocket.prepare(request)
+        await relay(websocket, recorder)
+        return websocket
+
+    app = web.Application()
+    app.router.add_get("/ws", handler)
+    test_server = TestServer(app, host="127.0.0.1")
+    await test_server.start_server()
+    try:
+        async with aiohttp.ClientSession() as client:
+            websocket = await client.ws_connect(test_server.make_url("/ws"))
+            for text in (
+                '["resize", {"width": 100000, "height": 100000}]',
+                "not json",
+                '{"not": "a list"}',
+                "[]",
+                '["stdin", 5]',
+                '["resize", "big"]',
+                '["stdin", "?"]',
+                '["ping", "7"]',
+            ):
+                await websocket.send_str(text)
+            pong = await websocket.receive_json(timeout=10)
+            await websocket.send_str('["focus"]')
+            await websocket.close()
+    finally:
+        await test_server.close()
+    assert pong == ["pong", "7"]
+    assert recorder.calls == [("resize", *MAX_SIZE), ("stdin", b"?"), ("focus",)]
