@@ -60,9 +60,10 @@ class Access:
     secure: bool
     """Whether the page is reached over https, so the cookie is sent only over it."""
     canonical: str | None
-    """The one address the page is served at when envtui chose it (loopback, no
-    ``--public-url``); a page asked for by another loopback name is sent there, since the
-    cookie belongs to one host name and the page's websocket goes to this one."""
+    """The one ``Host`` the page is served at when envtui chose the address (loopback, no
+    ``--public-url``), as a browser writes it (no port on port 80); a page asked for by
+    another loopback name is sent there, since the cookie belongs to one host name and the
+    page's websocket goes to this one."""
 
     def host_allowed(self, host: str | None) -> bool:
         return host is not None and host.lower() in self.hosts
@@ -120,7 +121,7 @@ def access_for(
         origins=frozenset(origins),
         cookie_name=f"envtui-serve-{port}",
         secure=scheme == "https",
-        canonical=f"{public_name}:{public_port}" if chosen_url else None,
+        canonical=min(_netlocs(scheme, public_name, public_port), key=len) if chosen_url else None,
     )
 
 

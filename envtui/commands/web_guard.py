@@ -19,8 +19,10 @@ from aiohttp.typedefs import Handler, Middleware
 
 from envtui.commands.web_access import Access
 
-PAGE = "/"
-STATIC = "/static/"
+PAGE, SOCKET, STATIC = "index", "websocket", "static"
+"""The names of the routes (web_server.DashboardServer.make_app), which textual-serve's
+page also looks up: the guard asks which route a request matched, not how its path reads,
+so an encoded path cannot look static to the guard and be something else to the router."""
 RETRY_SECONDS = 5
 """How soon a page refused at the session cap asks again (it starts nothing meanwhile)."""
 SAFETY_HEADERS = {
@@ -49,7 +51,13 @@ def refusal(status: int, title: str, text: str, *, retry: bool = False) -> web.R
 
 
 def is_upgrade(request: web.Request) -> bool:
-    return request.headers.get("Upgrade", "").lower() == "websocket"
+    return request.headers.get("Upgrade", "").lower() == "websocket" or route(request) == SOCKET
+
+
+def route(request: web.Request) -> str | None:
+    """The name of the route the request matched (None: no route, a 404 or 405 to come)."""
+    resource = request.match_info.route.resource
+    return resource.name if resource is not None else None
 
 
 def guard(access: Access, full: Callable[[], bool]) -> Middleware:
@@ -70,14 +78,15 @@ def guard(access: Access, full: Callable[[], bool]) -> Middleware:
                 "Another page may not use this dashboard",
                 "envtui serve accepts connections only from its own page.",
             )
-        if request.path.startswith(STATIC):  # textual-serve's scripts, styles and fonts
+        if route(request) == STATIC:  # textual-serve's scripts, styles and fonts
             return await handler(request)
         host = request.headers["Host"].lower()
-        if request.path == PAGE and access.canonical and host != access.canonical:
+        page = route(request) == PAGE
+        if page and access.canonical and host != access.canonical:
             # the cookie is kept per host name, and the page's websocket goes to this one
             raise web.HTTPTemporaryRedirect(f"http://{access.canonical}{request.rel_url}")
         given = request.query.get("token")
-        if request.path == PAGE and given is not None:
+        if page and given is not None:
             if not access.token_matches(given):
                 return refusal(
                     403,
@@ -92,7 +101,7 @@ def guard(access: Access, full: Callable[[], bool]) -> Middleware:
                 "Open the URL envtui serve printed (it ends in ?token=...); the page then "
                 "keeps the token in a cookie for this browser session.",
             )
-        if request.path == PAGE and full():
+        if page and full():
             return refusal(
                 503,
                 "Every dashboard is taken",

@@ -19,6 +19,7 @@ import aiohttp
 import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestServer
+from yarl import URL
 
 from envtui.commands.web_access import (
     MAX_SIZE,
@@ -90,6 +91,7 @@ def test_behind_a_public_url_its_origin_and_host_are_answered() -> None:
 
 def test_port_80_is_answered_with_and_without_the_port_as_browsers_send_it() -> None:
     access = _loopback(port=80)
+    assert access.canonical == "127.0.0.1"  # as the browser sends it: no redirect loop
     assert access.host_allowed("127.0.0.1")
     assert access.host_allowed("127.0.0.1:80")
     assert access.origin_allowed("http://127.0.0.1")
@@ -199,6 +201,11 @@ async def test_refused_requests_never_reach_the_dashboard(tmp_path: Path) -> Non
         with pytest.raises(aiohttp.WSServerHandshakeError) as refused:  # own origin, no cookie
             await client.ws_connect(f"ws://127.0.0.1:{port}/ws", headers={"Origin": base})
         assert refused.value.status == 401
+        for disguised in ("/static/../ws", "/static/..%2Fws", "/static%2F..%2Fws"):
+            url = URL(f"{base}{disguised}", encoded=True)
+            with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+                await client.ws_connect(url, headers={"Origin": base})
+            assert refused.value.status in (401, 403, 404), disguised
     assert not marker.exists()
 
 
