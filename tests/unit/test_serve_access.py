@@ -193,6 +193,8 @@ async def test_refused_requests_never_reach_the_dashboard(tmp_path: Path) -> Non
             assert r.status == 403
         async with client.get(f"{base}/download/any-key") as r:
             assert r.status == 401
+        async with client.get(f"{base}/", headers={"Origin": "http://evil.example"}) as r:
+            assert r.status == 403  # a script of another origin asking, even for the page
         for origin in ("http://evil.example", f"http://127.0.0.1:{port + 1}", None):
             headers = {"Origin": origin} if origin else {}
             with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
