@@ -4,7 +4,8 @@ textual-serve answers each browser tab with a dashboard process of its own, star
 command line and driven over a websocket; closing the tab ends that process. This command
 checks the dashboard's arguments with the dashboard's own parser first (a typo fails at
 once, not in every tab), builds the command line, binds loopback unless told otherwise,
-and leaves the serving and the shutdown to :mod:`envtui.commands.web_server`, which loads
+makes the token and the rules of who is answered (:mod:`envtui.commands.web_access`), and
+leaves the serving and the shutdown to :mod:`envtui.commands.web_server`, which loads
 textual-serve (and aiohttp) only when this command runs.
 """
 
@@ -15,18 +16,28 @@ import ipaddress
 import shlex
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from envtui.commands import dashboard
 from envtui.commands.options import Arg, Command, Group, switch
 from envtui.commands.output import fail
+from envtui.commands.web_access import (
+    TokenFileError,
+    access_for,
+    new_token,
+    read_token_file,
+    url_with_token,
+)
 from envtui.vocabulary.safe_text import for_terminal
 
 WILDCARD_HOSTS = frozenset({"0.0.0.0", "::", ""})
 """Addresses that listen everywhere: no browser can use them, so a public URL is needed."""
-NO_AUTHENTICATION = (
-    "envtui serve: warning: textual-serve has no authentication: whoever reaches {url} "
-    "gets a dashboard. Put an SSH tunnel, or a reverse proxy with authentication, in front."
+REMOTE_WARNING = (
+    "envtui serve: warning: {url} is reachable from other machines, and over plain http "
+    "the token and every screen cross the network readable; put an SSH tunnel, or a "
+    "reverse proxy with TLS, in front."
 )
+DEFAULT_MAX_SESSIONS = 8
 
 
 SERVE = Command(
@@ -49,7 +60,21 @@ SERVE = Command(
         ),
         switch(
             "--allow-remote",
-            "allow a --host other than loopback (textual-serve has no authentication)",
+            "allow a --host other than loopback (put a tunnel or a TLS proxy in front)",
+        ),
+        Arg(
+            "--token-file",
+            metavar="FILE",
+            type=Path,
+            help="the token browsers need, read from FILE (default: a new random one "
+            "each start, shown in the URL printed)",
+        ),
+        Arg(
+            "--max-sessions",
+            metavar="N",
+            type=int,
+            default=DEFAULT_MAX_SESSIONS,
+            help=f"the most dashboards (browser tabs) at once (default: {DEFAULT_MAX_SESSIONS})",
         ),
         Arg(
             "dashboard",
@@ -120,13 +145,15 @@ def check_address(args: argparse.Namespace) -> int:
     """0 when the address may be used, else 2 after the error line."""
     if not 0 < args.port < 65536:
         return fail("serve", f"--port {args.port}: not a port (1-65535)")
+    if args.max_sessions < 1:
+        return fail("serve", f"--max-sessions {args.max_sessions}: must be 1 or more")
     if is_loopback(args.host):
         return 0
     if not args.allow_remote:
         return fail(
             "serve",
-            f"--host {args.host} is reachable from other machines and textual-serve has no "
-            "authentication; pass --allow-remote to serve it anyway",
+            f"--host {args.host} is reachable from other machines; pass --allow-remote to "
+            "serve it anyway (behind an SSH tunnel or a TLS proxy)",
         )
     if args.host in WILDCARD_HOSTS and not args.public_url:
         return fail("serve", f"--host {args.host!r} listens everywhere: pass --public-url URL")
@@ -137,7 +164,17 @@ def remote_warning(args: argparse.Namespace) -> str | None:
     """What to say, once, before serving to other machines; None on loopback."""
     if is_loopback(args.host):
         return None
-    return NO_AUTHENTICATION.format(url=args.public_url or public_url(args.host, args.port))
+    return REMOTE_WARNING.format(url=args.public_url or public_url(args.host, args.port))
+
+
+def token_for(args: argparse.Namespace) -> str | int:
+    """The token: from ``--token-file``, else a new random one; 2 after the error line."""
+    if args.token_file is None:
+        return new_token()
+    try:
+        return read_token_file(args.token_file)
+    except TokenFileError as exc:
+        return fail("serve", f"--token-file {exc}")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -145,6 +182,18 @@ def run(args: argparse.Namespace) -> int:
     code = check_address(args) or check_dashboard(arguments)
     if code:
         return code
+    token = token_for(args)
+    if isinstance(token, int):
+        return token
+    url = args.public_url or public_url(args.host, args.port)
+    access = access_for(
+        host=args.host,
+        port=args.port,
+        public_url=url,
+        token=token,
+        loopback=is_loopback(args.host),
+        chosen_url=args.public_url is None,
+    )
     if warning := remote_warning(args):
         print(for_terminal(warning), file=sys.stderr)
     try:
@@ -158,10 +207,15 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
+    title = shlex.join(["envtui", *arguments])
     return serve_dashboards(
         served_command(arguments),
-        title=shlex.join(["envtui", *arguments]),
+        title=title,
         host=args.host,
         port=args.port,
-        public_url=args.public_url or public_url(args.host, args.port),
+        public_url=url,
+        access=access,
+        max_sessions=args.max_sessions,
+        address_line=f"envtui serve: {title} on {url_with_token(url, token)}, a dashboard "
+        f"per tab, at most {args.max_sessions} (Ctrl+C stops them all)",
     )

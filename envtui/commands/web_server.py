@@ -11,21 +11,33 @@ quit message), ask each dashboard to quit once more (SIGTERM, on which Textual's
 driver exits the app cleanly), wait for them and everything they started, then kill what
 is left (:mod:`envtui.environments.processes`).
 
+Before any of that, every request passes :mod:`envtui.commands.web_guard` (its own Host
+and Origin, the token), and the dashboards are counted: at ``--max-sessions`` a new tab's
+websocket is closed with the reason and starts nothing.
+
 Only ``envtui serve`` imports this module, so textual-serve and aiohttp load only then.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
+import logging
 import os
 import signal
 import sys
 import time
+from typing import Protocol
 
+import aiohttp_jinja2
+import jinja2
 import psutil
-from aiohttp import web
+from aiohttp import WSCloseCode, WSMsgType, web
+from textual_serve.app_service import AppService
 from textual_serve.server import Server
 
+from envtui.commands.web_access import Access, clamp_size
+from envtui.commands.web_guard import add_safety_headers, guard
 from envtui.environments.processes import alive, descendants, end
 from envtui.vocabulary.safe_text import for_terminal
 from envtui.vocabulary.stopping import stop_on_signals
@@ -37,33 +49,161 @@ HANDLER_GRACE = 2.0
 KILL_GRACE = 2.0
 """Seconds for the killed to be gone before the server exits."""
 POLL = 0.05
+HEARTBEAT = 15.0
+"""Seconds between websocket pings, as textual-serve has it: a tab that vanished is seen."""
+
+log = logging.getLogger("envtui.serve")
 
 
 class DashboardServer(Server):
-    """textual-serve's server with a stop signal and a shutdown that ends the dashboards."""
+    """textual-serve's server behind :mod:`envtui.commands.web_guard`, with at most
+    ``max_sessions`` dashboards, clamped sizes, a stop signal and a shutdown that ends the
+    dashboards.
 
-    async def on_startup(self, app: web.Application) -> None:
-        """Nothing: textual-serve's banner would come before the address is known to work;
-        :meth:`run_until_stopped` says where it serves once it listens."""
+    What it takes from textual-serve is its public surface, which
+    ``tests/unit/test_serve_upstream.py`` holds to the signatures used here:
+    ``handle_index`` and ``handle_download`` (the page, through the routes named
+    ``websocket`` and ``static``, and the browser's downloads), ``statics_path``,
+    ``templates_path``, ``download_manager`` and ``debug``, and :class:`AppService`, one
+    dashboard process. The websocket handler is this class's own, since textual-serve's
+    takes any size a client asks for, at the start and in every resize message.
+    """
 
-    async def on_shutdown(self, app: web.Application) -> None:
+    def __init__(
+        self,
+        command: str,
+        *,
+        host: str,
+        port: int,
+        title: str,
+        public_url: str,
+        access: Access,
+        max_sessions: int,
+    ) -> None:
+        super().__init__(command, host=host, port=port, title=title, public_url=public_url)
+        self.access = access
+        self.max_sessions = max_sessions
+        self.sessions = 0
+        """Dashboards started and not yet ended (their handlers still run)."""
+
+    def full(self) -> bool:
+        return self.sessions >= self.max_sessions
+
+    def make_app(self) -> web.Application:
+        """The routes textual-serve's own app has, behind the guard; no directory index."""
+        app = web.Application(middlewares=[guard(self.access, self.full)])
+        aiohttp_jinja2.setup(app, loader=jinja2.FileSystemLoader(self.templates_path))
+        app.add_routes(
+            [
+                web.get("/", self.handle_index, name="index"),
+                web.get("/ws", self.handle_dashboard_socket, name="websocket"),
+                web.get("/download/{key}", self.handle_download, name="download"),
+                web.static("/static", self.statics_path, name="static"),
+            ]
+        )
+        app.on_response_prepare.append(add_safety_headers)
+        return app
+
+    def initialize_logging(self) -> None:
+        """textual-serve's own log lines, plainly: its handler prints every local variable
+        of a traceback, and aiohttp's access log (off here) would print each request's
+        address, the token in the first page's included."""
+        logging.basicConfig(level=logging.INFO, format="envtui serve: %(message)s")
+
+    async def handle_dashboard_socket(self, request: web.Request) -> web.WebSocketResponse:
+        """One tab's dashboard: refused with a reason at the cap (no process started),
+        else started at the clamped size and driven until either side closes."""
+        websocket = web.WebSocketResponse(heartbeat=HEARTBEAT)
+        await websocket.prepare(request)
+        if self.full():
+            await websocket.close(
+                code=WSCloseCode.TRY_AGAIN_LATER,
+                message=f"envtui serve: all {self.max_sessions} dashboards are taken "
+                "(--max-sessions)".encode(),
+            )
+            return websocket
+        width, height = clamp_size(request.query.get("width"), request.query.get("height"))
+        self.sessions += 1
+
+        async def close() -> None:  # the dashboard exited
+            await websocket.close()
+
+        try:
+            service = AppService(
+                self.command,
+                write_bytes=websocket.send_bytes,
+                write_str=websocket.send_str,
+                close=close,
+                download_manager=self.download_manager,
+                debug=self.debug,
+            )
+            await service.start(width, height)
+            try:
+                await relay(websocket, service)
+            finally:
+                await service.stop()
+        except asyncio.CancelledError:  # the server shuts down: the tab's connection goes
+            await websocket.close()
+        except Exception:
+            log.exception("a dashboard's connection failed")
+        finally:
+            self.sessions -= 1
+        return websocket
+
+    async def end_all(self, app: web.Application) -> None:
         await end_dashboards(os.getpid(), QUIT_GRACE)
 
-    async def run_until_stopped(self) -> None:
-        """Serve until SIGINT, SIGTERM or SIGHUP, then shut down (see the module's doc)."""
+    async def run_until_stopped(self, address_line: str) -> None:
+        """Serve until SIGINT, SIGTERM or SIGHUP, then shut down (see the module's doc);
+        ``address_line`` is printed once it listens."""
+        app = self.make_app()
+        app.on_shutdown.append(self.end_all)  # every child of this process: only when serving
         runner = web.AppRunner(
-            await self._make_app(), handle_signals=False, shutdown_timeout=HANDLER_GRACE
+            app, handle_signals=False, shutdown_timeout=HANDLER_GRACE, access_log=None
         )
         await runner.setup()
         try:
             stop = asyncio.Event()
             with stop_on_signals(stop):
                 await web.TCPSite(runner, self.host, self.port).start()
-                line = f"envtui serve: {self.title} on {self.public_url}, a dashboard per tab"
-                print(for_terminal(line), "(Ctrl+C stops them all)", flush=True)
+                print(for_terminal(address_line), flush=True)
                 await stop.wait()
         finally:
             await runner.cleanup()
+
+
+class Driven(Protocol):
+    """What :func:`relay` drives: textual-serve's :class:`AppService`, one dashboard."""
+
+    async def send_bytes(self, data: bytes) -> bool: ...
+    async def set_terminal_size(self, width: int, height: int) -> None: ...
+    async def blur(self) -> None: ...
+    async def focus(self) -> None: ...
+
+
+async def relay(websocket: web.WebSocketResponse, service: Driven) -> None:
+    """The browser's messages to the dashboard, as textual.js sends them: keys, a resize
+    (clamped), focus and blur, and a ping answered. What is not one of them is ignored."""
+    async for message in websocket:
+        if message.type != WSMsgType.TEXT:
+            continue
+        try:
+            envelope = json.loads(message.data)
+        except ValueError:
+            continue
+        if not isinstance(envelope, list) or not envelope:
+            continue
+        kind, data = envelope[0], envelope[1] if len(envelope) > 1 else None
+        if kind == "stdin" and isinstance(data, str):
+            await service.send_bytes(data.encode("utf-8", errors="replace"))
+        elif kind == "resize" and isinstance(data, dict):
+            await service.set_terminal_size(*clamp_size(data.get("width"), data.get("height")))
+        elif kind == "ping":
+            await websocket.send_json(["pong", data])
+        elif kind == "blur":
+            await service.blur()
+        elif kind == "focus":
+            await service.focus()
 
 
 async def end_dashboards(server: int, grace: float) -> None:
@@ -94,12 +234,30 @@ def _parent(process: psutil.Process) -> int | None:
         return None
 
 
-def serve_dashboards(command: str, *, title: str, host: str, port: int, public_url: str) -> int:
+def serve_dashboards(
+    command: str,
+    *,
+    title: str,
+    host: str,
+    port: int,
+    public_url: str,
+    access: Access,
+    max_sessions: int,
+    address_line: str,
+) -> int:
     """Serve ``command`` to browsers until stopped; 0, or 1 when the address is unusable."""
-    server = DashboardServer(command, host=host, port=port, title=title, public_url=public_url)
+    server = DashboardServer(
+        command,
+        host=host,
+        port=port,
+        title=title,
+        public_url=public_url,
+        access=access,
+        max_sessions=max_sessions,
+    )
     server.initialize_logging()
     try:
-        asyncio.run(server.run_until_stopped())
+        asyncio.run(server.run_until_stopped(address_line))
     except OSError as exc:  # aiohttp words it at length; the errno says it in short
         reason = os.strerror(exc.errno) if exc.errno else str(exc)
         message = f"envtui serve: error: cannot listen on {host}:{port}: {reason}"

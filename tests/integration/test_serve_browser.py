@@ -56,10 +56,29 @@ def scenario(mode: str) -> dict[str, Any]:
 
 
 def test_the_page_shows_the_environments_table_with_a_ready_environment() -> None:
-    screen = scenario("use")["ready_screen"]
+    seen = scenario("use")
+    screen = seen["ready_screen"]
     assert "╭─ environments" in screen
     assert "● ready" in screen
     assert " envtui · demo" in screen
+    print(  # how long a person waits (not asserted: the machine's load decides it)
+        f"first frame {seen['first_frame_seconds']} s, a ready environment "
+        f"{seen['ready_seconds']} s after the page was asked for"
+    )
+
+
+def test_the_printed_address_with_its_token_opens_the_page_and_leaves_the_token_out() -> None:
+    seen = scenario("use")
+    assert re.search(r" on http://127\.0\.0\.1:\d+/\?token=[\w-]{20,}, ", seen["server_log"])
+    assert "token" not in seen["page_url"]  # exchanged for the cookie, then left out
+    assert seen["server_log"].count("token=") == 1  # printed once, logged nowhere else
+
+
+def test_t_h_and_slash_open_the_themes_the_history_and_the_filter() -> None:
+    seen = scenario("use")
+    assert "Search for themes" in seen["theme_screen"]
+    assert "history ·" in seen["history_screen"]
+    assert "filter environments" in seen["filter_screen"]
 
 
 def test_question_mark_shows_the_help() -> None:
@@ -109,6 +128,21 @@ def test_ctrl_c_stops_the_server_and_every_dashboard_it_started() -> None:
     assert seen["server_exit"] == 0
     assert seen["dashboards_ended"]
     assert "envtui serve: envtui demo on http://127.0.0.1:" in seen["server_log"]
+
+
+def test_a_page_on_another_port_can_neither_drive_nor_frame_the_dashboard() -> None:
+    """The browser holds the dashboard's cookie and sends it (another port is the same
+    site); the Origin check refuses the websocket and the page refuses to be framed."""
+    seen = scenario("attack")
+    assert seen["cookies"] == ["envtui-serve-47652"]  # the attack had the cookie to use
+    assert seen["attack_title"].startswith(("CLOSED", "ERROR")), seen["attack_title"]
+    assert seen["attack_frames"] == 0
+    assert seen["attack_text"] == "waiting"  # not one byte of the screen
+    assert seen["frame_urls"] != ["http://127.0.0.1:47652/"]  # the frame shows an error
+    assert seen["dashboards_before_attack"] == 1
+    assert seen["dashboards_during_attack"] == 1  # nothing started for the attack
+    assert seen["server_exit"] == 0
+    assert seen["dashboards_ended"]
 
 
 def test_sigterm_to_the_server_alone_ends_its_dashboards() -> None:

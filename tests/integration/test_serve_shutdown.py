@@ -75,7 +75,7 @@ def test_a_remote_address_is_warned_about_once_before_serving() -> None:
     )  # fmt: skip
     assert result.returncode == 1
     lines = result.stderr.splitlines()
-    assert sum("textual-serve has no authentication" in line for line in lines) == 1
-    assert lines[0].startswith("envtui serve: warning: textual-serve has no authentication")
+    assert sum("is reachable from other machines" in line for line in lines) == 1
+    assert lines[0].startswith("envtui serve: warning: http://192.0.2.1:8000 is reachable")
     assert lines[-1].startswith("envtui serve: error: cannot listen on 192.0.2.1:8000: ")
     assert result.stdout == ""  # nothing claims it serves

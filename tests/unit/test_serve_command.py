@@ -8,13 +8,14 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
+from pathlib import Path
 
 import pytest
 
 from tests.support.main_in_process import run_cli
 
 from envtui.commands.serve import (
-    NO_AUTHENTICATION,
+    REMOTE_WARNING,
     check_address,
     dashboard_arguments,
     public_url,
@@ -26,7 +27,9 @@ from envtui.commands.serve import (
 def _address(
     host: str, *, allow_remote: bool = False, url: str | None = None
 ) -> argparse.Namespace:
-    return argparse.Namespace(host=host, port=8000, allow_remote=allow_remote, public_url=url)
+    return argparse.Namespace(
+        host=host, port=8000, allow_remote=allow_remote, public_url=url, max_sessions=8
+    )
 
 
 def test_the_dashboard_arguments_follow_the_double_dash_and_default_to_the_demo() -> None:
@@ -91,16 +94,17 @@ def test_another_address_needs_allow_remote(capsys: pytest.CaptureFixture[str]) 
     code, _, err = run_cli(["serve", "--host", "192.0.2.7"], capsys)
     assert code == 2
     assert err == (
-        "envtui serve: error: --host 192.0.2.7 is reachable from other machines and "
-        "textual-serve has no authentication; pass --allow-remote to serve it anyway\n"
+        "envtui serve: error: --host 192.0.2.7 is reachable from other machines; pass "
+        "--allow-remote to serve it anyway (behind an SSH tunnel or a TLS proxy)\n"
     )
 
 
-def test_allow_remote_is_warned_that_there_is_no_authentication() -> None:
+def test_allow_remote_is_warned_that_plain_http_crosses_the_network_readable() -> None:
     address = _address("192.0.2.7", allow_remote=True)
     assert check_address(address) == 0
-    assert remote_warning(address) == NO_AUTHENTICATION.format(url="http://192.0.2.7:8000")
-    assert "SSH tunnel" in NO_AUTHENTICATION
+    assert remote_warning(address) == REMOTE_WARNING.format(url="http://192.0.2.7:8000")
+    assert "SSH tunnel" in REMOTE_WARNING
+    assert "TLS" in REMOTE_WARNING
 
 
 def test_listening_everywhere_needs_the_public_url_browsers_use(
@@ -110,7 +114,7 @@ def test_listening_everywhere_needs_the_public_url_browsers_use(
     assert "pass --public-url URL" in capsys.readouterr().err
     address = _address("0.0.0.0", allow_remote=True, url="https://dash.example")
     assert check_address(address) == 0
-    assert "https://dash.example gets a dashboard" in (remote_warning(address) or "")
+    assert "https://dash.example is reachable" in (remote_warning(address) or "")
 
 
 def test_a_port_out_of_range_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
@@ -133,3 +137,22 @@ def test_a_missing_textual_serve_is_one_clear_line(
     assert err.startswith("envtui serve: error: textual-serve cannot be loaded (")
     assert err.endswith("); reinstall envtui to bring it back\n")
     assert err.count("\n") == 1
+
+
+def test_max_sessions_below_one_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run_cli(["serve", "--max-sessions", "0"], capsys)
+    assert (code, err) == (2, "envtui serve: error: --max-sessions 0: must be 1 or more\n")
+
+
+def test_a_missing_or_empty_token_file_is_one_line_and_exit_2(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    missing = tmp_path / "no-such-token"
+    code, out, err = run_cli(["serve", "--token-file", str(missing)], capsys)
+    assert (code, out) == (2, "")
+    assert err == f"envtui serve: error: --token-file {missing}: no such file\n"
+    empty = tmp_path / "token"
+    empty.write_text(" \n\t\n", encoding="utf-8")
+    code, out, err = run_cli(["serve", "--token-file", str(empty)], capsys)
+    assert (code, out) == (2, "")
+    assert err == f"envtui serve: error: --token-file {empty}: empty (it should hold the token)\n"

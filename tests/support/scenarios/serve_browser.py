@@ -6,9 +6,14 @@ asks for web fonts from the internet, which must fail at once), so the loopback 
 brought up first. The server runs in a process group of its own, as in a terminal, so
 Ctrl+C is the terminal's SIGINT to that group.
 
-MODE ``use``: the environments table, ``?``, ``e``, ``y``, the palette's screenshot, a
-closed tab, a second tab and Ctrl+C. ``term`` and ``kill``: a tab open, then SIGTERM or
-SIGKILL to the server alone.
+The page is opened at the address the server prints (with its token), as a person would
+copy it from the terminal.
+
+MODE ``use``: the first frame (and how long it took), the environments table, ``?``, ``t``,
+``h``, ``e``, ``y``, the palette's screenshot, ``/``, a closed tab, a second tab and Ctrl+C.
+``term`` and ``kill``: a tab open, then SIGTERM or SIGKILL to the server alone.
+``attack``: the dashboard open in one tab (so the browser holds its cookie), then a page
+from another port of 127.0.0.1 that opens the dashboard's websocket and frames its page.
 """
 
 from __future__ import annotations
@@ -16,11 +21,14 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +46,8 @@ from tests.support.real.browser import (
 from tests.support.waiting import poll_until
 
 PORT = 47652
-URL = f"http://127.0.0.1:{PORT}/"
+ORIGIN = f"http://127.0.0.1:{PORT}"
+ATTACKER_PORT = PORT + 1
 SIGNALS = {"term": signal.SIGTERM, "kill": signal.SIGKILL}
 ARRIVAL = 30.0
 """Seconds a download, a notice or an exit may take before the scenario gives up."""
@@ -56,6 +65,19 @@ def start_server(workdir: Path) -> subprocess.Popen[bytes]:
     )
 
 
+def printed_url(workdir: Path) -> str:
+    """The address the server printed once it listens (its token in it)."""
+    log = workdir / "serve.log"
+    found: list[str] = []
+
+    def printed() -> bool:
+        found[:] = re.findall(r" on (http://\S+?), a dashboard", log.read_text(errors="replace"))
+        return bool(found)
+
+    poll_until(printed, timeout=ARRIVAL, interval=0.05)
+    return found[0]
+
+
 def dashboards(server: subprocess.Popen[bytes]) -> list[psutil.Process]:
     """The server's children: one dashboard per open tab."""
     return psutil.Process(server.pid).children()
@@ -65,14 +87,23 @@ def ended(processes: list[psutil.Process]) -> bool:
     return not any(alive(process.pid) for process in processes)
 
 
-def ready_tab(context: BrowserContext) -> tuple[Page, str]:
-    """A new tab on the dashboard, once its table shows a ready environment."""
+def ready_tab(context: BrowserContext, url: str, seen: dict[str, Any] | None = None) -> Page:
+    """A new tab on the dashboard, once its table shows a ready environment; into ``seen``
+    the first frame's seconds and the ready screen."""
     page = context.new_page()
-    open_dashboard(page, URL)
+    start = time.monotonic()
+    open_dashboard(page, url)
+    wait_for_screen(page, lambda s: bool(s.strip()), "the first frame")
+    first_frame = time.monotonic() - start
     text = wait_for_screen(
         page, lambda s: "environments" in s and "● ready" in s, "a ready environment"
     )
-    return page, text
+    if seen is not None:
+        seen["first_frame_seconds"] = round(first_frame, 2)
+        seen["ready_seconds"] = round(time.monotonic() - start, 2)
+        seen["ready_screen"] = text
+        seen["page_url"] = page.url
+    return page
 
 
 def download(context: BrowserContext, page: Page, *keys: str) -> tuple[str, str]:
@@ -98,14 +129,25 @@ def download(context: BrowserContext, page: Page, *keys: str) -> tuple[str, str]
 
 
 def use(
-    context: BrowserContext, server: subprocess.Popen[bytes], seen: dict[str, Any]
+    context: BrowserContext, server: subprocess.Popen[bytes], url: str, seen: dict[str, Any]
 ) -> list[psutil.Process]:
     """Everything a person does in one tab, then a second tab and Ctrl+C; returns the
     dashboards that ran when Ctrl+C came."""
-    page, seen["ready_screen"] = ready_tab(context)
+    page = ready_tab(context, url, seen)
     page.keyboard.press("?")
     seen["help_screen"] = wait_for_screen(page, lambda s: "Keys" in s, "the help")
     page.keyboard.press("Escape")
+    wait_for_screen(page, lambda s: "Keys" not in s, "the help closed")
+    page.keyboard.press("t")
+    seen["theme_screen"] = wait_for_screen(
+        page, lambda s: "Search for themes" in s, "the theme picker"
+    )
+    page.keyboard.press("Escape")
+    wait_for_screen(page, lambda s: "Search for themes" not in s, "the theme picker closed")
+    page.keyboard.press("h")
+    seen["history_screen"] = wait_for_screen(page, lambda s: "history ·" in s, "the history")
+    page.keyboard.press("Escape")
+    wait_for_screen(page, lambda s: "history ·" not in s, "the history closed")
     wait_for_screen(page, lambda s: "<environment_context>" in s, "a step's context")
     seen["export_name"], seen["export_text"] = download(context, page, "e")
     page.keyboard.press("y")
@@ -116,24 +158,91 @@ def use(
     page.keyboard.type("screenshot")
     wait_for_screen(page, lambda s: "Save an SVG" in s, "the screenshot command")
     seen["screenshot_name"], seen["screenshot_text"] = download(context, page, "Enter")
+    page.keyboard.press("/")
+    seen["filter_screen"] = wait_for_screen(
+        page, lambda s: "filter environments" in s, "the filter box"
+    )
     page.screenshot(path=seen["artefact"])
     first = dashboards(server)
     seen["first_tab"] = len(first)
     page.close()
     seen["closed_tab_ended"] = _waited(lambda: ended(first))
-    ready_tab(context)
+    ready_tab(context, ORIGIN + "/")  # the browser keeps the token's cookie for the session
     running = dashboards(server)
     os.killpg(server.pid, signal.SIGINT)  # Ctrl+C in the server's terminal
     return running
 
 
 def end_server(
-    context: BrowserContext, server: subprocess.Popen[bytes], sig: signal.Signals
+    context: BrowserContext, server: subprocess.Popen[bytes], url: str, sig: signal.Signals
 ) -> list[psutil.Process]:
     """A tab open, then ``sig`` to the server alone; returns the dashboard that ran."""
-    ready_tab(context)
+    ready_tab(context, url)
     running = dashboards(server)
     server.send_signal(sig)
+    return running
+
+
+ATTACKER_PAGE = f"""<!doctype html><html><body><pre id="out">waiting</pre>
+<iframe id="frame" src="{ORIGIN}/"></iframe><script>
+let got = "", frames = 0;
+const ws = new WebSocket("ws://127.0.0.1:{PORT}/ws?width=120&height=40");
+ws.binaryType = "arraybuffer";
+ws.onopen = () => {{ document.title = "OPEN"; ws.send(JSON.stringify(["stdin", "?"])); }};
+ws.onmessage = (e) => {{ frames++;
+  got += typeof e.data === "string" ? e.data : new TextDecoder().decode(e.data);
+  document.getElementById("out").textContent = got.slice(-20000); }};
+ws.onerror = () => {{ document.title = "ERROR"; }};
+ws.onclose = (e) => {{ document.title = "CLOSED " + e.code; window.frames_seen = frames; }};
+</script></body></html>"""
+"""What a page on another origin would do: drive the dashboard's websocket (a browser sends
+the dashboard's cookie along, since another port of 127.0.0.1 is the same site) and show
+the dashboard's page in a frame."""
+
+
+class AttackerPage(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        body = ATTACKER_PAGE.encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet: the scenario's output is its JSON."""
+
+
+def attack(
+    context: BrowserContext, server: subprocess.Popen[bytes], url: str, seen: dict[str, Any]
+) -> list[psutil.Process]:
+    """The dashboard in one tab, then the attacker's page in another: what it got, and how
+    many dashboards ran meanwhile (the one tab's, if the attack is refused)."""
+    ready_tab(context, url)
+    seen["cookies"] = [c["name"] for c in context.cookies(ORIGIN)]
+    before = dashboards(server)
+    attacker = ThreadingHTTPServer(("127.0.0.1", ATTACKER_PORT), AttackerPage)
+    threading.Thread(target=attacker.serve_forever, daemon=True).start()
+    try:
+        page = context.new_page()
+        page.goto(f"http://127.0.0.1:{ATTACKER_PORT}/")
+        most = len(before)
+        deadline = time.monotonic() + 8  # the repro's page had the screen within 2 s
+        while time.monotonic() < deadline:
+            most = max(most, len(dashboards(server)))
+            page.wait_for_timeout(100)  # the poll interval of this bounded watch
+        seen["attack_title"] = page.title()
+        seen["attack_text"] = page.inner_text("#out")
+        seen["attack_frames"] = page.evaluate("window.frames_seen ?? -1")
+        seen["frame_urls"] = [frame.url for frame in page.frames[1:]]
+        seen["dashboards_before_attack"] = len(before)
+        seen["dashboards_during_attack"] = most
+        page.close()
+    finally:
+        attacker.shutdown()
+        attacker.server_close()
+    running = dashboards(server)
+    os.killpg(server.pid, signal.SIGINT)
     return running
 
 
@@ -152,13 +261,16 @@ def main(mode: str, artefacts: Path) -> dict[str, Any]:
         server = start_server(Path(workdir))
         try:
             seen["listening_after"] = wait_for_port("127.0.0.1", PORT)
+            url = printed_url(Path(workdir))
             browser = launch(playwright)
             context = browser.new_context(viewport={"width": 1400, "height": 800})
-            context.grant_permissions(["clipboard-read", "clipboard-write"], origin=URL)
+            context.grant_permissions(["clipboard-read", "clipboard-write"], origin=ORIGIN)
             if mode == "use":
-                started = use(context, server, seen)
+                started = use(context, server, url, seen)
+            elif mode == "attack":
+                started = attack(context, server, url, seen)
             else:
-                started = end_server(context, server, SIGNALS[mode])
+                started = end_server(context, server, url, SIGNALS[mode])
             seen["dashboards"] = len(started)
             seen["server_exit"] = server.wait(timeout=ARRIVAL)
             seen["dashboards_ended"] = _waited(lambda: ended(started))
