@@ -14,6 +14,7 @@ import argparse
 import contextlib
 import importlib
 import os
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -113,13 +114,75 @@ def with_default_command(argv: Sequence[str]) -> list[str]:
     return list(argv) if argv else ["demo"]
 
 
+class StopSignal(SystemExit):
+    """SIGTERM or SIGHUP before a command took them over: the command ends as a signal
+    would end it (status 128 + the signal's number), with its ``finally`` clauses run.
+
+    A SystemExit, so asyncio lets it through a running loop at once, and no ``except
+    Exception`` on the way can keep the process alive.
+    """
+
+
+STOP_GRACE = 1.5
+"""Seconds the clean way out gets after a signal :func:`stop_by_default` caught; then the
+signal is sent again, to end the process for certain."""
+
+
+def _stop(signum: int, frame: object) -> None:
+    """Raise :class:`StopSignal`, and make sure the process ends even if it is swallowed.
+
+    A signal handler's exception is raised wherever the main thread is, and some places
+    swallow it (a finaliser, a library's ``except BaseException``). So the signal's default
+    action comes back, and a timer sends it again after :data:`STOP_GRACE` seconds; a
+    command that has meanwhile taken the signal over stops its own clean way.
+    """
+    import threading
+
+    signal.signal(signum, signal.SIG_DFL)
+    timer = threading.Timer(STOP_GRACE, os.kill, (os.getpid(), signum))
+    timer.daemon = True
+    timer.start()
+    raise StopSignal(128 + signum)
+
+
+def stop_by_default() -> dict[int, object]:
+    """SIGTERM and SIGHUP end the process from its first line on, in every state.
+
+    A command that runs a loop replaces these with its own clean shutdown
+    (:func:`envtui.vocabulary.stopping.on_signals`); before that (imports, the config,
+    Textual starting), and after, the signal still ends the command. A signal the parent
+    made us ignore (``nohup``) stays ignored. The handlers replaced, to put back.
+    """
+    replaced: dict[int, object] = {}
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        with contextlib.suppress(ValueError, OSError):  # ValueError: not the main thread
+            if signal.getsignal(signum) is signal.SIG_DFL:
+                replaced[signum] = signal.signal(signum, _stop)
+    return replaced
+
+
+def _restore(handlers: dict[int, object]) -> None:
+    for signum, handler in handlers.items():
+        with contextlib.suppress(ValueError, OSError, TypeError):
+            signal.signal(signum, handler)  # type: ignore[arg-type]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one command; its exit code: 0 done, 1 a failure while running, 2 bad input.
+    """Run one command; its exit code: 0 done, 1 a failure while running, 2 bad input,
+    128 + N when signal N ended it before the command took the signal over.
 
     Whatever goes wrong ends in one line on standard error, never a traceback: a reader
     that went away is quiet, an output that cannot be written (a full disk) says so, and a
     failure nobody foresaw is reported as an internal error with its type.
     """
+    replaced = stop_by_default()
+    try:
+        return _main(argv)
+    finally:
+        _restore(replaced)  # a caller in the same process (a test) keeps its own handlers
+
+
+def _main(argv: Sequence[str] | None) -> int:
     arguments = with_default_command(sys.argv[1:] if argv is None else argv)
     parser = build_parser(command_of(arguments))
     args = parser.parse_args(arguments)

@@ -55,6 +55,8 @@ class DashboardSource(Command):
     """Whether the source shows only the past (then it has no alerts)."""
     title: Callable[[argparse.Namespace], str] = _titled_by_command
     """The source's name in the dashboard's header."""
+    headless: str = "`envtui events`"
+    """What to run instead where there is no terminal (a pipe, a file, CI)."""
 
 
 def _demo(args: argparse.Namespace, config: Config) -> Source | int:
@@ -148,6 +150,7 @@ SOURCES: dict[str, DashboardSource] = {
             ),
             build=_replay,
             past=lambda args: True,
+            headless="the file itself (it is the JSONL event stream)",
         ),
         DashboardSource(
             "codex",
@@ -157,6 +160,7 @@ SOURCES: dict[str, DashboardSource] = {
             "and the steps of its rollout.",
             options=Group(CODEX_BINARY, CODEX, DASHBOARD, METRICS),
             build=_codex,
+            headless="`envtui events --codex`",
         ),
         DashboardSource(
             "rollout",
@@ -175,6 +179,7 @@ SOURCES: dict[str, DashboardSource] = {
             build=_rollout,
             past=lambda args: not args.follow,
             title=lambda args: f"rollout {Path(args.file).name}",
+            headless="`envtui check`",
         ),
     )
 }

@@ -26,6 +26,8 @@ from envtui.vocabulary.events import Event, decode_lines, encode_event
 
 Condition = Callable[[Store], bool]
 
+pytestmark = pytest.mark.usefixtures("a_terminal")
+
 
 def run_headless(monkeypatch: pytest.MonkeyPatch, until: Condition) -> list[Store]:
     """Make the next dashboard run headless; it quits once ``until(store)`` holds."""
