@@ -52,13 +52,21 @@ class ReportWriter:
         self.incidents = IncidentFold()
         self._spool: IO[str] | None = None
         self._terminal = self.out.isatty()
+        self._begun = False
         if as_json:
-            self.out.write('{"steps":[')
             self._spool = tempfile.SpooledTemporaryFile(  # noqa: SIM115 (closed by finish)
                 SPOOL_BYTES, mode="w+", encoding="utf-8"
             )
 
+    def _begin(self) -> None:
+        """The JSON's opening, written with the first step: a file found to be no rollout
+        before any step leaves standard output empty."""
+        if self.as_json and not self._begun:
+            self.out.write('{"steps":[')
+        self._begun = True
+
     def step(self, report: StepReport) -> None:
+        self._begin()
         if self.as_json:
             self.out.write(("," if self.steps else "") + _step_json(report))
         self.steps += 1
@@ -77,6 +85,7 @@ class ReportWriter:
 
     def finish(self, notes: list[str], rollout: dict[str, Any] | None) -> None:
         self.incidents.settle()
+        self._begin()
         if self._spool is not None:
             self.out.write('],"findings":[')
             self._spool.seek(0)
