@@ -62,9 +62,9 @@ def test_a_rollout_with_broken_lines_before_its_items_is_still_one(
 ) -> None:
     path = tmp_path / "rollout.jsonl"
     path.write_text("not json\n\n" + ROLLOUT.read_text())
-    code, _, err = run_check(path, capture=capsys)
+    code, out, _ = run_check(path, capture=capsys)
     assert code == 0
-    assert "note: 1 broken line(s) skipped: [1]" in err
+    assert "note: 1 broken line(s) skipped: [1]" in out
 
 
 def test_the_head_test_reads_no_further_than_its_head() -> None:
