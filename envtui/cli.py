@@ -14,11 +14,12 @@ import argparse
 import contextlib
 import importlib
 import os
+import re
 import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from envtui import __version__
 from envtui.commands.output import OutputError, error_line
@@ -57,6 +58,38 @@ class HelpFormatter(argparse.HelpFormatter):
         return text
 
 
+_INVALID_CHOICE = re.compile(r"invalid choice: '(?P<word>[^']*)' \(choose from (?P<choices>.*)\)$")
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, with "did you mean …" for a mistyped command, choice or flag
+    (argparse in Python 3.11 has none)."""
+
+    def error(self, message: str) -> NoReturn:
+        super().error(self.suggesting(message))
+
+    def suggesting(self, message: str) -> str:
+        from envtui.vocabulary.suggest import did_you_mean
+
+        choice = _INVALID_CHOICE.search(message)
+        if choice is not None:
+            choices = re.findall(r"'([^']*)'", choice.group("choices"))
+            hint = did_you_mean(choice.group("word"), choices)
+            if hint is not None:
+                return (
+                    f"{message[: choice.start()]}invalid choice: {choice.group('word')!r}; {hint}"
+                )
+            return message
+        if message.startswith("unrecognized arguments: "):
+            flags = [o for action in self._actions for o in action.option_strings]
+            words = message.removeprefix("unrecognized arguments: ").split()
+            for word in words:
+                hint = did_you_mean(word.partition("=")[0], flags) if word.startswith("-") else None
+                if hint is not None:
+                    return f"{message}; {word.partition('=')[0]}: {hint}"
+        return message
+
+
 def _global_options(parser: argparse.ArgumentParser, *, defaults: bool) -> None:
     """``--debug`` and ``--log-file``, before or after the subcommand."""
     missing = None if defaults else argparse.SUPPRESS
@@ -76,7 +109,7 @@ def _global_options(parser: argparse.ArgumentParser, *, defaults: bool) -> None:
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The argument parser; with a known ``command``, only that command's module is loaded."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="envtui",
         description="A live terminal dashboard for multi-environment agent turns.",
         formatter_class=HelpFormatter,
@@ -185,7 +218,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(argv: Sequence[str] | None) -> int:
     arguments = with_default_command(sys.argv[1:] if argv is None else argv)
     parser = build_parser(command_of(arguments))
-    args = parser.parse_args(arguments)
+    args, extras = parser.parse_known_args(arguments)
+    if extras:  # said by the command's own parser: its usage, and its flags to suggest from
+        _parser_of(parser, args.command).error(f"unrecognized arguments: {' '.join(extras)}")
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2
@@ -217,6 +252,15 @@ def _main(argv: Sequence[str] | None) -> int:
 
             debug_log.stop(handler)
     return code
+
+
+def _parser_of(parser: argparse.ArgumentParser, command: str | None) -> argparse.ArgumentParser:
+    """The subcommand's parser, or the root parser without one."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and command in action.choices:
+            sub: argparse.ArgumentParser = action.choices[command]
+            return sub
+    return parser
 
 
 def _discard_stdout() -> None:

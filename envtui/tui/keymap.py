@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from textual.binding import Binding
 from textual.keys import Keys, _character_to_key, format_key, key_to_character
 
+from envtui.vocabulary.suggest import did_you_mean
+
 MODIFIERS = frozenset({"ctrl", "shift", "alt", "meta", "super", "hyper"})
 _NAMED_KEYS = frozenset(key.value for key in Keys)
 
@@ -50,7 +52,8 @@ def check_keymap(keymap: Mapping[str, str], known_ids: Iterable[str]) -> KeymapC
     problems: list[str] = []
     for binding_id, spec in keymap.items():
         if binding_id not in known:
-            problems.append(f"unknown binding id {binding_id!r} (ids: {', '.join(sorted(known))})")
+            hint = did_you_mean(binding_id, known) or f"ids: {', '.join(sorted(known))}"
+            problems.append(f"unknown binding id {binding_id!r} ({hint})")
             continue
         bad = [key for key in _keys(spec) if not valid_key(key)]
         if bad:
