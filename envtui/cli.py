@@ -159,22 +159,30 @@ class StopSignal(SystemExit):
 STOP_GRACE = 1.5
 """Seconds the clean way out gets after a signal :func:`stop_by_default` caught; then the
 signal is sent again, to end the process for certain."""
+LAST_RESORT = 5.0
+"""Seconds after which a process that is still running, after such a signal and the one
+sent again, exits at once (status 128 + N) whatever it is doing."""
 
 
 def _stop(signum: int, frame: object) -> None:
     """Raise :class:`StopSignal`, and make sure the process ends even if it is swallowed.
 
     A signal handler's exception is raised wherever the main thread is, and some places
-    swallow it (a finaliser, a library's ``except BaseException``). So the signal's default
-    action comes back, and a timer sends it again after :data:`STOP_GRACE` seconds; a
-    command that has meanwhile taken the signal over stops its own clean way.
+    swallow it (a finaliser, a library's ``except BaseException``) or leave a half-started
+    command behind. So the signal's default action comes back, and a timer sends it again
+    after :data:`STOP_GRACE` seconds (a command that has meanwhile taken the signal over
+    stops its own clean way); after :data:`LAST_RESORT` seconds the process exits.
     """
     import threading
 
     signal.signal(signum, signal.SIG_DFL)
-    timer = threading.Timer(STOP_GRACE, os.kill, (os.getpid(), signum))
-    timer.daemon = True
-    timer.start()
+    for delay, action, arguments in (
+        (STOP_GRACE, os.kill, (os.getpid(), signum)),
+        (LAST_RESORT, os._exit, (128 + signum,)),
+    ):
+        timer = threading.Timer(delay, action, arguments)
+        timer.daemon = True
+        timer.start()
     raise StopSignal(128 + signum)
 
 

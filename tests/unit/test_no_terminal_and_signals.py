@@ -58,6 +58,7 @@ def nap(args):
         time.sleep(30)
     except {caught}:
         print("swallowed", flush=True)
+        {after}
         time.sleep(30)
     finally:
         print("cleaned up", flush=True)
@@ -71,9 +72,11 @@ raise SystemExit(cli.main(["nap"]))
 """
 
 
-def nap(tmp_path: Path, signum: signal.Signals, caught: str) -> subprocess.CompletedProcess[str]:
+def nap(
+    tmp_path: Path, signum: signal.Signals, caught: str, after: str = "pass"
+) -> subprocess.CompletedProcess[str]:
     script = tmp_path / "nap.py"
-    script.write_text(NAP.format(signal=signum.name, caught=caught))
+    script.write_text(NAP.format(signal=signum.name, caught=caught, after=after))
     return subprocess.run(
         [sys.executable, str(script)],
         capture_output=True,
@@ -95,3 +98,11 @@ def test_a_swallowed_stop_still_ends_the_process_by_the_signal(tmp_path: Path) -
     result = nap(tmp_path, signal.SIGTERM, "BaseException")  # the exit is swallowed
     assert result.returncode == -signal.SIGTERM  # sent again, with its default action
     assert result.stdout == "swallowed\n"
+
+
+def test_a_process_that_ignores_the_signal_sent_again_still_exits(tmp_path: Path) -> None:
+    # swallowed, and the signal then ignored (as a command stuck half-started could):
+    # the last resort ends it with the signal's status
+    ignore = "signal.signal(signal.SIGTERM, signal.SIG_IGN)"
+    result = nap(tmp_path, signal.SIGTERM, "BaseException", after=ignore)
+    assert (result.returncode, result.stdout) == (128 + signal.SIGTERM, "swallowed\n")
