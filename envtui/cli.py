@@ -17,6 +17,7 @@ import os
 import re
 import signal
 import sys
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
@@ -172,17 +173,18 @@ def _stop(signum: int, frame: object) -> None:
     command behind. So the signal's default action comes back, and a timer sends it again
     after :data:`STOP_GRACE` seconds (a command that has meanwhile taken the signal over
     stops its own clean way); after :data:`LAST_RESORT` seconds the process exits.
+    Nothing here imports (the signal may come in the middle of an import) and nothing but
+    the StopSignal leaves it.
     """
-    import threading
-
     signal.signal(signum, signal.SIG_DFL)
-    for delay, action, arguments in (
-        (STOP_GRACE, os.kill, (os.getpid(), signum)),
-        (LAST_RESORT, os._exit, (128 + signum,)),
-    ):
-        timer = threading.Timer(delay, action, arguments)
-        timer.daemon = True
-        timer.start()
+    with contextlib.suppress(Exception):  # no thread to be had: the default action is back
+        for delay, action, arguments in (
+            (STOP_GRACE, os.kill, (os.getpid(), signum)),
+            (LAST_RESORT, os._exit, (128 + signum,)),
+        ):
+            timer = threading.Timer(delay, action, arguments)
+            timer.daemon = True
+            timer.start()
     raise StopSignal(128 + signum)
 
 
