@@ -27,6 +27,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PrivateAttr,
     StringConstraints,
     ValidationError,
     field_validator,
@@ -212,6 +213,13 @@ class Config(_Strict):
     network: NetworkConfig | None = None
     alerts: AlertsConfig = AlertsConfig()
     environments: list[EnvironmentConfig] = []
+    _keymap_where: dict[str, str] = PrivateAttr(default_factory=dict)
+
+    @property
+    def keymap_where(self) -> dict[str, str]:
+        """Binding id → ``FILE:LINE`` where the config file sets it (for the dashboard's
+        notice about an id no binding has); empty for a config not read from a file."""
+        return dict(self._keymap_where)
 
     @field_validator("timezone")
     @classmethod
@@ -303,6 +311,10 @@ def parse_config(text: str, name: str = "<config>") -> Config:
     if problem is not None:
         loc, message = problem
         raise ConfigError(name, message, line=find_line(text, loc), key=key_path(loc))
+    for binding_id in config.keymap:
+        line = find_line(text, ["keymap", binding_id])
+        if line is not None:
+            config._keymap_where[binding_id] = f"{name}:{line}"
     return config
 
 

@@ -139,7 +139,9 @@ class EnvTuiApp(App[None]):
         wanted = self.options.theme or DEFAULT_THEME
         self.theme = wanted if wanted in self.available_themes else DEFAULT_THEME
         use_ascii(self.options.ascii)
-        checked = check_keymap(self.options.keymap or {}, known_binding_ids())
+        checked = check_keymap(
+            self.options.keymap or {}, known_binding_ids(), self.options.keymap_where
+        )
         self.keymap_in_force = checked.usable
         """The config's keymap, as far as it names bindings and keys that exist."""
         self.keymap_problems = checked.problems

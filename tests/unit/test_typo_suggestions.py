@@ -99,3 +99,17 @@ def test_a_command_nothing_is_near_lists_every_command(capsys: pytest.CaptureFix
     with pytest.raises(SystemExit):
         main(["zzzz"])
     assert "invalid choice: 'zzzz' (choose from 'render', " in capsys.readouterr().err
+
+
+def test_an_unknown_keymap_id_is_named_at_its_line_with_the_nearest_id() -> None:
+    from envtui.tui.app import EnvTuiApp
+    from envtui.tui.options import DashboardOptions
+
+    config = parse_config('step_interval = 5\n[keymap]\npauze = "space"\nhelp = "h"\n', "c.toml")
+    assert config.keymap_where == {"pauze": "c.toml:3", "help": "c.toml:4"}
+    options = DashboardOptions(keymap=dict(config.keymap), keymap_where=config.keymap_where)
+    app = EnvTuiApp(None, options)
+    assert app.keymap_problems == ["c.toml:3: unknown binding id 'pauze' (did you mean 'pause'?)"]
+    assert app.keymap_in_force == {"help": "h"}
+    inline = parse_config('keymap = { pauze = "space" }\n', "d.toml")
+    assert inline.keymap_where == {"pauze": "d.toml:1"}
