@@ -84,11 +84,24 @@ class Parser(argparse.ArgumentParser):
         if message.startswith("unrecognized arguments: "):
             flags = [o for action in self._actions for o in action.option_strings]
             words = message.removeprefix("unrecognized arguments: ").split()
-            for word in words:
-                hint = did_you_mean(word.partition("=")[0], flags) if word.startswith("-") else None
+            for word in (w.partition("=")[0] for w in words if w.startswith("-")):
+                hint = did_you_mean(word, flags)
                 if hint is not None:
-                    return f"{message}; {word.partition('=')[0]}: {hint}"
+                    return f"{message}; {word}: {hint}"
+                hint = did_you_mean(word, self._command_flags())
+                if hint is not None:  # a command's flag, typed before the command
+                    return f"{message}; {word}: {hint} (it goes after the command)"
         return message
+
+    def _command_flags(self) -> set[str]:
+        return {
+            flag
+            for action in self._actions
+            if isinstance(action, argparse._SubParsersAction)
+            for sub in action.choices.values()
+            for each in sub._actions
+            for flag in each.option_strings
+        }
 
 
 def _global_options(parser: argparse.ArgumentParser, *, defaults: bool) -> None:
@@ -228,6 +241,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(argv: Sequence[str] | None) -> int:
     arguments = with_default_command(sys.argv[1:] if argv is None else argv)
     parser = build_parser(command_of(arguments))
+    _refuse_unknown_global_flags(parser, arguments)
     args, extras = parser.parse_known_args(arguments)
     if extras:  # said by the command's own parser: its usage, and its flags to suggest from
         _parser_of(parser, args.command).error(f"unrecognized arguments: {' '.join(extras)}")
@@ -262,6 +276,21 @@ def _main(argv: Sequence[str] | None) -> int:
 
             debug_log.stop(handler)
     return code
+
+
+def _refuse_unknown_global_flags(parser: argparse.ArgumentParser, arguments: Sequence[str]) -> None:
+    """A flag before the command that envtui does not take is the error (with the flag it
+    was meant to be), not the word after it taken for a command."""
+    flags = [o for action in parser._actions for o in action.option_strings]
+    words = iter(arguments)
+    for word in words:
+        if not word.startswith("-"):
+            return
+        name = word.partition("=")[0]
+        if name == "--log-file" and "=" not in word:
+            next(words, None)
+        elif not any(flag.startswith(name) for flag in flags):
+            parser.error(f"unrecognized arguments: {word}")
 
 
 def _parser_of(parser: argparse.ArgumentParser, command: str | None) -> argparse.ArgumentParser:
