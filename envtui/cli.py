@@ -14,10 +14,13 @@ import argparse
 import contextlib
 import importlib
 import os
+import re
+import signal
 import sys
+import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from envtui import __version__
 from envtui.commands.output import OutputError, error_line
@@ -56,6 +59,51 @@ class HelpFormatter(argparse.HelpFormatter):
         return text
 
 
+_INVALID_CHOICE = re.compile(r"invalid choice: '(?P<word>[^']*)' \(choose from (?P<choices>.*)\)$")
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, with "did you mean …" for a mistyped command, choice or flag
+    (argparse in Python 3.11 has none)."""
+
+    def error(self, message: str) -> NoReturn:
+        super().error(self.suggesting(message))
+
+    def suggesting(self, message: str) -> str:
+        from envtui.vocabulary.suggest import did_you_mean
+
+        choice = _INVALID_CHOICE.search(message)
+        if choice is not None:
+            choices = re.findall(r"'([^']*)'", choice.group("choices"))
+            hint = did_you_mean(choice.group("word"), choices)
+            if hint is not None:
+                return (
+                    f"{message[: choice.start()]}invalid choice: {choice.group('word')!r}; {hint}"
+                )
+            return message
+        if message.startswith("unrecognized arguments: "):
+            flags = [o for action in self._actions for o in action.option_strings]
+            words = message.removeprefix("unrecognized arguments: ").split()
+            for word in (w.partition("=")[0] for w in words if w.startswith("-")):
+                hint = did_you_mean(word, flags)
+                if hint is not None:
+                    return f"{message}; {word}: {hint}"
+                hint = did_you_mean(word, self._command_flags())
+                if hint is not None:  # a command's flag, typed before the command
+                    return f"{message}; {word}: {hint} (it goes after the command)"
+        return message
+
+    def _command_flags(self) -> set[str]:
+        return {
+            flag
+            for action in self._actions
+            if isinstance(action, argparse._SubParsersAction)
+            for sub in action.choices.values()
+            for each in sub._actions
+            for flag in each.option_strings
+        }
+
+
 def _global_options(parser: argparse.ArgumentParser, *, defaults: bool) -> None:
     """``--debug`` and ``--log-file``, before or after the subcommand."""
     missing = None if defaults else argparse.SUPPRESS
@@ -75,7 +123,7 @@ def _global_options(parser: argparse.ArgumentParser, *, defaults: bool) -> None:
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The argument parser; with a known ``command``, only that command's module is loaded."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="envtui",
         description="A live terminal dashboard for multi-environment agent turns.",
         formatter_class=HelpFormatter,
@@ -113,16 +161,90 @@ def with_default_command(argv: Sequence[str]) -> list[str]:
     return list(argv) if argv else ["demo"]
 
 
+class StopSignal(SystemExit):
+    """SIGTERM or SIGHUP before a command took them over: the command ends as a signal
+    would end it (status 128 + the signal's number), with its ``finally`` clauses run.
+
+    A SystemExit, so asyncio lets it through a running loop at once, and no ``except
+    Exception`` on the way can keep the process alive.
+    """
+
+
+STOP_GRACE = 1.5
+"""Seconds the clean way out gets after a signal :func:`stop_by_default` caught; then the
+signal is sent again, to end the process for certain."""
+LAST_RESORT = 5.0
+"""Seconds after which a process that is still running, after such a signal and the one
+sent again, exits at once (status 128 + N) whatever it is doing."""
+
+
+def _stop(signum: int, frame: object) -> None:
+    """Raise :class:`StopSignal`, and make sure the process ends even if it is swallowed.
+
+    A signal handler's exception is raised wherever the main thread is, and some places
+    swallow it (a finaliser, a library's ``except BaseException``) or leave a half-started
+    command behind. So the signal's default action comes back, and a timer sends it again
+    after :data:`STOP_GRACE` seconds (a command that has meanwhile taken the signal over
+    stops its own clean way); after :data:`LAST_RESORT` seconds the process exits.
+    Nothing here imports (the signal may come in the middle of an import) and nothing but
+    the StopSignal leaves it.
+    """
+    signal.signal(signum, signal.SIG_DFL)
+    with contextlib.suppress(Exception):  # no thread to be had: the default action is back
+        for delay, action, arguments in (
+            (STOP_GRACE, os.kill, (os.getpid(), signum)),
+            (LAST_RESORT, os._exit, (128 + signum,)),
+        ):
+            timer = threading.Timer(delay, action, arguments)
+            timer.daemon = True
+            timer.start()
+    raise StopSignal(128 + signum)
+
+
+def stop_by_default() -> dict[int, object]:
+    """SIGTERM and SIGHUP end the process from its first line on, in every state.
+
+    A command that runs a loop replaces these with its own clean shutdown
+    (:func:`envtui.vocabulary.stopping.on_signals`); before that (imports, the config,
+    Textual starting), and after, the signal still ends the command. A signal the parent
+    made us ignore (``nohup``) stays ignored. The handlers replaced, to put back.
+    """
+    replaced: dict[int, object] = {}
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        with contextlib.suppress(ValueError, OSError):  # ValueError: not the main thread
+            if signal.getsignal(signum) is signal.SIG_DFL:
+                replaced[signum] = signal.signal(signum, _stop)
+    return replaced
+
+
+def _restore(handlers: dict[int, object]) -> None:
+    for signum, handler in handlers.items():
+        with contextlib.suppress(ValueError, OSError, TypeError):
+            signal.signal(signum, handler)  # type: ignore[arg-type]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one command; its exit code: 0 done, 1 a failure while running, 2 bad input.
+    """Run one command; its exit code: 0 done, 1 a failure while running, 2 bad input,
+    128 + N when signal N ended it before the command took the signal over.
 
     Whatever goes wrong ends in one line on standard error, never a traceback: a reader
     that went away is quiet, an output that cannot be written (a full disk) says so, and a
     failure nobody foresaw is reported as an internal error with its type.
     """
+    replaced = stop_by_default()
+    try:
+        return _main(argv)
+    finally:
+        _restore(replaced)  # a caller in the same process (a test) keeps its own handlers
+
+
+def _main(argv: Sequence[str] | None) -> int:
     arguments = with_default_command(sys.argv[1:] if argv is None else argv)
     parser = build_parser(command_of(arguments))
-    args = parser.parse_args(arguments)
+    _refuse_unknown_global_flags(parser, arguments)
+    args, extras = parser.parse_known_args(arguments)
+    if extras:  # said by the command's own parser: its usage, and its flags to suggest from
+        _parser_of(parser, args.command).error(f"unrecognized arguments: {' '.join(extras)}")
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2
@@ -154,6 +276,30 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             debug_log.stop(handler)
     return code
+
+
+def _refuse_unknown_global_flags(parser: argparse.ArgumentParser, arguments: Sequence[str]) -> None:
+    """A flag before the command that envtui does not take is the error (with the flag it
+    was meant to be), not the word after it taken for a command."""
+    flags = [o for action in parser._actions for o in action.option_strings]
+    words = iter(arguments)
+    for word in words:
+        if not word.startswith("-"):
+            return
+        name = word.partition("=")[0]
+        if name == "--log-file" and "=" not in word:
+            next(words, None)
+        elif not any(flag.startswith(name) for flag in flags):
+            parser.error(f"unrecognized arguments: {word}")
+
+
+def _parser_of(parser: argparse.ArgumentParser, command: str | None) -> argparse.ArgumentParser:
+    """The subcommand's parser, or the root parser without one."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and command in action.choices:
+            sub: argparse.ArgumentParser = action.choices[command]
+            return sub
+    return parser
 
 
 def _discard_stdout() -> None:

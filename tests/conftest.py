@@ -33,6 +33,15 @@ def _isolated_user_config(
     monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
 
 
+@pytest.fixture
+def a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The dashboards drawn in-process as if on a terminal: pytest captures standard output,
+    which they refuse otherwise (a test replaces the app's run, so nothing is drawn)."""
+    import envtui.commands.output
+
+    monkeypatch.setattr(envtui.commands.output, "terminal_problem", lambda: None)
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
     """Run ``async def`` tests in a fresh event loop each, without a plugin."""

@@ -101,7 +101,7 @@ def _check_rollout(args: argparse.Namespace) -> int:
     from envtui.commands.check_output import ReportWriter
     from envtui.rollout.check import cut_off_note, thread_findings
     from envtui.rollout.fork_parent import ParentRollouts
-    from envtui.rollout.reader import RolloutReader
+    from envtui.rollout.reader import HEAD_LINES, RolloutReader, no_item_reason
 
     path = Path(args.rollout)
     events: list[Event] | None = None
@@ -128,6 +128,10 @@ def _check_rollout(args: argparse.Namespace) -> int:
                 for step in reader.read_line(number, line):
                     checker = checker or _checker(reader, args, events, tools, extra_notes)
                     writer.step(checker.check(step))
+                if number >= HEAD_LINES and not reader.info.items:
+                    break  # garbage: not read to its end
+        if not reader.info.items:
+            return fail(COMMAND, f"{args.rollout}: {no_item_reason(reader.info.lines)}")
         for step in reader.finish():
             checker = checker or _checker(reader, args, events, tools, extra_notes)
             writer.step(checker.check(step))

@@ -1,12 +1,13 @@
 """How ``envtui check`` writes its report while it checks: one step at a time.
 
 Text: one line per finding on standard output as soon as it is found, then the notes and
-a summary on standard error. JSON: ``{"steps", "findings", "incidents", "notes",
-"rollout"}`` on one line, written as it goes; the findings, which come after every step in
-that object, wait in a spooled temporary file (memory up to a megabyte, disk after), so a
-long rollout never has to be held in memory. The findings are folded into incidents as the
-steps come (:mod:`envtui.incidents.fold`, the dashboard's fold), which keeps at most its
-bound of them.
+a summary, on standard output too: the report is what ``check > report.txt`` keeps.
+JSON: ``{"steps", "findings", "incidents", "notes", "rollout"}`` on one line, written as
+it goes; the findings, which come after every step in that object, wait in a spooled
+temporary file (memory up to a megabyte, disk after), so a long rollout never has to be
+held in memory. The findings are folded into incidents as the steps come
+(:mod:`envtui.incidents.fold`, the dashboard's fold), which keeps at most its bound of
+them.
 """
 
 from __future__ import annotations
@@ -15,12 +16,11 @@ import sys
 import tempfile
 from typing import IO, Any
 
-from envtui.commands.output import error_line
 from envtui.incidents.fold import IncidentFold
 from envtui.steps.emit import finding_event
 from envtui.steps.report import CheckReport, StepReport
 from envtui.steps.values import Finding
-from envtui.vocabulary.safe_text import dumps_json_line, for_terminal
+from envtui.vocabulary.safe_text import dumps_json_line, for_terminal, one_line
 
 SPOOL_BYTES = 1 << 20
 
@@ -52,13 +52,21 @@ class ReportWriter:
         self.incidents = IncidentFold()
         self._spool: IO[str] | None = None
         self._terminal = self.out.isatty()
+        self._begun = False
         if as_json:
-            self.out.write('{"steps":[')
             self._spool = tempfile.SpooledTemporaryFile(  # noqa: SIM115 (closed by finish)
                 SPOOL_BYTES, mode="w+", encoding="utf-8"
             )
 
+    def _begin(self) -> None:
+        """The JSON's opening, written with the first step: a file found to be no rollout
+        before any step leaves standard output empty."""
+        if self.as_json and not self._begun:
+            self.out.write('{"steps":[')
+        self._begun = True
+
     def step(self, report: StepReport) -> None:
+        self._begin()
         if self.as_json:
             self.out.write(("," if self.steps else "") + _step_json(report))
         self.steps += 1
@@ -77,6 +85,7 @@ class ReportWriter:
 
     def finish(self, notes: list[str], rollout: dict[str, Any] | None) -> None:
         self.incidents.settle()
+        self._begin()
         if self._spool is not None:
             self.out.write('],"findings":[')
             self._spool.seek(0)
@@ -90,8 +99,13 @@ class ReportWriter:
             self.out.write("]," + dumps_json_line(tail)[1:] + "\n")
             return
         for note in notes:
-            error_line(f"note: {note}")
-        error_line(f"{self.findings} finding(s) in {self.steps} step(s)")
+            self._line(f"note: {note}")
+        self._line(f"{self.findings} finding(s) in {self.steps} step(s)")
+
+    def _line(self, text: str) -> None:
+        """One line of the text report: on the report's output (``check > report.txt``
+        holds all of it), one line escaped whatever the text holds (a note quotes the file)."""
+        self.out.write(one_line(text) + "\n")
 
     def report(self, report: CheckReport) -> None:
         """A report made whole (the engine's steps): written the same way."""

@@ -109,6 +109,7 @@ def dashboard_options(
         remember_theme=True,
         ascii=args.ascii or config.ascii,
         keymap=dict(config.keymap),
+        keymap_where=config.keymap_where,
         max_log_lines=config.event_log_lines,
         max_steps=config.step_history,
         **specific,

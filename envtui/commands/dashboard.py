@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from envtui.commands.common import dashboard_options, end_leftover_processes, load, metrics_for
 from envtui.commands.dashboard_sources import SOURCES
-from envtui.commands.output import fail
+from envtui.commands.output import fail, needs_terminal
 from envtui.settings.locations import export_dir
 
 if TYPE_CHECKING:  # the config and event models load when a command runs, not for --help
@@ -83,7 +83,8 @@ def run(args: argparse.Namespace) -> int:
             return fail(command, problem)
         source = recorded(source, Path(args.record), append=args.append)
     try:
-        return _run_app(args, config, source, answer)
+        refused = needs_terminal(command, SOURCES[command].headless)  # after the input's errors
+        return refused if refused is not None else _run_app(args, config, source, answer)
     finally:
         if served is not None:
             served[1].close()

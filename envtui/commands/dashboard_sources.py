@@ -55,6 +55,8 @@ class DashboardSource(Command):
     """Whether the source shows only the past (then it has no alerts)."""
     title: Callable[[argparse.Namespace], str] = _titled_by_command
     """The source's name in the dashboard's header."""
+    headless: str = "`envtui events`"
+    """What to run instead where there is no terminal (a pipe, a file, CI)."""
 
 
 def _demo(args: argparse.Namespace, config: Config) -> Source | int:
@@ -101,8 +103,31 @@ def _replay(args: argparse.Namespace, config: Config) -> Source | int:
     return functools.partial(replay, Path(args.file), speed=args.speed)
 
 
+HEAD_LINE_BYTES = 1 << 23
+"""A line of the head read to tell a rollout longer than this is read in pieces (a
+``session_meta`` with its instructions is tens of KiB)."""
+
+
+def _rollout_problem(path: Path, *, follow: bool) -> str | None:
+    """Why ``path`` is no rollout to open: missing, not a regular file, or no rollout item
+    in its head. An empty file is fine to follow (Codex has just created it)."""
+    from envtui.rollout.reader import not_a_rollout
+
+    problem = _file_problem(path)
+    if problem is not None:
+        return problem
+    try:
+        with path.open(encoding="utf-8", errors="replace") as handle:
+            problem = not_a_rollout(iter(lambda: handle.readline(HEAD_LINE_BYTES), ""))
+    except OSError as exc:
+        return f"cannot read: {exc.strerror or exc}"
+    if follow and problem is not None and path.stat().st_size == 0:
+        return None
+    return problem
+
+
 def _rollout(args: argparse.Namespace, config: Config) -> Source | int:
-    problem = _file_problem(Path(args.file))
+    problem = _rollout_problem(Path(args.file), follow=args.follow)
     if problem is not None:
         return fail(args.mode, f"{args.file}: {problem}")
     from envtui.sources.rollout_follow import follow_rollout
@@ -148,6 +173,7 @@ SOURCES: dict[str, DashboardSource] = {
             ),
             build=_replay,
             past=lambda args: True,
+            headless="the file itself (it is the JSONL event stream)",
         ),
         DashboardSource(
             "codex",
@@ -157,6 +183,7 @@ SOURCES: dict[str, DashboardSource] = {
             "and the steps of its rollout.",
             options=Group(CODEX_BINARY, CODEX, DASHBOARD, METRICS),
             build=_codex,
+            headless="`envtui events --codex`",
         ),
         DashboardSource(
             "rollout",
@@ -175,6 +202,7 @@ SOURCES: dict[str, DashboardSource] = {
             build=_rollout,
             past=lambda args: not args.follow,
             title=lambda args: f"rollout {Path(args.file).name}",
+            headless="`envtui check`",
         ),
     )
 }

@@ -7,6 +7,7 @@ the error and output helpers every command uses free of the config and event mod
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 
 from envtui.vocabulary.safe_text import for_terminal, one_line
@@ -49,3 +50,35 @@ def write_output(text: str) -> None:
         raise
     except OSError as exc:
         raise OutputError(f"standard output: cannot write: {exc.strerror or exc}") from None
+
+
+def terminal_problem() -> str | None:
+    """Why a dashboard cannot be drawn here: standard output (or standard error, where
+    Textual draws) is not a terminal; None when both are, or when Textual is told to draw
+    elsewhere (``TEXTUAL_DRIVER``: textual-serve's browser tab, a headless driver).
+
+    A dashboard drawn into a pipe or a file is escape codes nobody reads, and waits for keys
+    that never come: refusing at once is what a script needs.
+    """
+    if os.environ.get("TEXTUAL_DRIVER"):
+        return None
+    for name, stream in (("standard output", sys.stdout), ("standard error", sys.stderr)):
+        if stream is None or not _isatty(stream):
+            return f"{name} is not a terminal"
+    return None
+
+
+def _isatty(stream: object) -> bool:
+    try:
+        return bool(stream.isatty())  # type: ignore[attr-defined]
+    except (AttributeError, ValueError, OSError):  # ValueError: a closed file
+        return False
+
+
+def needs_terminal(command: str, instead: str) -> int | None:
+    """Exit 2 with one line when :func:`terminal_problem` finds one (``instead`` names the
+    headless command that fits); None when the dashboard can be drawn."""
+    problem = terminal_problem()
+    if problem is None:
+        return None
+    return fail(command, f"{problem}; use {instead}")

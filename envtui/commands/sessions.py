@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from envtui.commands.common import dashboard_options, load, metrics_for
 from envtui.commands.options import CONFIG, METRICS, Arg, Command, Group, lasting, seconds, switch
-from envtui.commands.output import fail, write_output
+from envtui.commands.output import fail, needs_terminal, write_output
 from envtui.settings.locations import export_dir
 from envtui.vocabulary.safe_text import dumps_json_line
 
@@ -97,6 +97,10 @@ def run(args: argparse.Namespace) -> int:
     files = files_for(args)
     if isinstance(files, int):
         return files
+    if not args.json:
+        refused = needs_terminal(COMMAND, "`envtui sessions --json`")
+        if refused is not None:
+            return refused
     served = metrics_for(COMMAND, args)
     if isinstance(served, int):
         return served

@@ -91,6 +91,9 @@ class ThreadSummary:
     findings: dict[str, int] = field(default_factory=dict)
     transitions: dict[tuple[str, str], int] = field(default_factory=dict)
     bad_lines: int = 0
+    is_rollout: bool = True
+    """False when the file has lines and none is a rollout item (a README named like one):
+    listed, so nothing vanishes, but marked, with nothing in it counted as a thread's."""
     live: bool = False
     turn_end: str | None = None  # how the last turn ended; None: no end in the file yet
 
@@ -123,6 +126,7 @@ class ThreadSummary:
             "incidents": self.incidents,
             "findings": self.findings,
             "bad_lines": self.bad_lines,
+            "is_rollout": self.is_rollout,
             "last_turn": self.last_turn(),
         }
 
@@ -246,5 +250,6 @@ class ThreadFold:
             findings=dict(self._findings),
             transitions=dict(self._transitions),
             bad_lines=info.bad_line_count,
+            is_rollout=bool(info.items) or not info.lines,
             turn_end=info.turn_end,
         )

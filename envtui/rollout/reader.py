@@ -247,9 +247,12 @@ class RolloutReader:
     def _read_item(self, number: int, item: Item) -> None:
         handler = _HANDLERS.get(item.kind)
         if handler is None:
-            if item.kind not in IGNORED:
+            if item.kind in IGNORED:
+                self.info.items += 1
+            else:
                 self._unknown(item.kind)
             return
+        self.info.items += 1
         try:
             request_side = handler(self, number, item.payload)
         except RecursionError:
@@ -384,6 +387,43 @@ _HANDLERS: dict[str, Callable[[RolloutReader, int, dict[str, Any]], bool]] = {
 }
 """The reader's handler for each line type; each says whether its line is request-side
 (whether its time dates the next request)."""
+
+
+HEAD_LINES = 1000
+"""Lines of a file read to tell whether it is a rollout: Codex's first line is its
+``session_meta``, so a rollout has an item long before this."""
+
+
+def is_rollout_item(raw: str) -> bool:
+    """Whether the line is an item of a type Codex writes."""
+    item = parse_item(raw)
+    return item is not None and (item.kind in _HANDLERS or item.kind in IGNORED)
+
+
+def not_a_rollout(lines: Iterable[str], *, head: int = HEAD_LINES) -> str | None:
+    """Why ``lines`` (a file's) are no Codex rollout: no item in the first ``head`` lines,
+    or none at all (an empty file); None when one of them is an item.
+
+    A README, an ``envtui events`` stream or a random JSON file would otherwise be read as
+    a rollout with every line skipped: a check that passes on garbage.
+    """
+    count = 0
+    for count, line in enumerate(lines, start=1):
+        if is_rollout_item(line):
+            return None
+        if count >= head:
+            break
+    return no_item_reason(count, head=head)
+
+
+def no_item_reason(lines: int, *, head: int = HEAD_LINES) -> str:
+    """What to say of a file whose first ``lines`` lines (all of it, below ``head``) hold
+    no rollout item."""
+    if lines == 0:
+        return "not a Codex rollout: it is empty"
+    if lines >= head:
+        return f"not a Codex rollout: none of its first {head} lines is a rollout item"
+    return "not a Codex rollout: no line is a rollout item"
 
 
 def read_rollout_lines(lines: Iterable[str], *, baseline: BaselineLookup | None = None) -> Rollout:

@@ -72,6 +72,8 @@ class RolloutInfo:
     """What the whole file says: its identity, and what could not be read (bounded)."""
 
     lines: int = 0
+    items: int = 0
+    """Lines that are items of a type Codex writes (a file without one is no rollout)."""
     bad_line_count: int = 0
     bad_lines: list[int] = field(default_factory=list)  # the first KEPT_LINE_NUMBERS
     unknown_items: Counter[str] = field(default_factory=Counter)

@@ -27,6 +27,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PrivateAttr,
     StringConstraints,
     ValidationError,
     field_validator,
@@ -36,11 +37,13 @@ from pydantic import (
 from envtui.context.paths import path_text
 from envtui.settings.alerts_config import AlertsConfig
 from envtui.settings.locations import CONFIG_VARIABLE, default_config_file
+from envtui.settings.suggestions import keys_at
 from envtui.vocabulary.events import LOCAL_ID
 from envtui.vocabulary.limits import TooLargeError, load_toml, read_text_bounded
 from envtui.vocabulary.profiles import DEFAULT_PROFILE, Profile
 from envtui.vocabulary.safe_text import one_line
-from envtui.vocabulary.validation import Seconds, first_error, key_path
+from envtui.vocabulary.suggest import did_you_mean
+from envtui.vocabulary.validation import FirstError, Seconds, every_error, key_path
 
 ENVIRONMENT_KINDS = ("local", "ssh", "exec-server")
 
@@ -210,6 +213,13 @@ class Config(_Strict):
     network: NetworkConfig | None = None
     alerts: AlertsConfig = AlertsConfig()
     environments: list[EnvironmentConfig] = []
+    _keymap_where: dict[str, str] = PrivateAttr(default_factory=dict)
+
+    @property
+    def keymap_where(self) -> dict[str, str]:
+        """Binding id → ``FILE:LINE`` where the config file sets it (for the dashboard's
+        notice about an id no binding has); empty for a config not read from a file."""
+        return dict(self._keymap_where)
 
     @field_validator("timezone")
     @classmethod
@@ -301,6 +311,10 @@ def parse_config(text: str, name: str = "<config>") -> Config:
     if problem is not None:
         loc, message = problem
         raise ConfigError(name, message, line=find_line(text, loc), key=key_path(loc))
+    for binding_id in config.keymap:
+        line = find_line(text, ["keymap", binding_id])
+        if line is not None:
+            config._keymap_where[binding_id] = f"{name}:{line}"
     return config
 
 
@@ -346,18 +360,30 @@ CONFIG_MESSAGES = {
 
 
 def _config_error(exc: ValidationError, text: str, name: str) -> ConfigError:
-    error = first_error(
+    errors = every_error(
         exc,
         messages=CONFIG_MESSAGES,
         hidden=lambda index, part, _: index == 2 and part in _KIND_TAGS,
     )
+    typo = next((e for e in errors if _suggestion(e) is not None), None)
+    error = typo or errors[0]  # a mistyped key says more than the required key it stands for
     loc, message = error.loc, error.message
+    suggestion = _suggestion(error)
+    if suggestion is not None:
+        message = f"{message}; {suggestion}"
     if error.kind in ("union_tag_not_found", "union_tag_invalid"):
         loc = [*loc, "kind"]
     if error.kind == "union_tag_invalid" and isinstance(error.input, dict):
         kinds = ", ".join(ENVIRONMENT_KINDS)
         message = f"expected one of {kinds}, got {error.input.get('kind')!r}"
     return ConfigError(name, message, line=find_line(text, loc), key=key_path(loc) or None)
+
+
+def _suggestion(error: FirstError) -> str | None:
+    """ "did you mean …" for an unknown key near one its table takes."""
+    if error.kind != "extra_forbidden" or not error.loc:
+        return None
+    return did_you_mean(str(error.loc[-1]), keys_at(Config, error.loc[:-1]))
 
 
 _TABLE = re.compile(r"^\s*(\[\[?)\s*([A-Za-z0-9_.\"'-]+)\s*\]\]?\s*(#.*)?$")
@@ -382,6 +408,7 @@ def find_line(text: str, loc: list[Any]) -> int | None:
                 index = counts.get(name, 0)
                 counts[name] = index + 1
                 table = (name, index)
+                headers.setdefault((name,), number)  # an unknown array of tables is here
             else:
                 table = (name,)
             headers.setdefault(table, number)

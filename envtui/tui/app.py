@@ -97,6 +97,12 @@ def known_binding_ids() -> list[str]:
     return [binding_id for group in groups for binding_id in binding_ids(group)]
 
 
+SOURCE_STOP_GRACE = 1.5
+"""Seconds a source gets to end on its own once the dashboard quits, before it is cancelled
+(and gets one more second for its clean-up): a quit, by key or by signal, is over within
+a few seconds even while a source is still connecting."""
+
+
 class EnvTuiApp(App[None]):
     """The dashboard on one source (None: an empty dashboard, as in some tests)."""
 
@@ -135,7 +141,9 @@ class EnvTuiApp(App[None]):
         wanted = self.options.theme or DEFAULT_THEME
         self.theme = wanted if wanted in self.available_themes else DEFAULT_THEME
         use_ascii(self.options.ascii)
-        checked = check_keymap(self.options.keymap or {}, known_binding_ids())
+        checked = check_keymap(
+            self.options.keymap or {}, known_binding_ids(), self.options.keymap_where
+        )
         self.keymap_in_force = checked.usable
         """The config's keymap, as far as it names bindings and keys that exist."""
         self.keymap_problems = checked.problems
@@ -348,7 +356,7 @@ class EnvTuiApp(App[None]):
         task = self._source_task
         if task is not None:
             try:
-                await asyncio.wait_for(asyncio.shield(task), timeout=10)
+                await asyncio.wait_for(asyncio.shield(task), timeout=SOURCE_STOP_GRACE)
             except (TimeoutError, asyncio.CancelledError, Exception):
                 task.cancel()
                 # a bounded wait, so a cancelled source still runs its clean-up (a recording

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from textual.binding import Binding
 from textual.keys import Keys, _character_to_key, format_key, key_to_character
 
+from envtui.vocabulary.suggest import did_you_mean
+
 MODIFIERS = frozenset({"ctrl", "shift", "alt", "meta", "super", "hyper"})
 _NAMED_KEYS = frozenset(key.value for key in Keys)
 
@@ -43,18 +45,25 @@ class KeymapCheck:
     problems: list[str]
 
 
-def check_keymap(keymap: Mapping[str, str], known_ids: Iterable[str]) -> KeymapCheck:
-    """Split ``keymap`` into what applies and what is wrong, naming each wrong entry."""
+def check_keymap(
+    keymap: Mapping[str, str],
+    known_ids: Iterable[str],
+    where: Mapping[str, str] | None = None,
+) -> KeymapCheck:
+    """Split ``keymap`` into what applies and what is wrong, naming each wrong entry (at
+    the ``FILE:LINE`` ``where`` gives for it, the nearest known id for an unknown one)."""
     known = set(known_ids)
     usable: dict[str, str] = {}
     problems: list[str] = []
     for binding_id, spec in keymap.items():
+        at = f"{where[binding_id]}: " if where and binding_id in where else ""
         if binding_id not in known:
-            problems.append(f"unknown binding id {binding_id!r} (ids: {', '.join(sorted(known))})")
+            hint = did_you_mean(binding_id, known) or f"ids: {', '.join(sorted(known))}"
+            problems.append(f"{at}unknown binding id {binding_id!r} ({hint})")
             continue
         bad = [key for key in _keys(spec) if not valid_key(key)]
         if bad:
-            problems.append(f"{binding_id}: not a key: {', '.join(repr(k) for k in bad)}")
+            problems.append(f"{at}{binding_id}: not a key: {', '.join(repr(k) for k in bad)}")
             continue
         usable[binding_id] = spec
     return KeymapCheck(usable, problems)

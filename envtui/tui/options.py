@@ -20,6 +20,8 @@ class DashboardOptions:
     """The theme to start with; None, or an unknown name, means the default theme."""
     keymap: dict[str, str] | None = None
     """Binding id to keys, applied with ``App.set_keymap``."""
+    keymap_where: dict[str, str] | None = None
+    """Binding id to the ``FILE:LINE`` that sets it, for the notice about a wrong entry."""
     max_log_lines: int = 10_000
     max_steps: int = 1_000
     environment_events: int = 50

@@ -13,7 +13,7 @@ from typing import Any
 from textual.screen import Screen
 
 from envtui.sources.sessions_index import SessionsView
-from envtui.tui.app import EnvTuiApp
+from envtui.tui.app import SOURCE_STOP_GRACE, EnvTuiApp
 from envtui.tui.options import DashboardOptions
 from envtui.tui.sessions_screen import SessionsScreen, ThreadOpener
 
@@ -51,7 +51,7 @@ class SessionsApp(EnvTuiApp):
         await self.sessions.stop_threads()
         if self._watch_task is not None:
             try:
-                await asyncio.wait_for(asyncio.shield(self._watch_task), timeout=10)
+                await asyncio.wait_for(asyncio.shield(self._watch_task), timeout=SOURCE_STOP_GRACE)
             except (TimeoutError, asyncio.CancelledError, Exception):
                 self._watch_task.cancel()
                 await asyncio.wait({self._watch_task}, timeout=1)

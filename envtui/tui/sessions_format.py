@@ -111,7 +111,9 @@ def filter_text(summary: ThreadSummary, values: dict[str, str]) -> dict[str, str
 def details_text(summary: ThreadSummary) -> str:
     """The line under the table for the thread under the cursor: the full id first."""
     parts = [f"thread {clean(summary.thread_id)}", clean(summary.path)]
-    if not summary.environments_known:
+    if not summary.is_rollout:
+        parts.append("not a Codex rollout: no line read is a rollout item")
+    elif not summary.environments_known:
         parts.append("environments unknown: no world state read (a fork without its parent?)")
     if summary.bad_lines:
         parts.append(f"{summary.bad_lines} broken line(s)")

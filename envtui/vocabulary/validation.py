@@ -63,18 +63,31 @@ def first_error(
     part, previous)`` says which location steps to leave out (the member names pydantic
     adds for a discriminated union, which nobody typed).
     """
+    return every_error(exc, messages=messages, hidden=hidden)[0]
+
+
+def every_error(
+    exc: ValidationError,
+    *,
+    messages: Mapping[str, str] | None = None,
+    hidden: Callable[[int, Any, Any], bool] | None = None,
+) -> list[FirstError]:
+    """Each error of ``exc`` as :func:`first_error` reads the first: a reader can prefer one
+    that says more (a mistyped key over the required key it stands for)."""
     errors = exc.errors(include_url=False)
-    error = errors[0]
-    raw = list(error["loc"])
-    loc = [
-        part
-        for index, part in enumerate(raw)
-        if hidden is None or not hidden(index, part, raw[index - 1] if index else None)
-    ]
-    kind = str(error["type"])
-    message = str(error["msg"])
-    if messages is not None and kind in messages:
-        message = messages[kind]
-    elif kind == "value_error":
-        message = message.removeprefix("Value error, ")
-    return FirstError(loc, message, kind, error.get("input"), len(errors) - 1)
+    read = []
+    for error in errors:
+        raw = list(error["loc"])
+        loc = [
+            part
+            for index, part in enumerate(raw)
+            if hidden is None or not hidden(index, part, raw[index - 1] if index else None)
+        ]
+        kind = str(error["type"])
+        message = str(error["msg"])
+        if messages is not None and kind in messages:
+            message = messages[kind]
+        elif kind == "value_error":
+            message = message.removeprefix("Value error, ")
+        read.append(FirstError(loc, message, kind, error.get("input"), len(errors) - 1))
+    return read

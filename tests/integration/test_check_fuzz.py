@@ -1,4 +1,5 @@
-"""``envtui check`` on many damaged copies of real rollouts: exit 0 or 1, never a traceback.
+"""``envtui check`` on many damaged copies of real rollouts: exit 0 or 1 (2 for
+one damaged beyond any rollout item), never a traceback.
 
 The unit tests run a few dozen mutations; this runs hundreds, over every real rollout.
 """
@@ -25,6 +26,11 @@ def test_hundreds_of_damaged_rollouts_never_give_a_traceback(
 ) -> None:
     path = tmp_path / "rollout-2026-11-30T00-00-00-damaged.jsonl"
     path.write_bytes(data)
-    code, _, err = run_check(path, "--json", capture=capsys)
-    assert code in (0, 1), err
+    code, out, err = run_check(path, "--json", capture=capsys)
     assert "Traceback" not in err
+    if code == 2:  # damaged beyond any rollout item: one line, no report
+        assert out == ""
+        assert err.startswith(f"envtui check: error: {path}: not a Codex rollout: ")
+        assert err.count("\n") == 1
+    else:
+        assert code in (0, 1), err

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.files import ROLLOUTS
 from tests.support.scenarios.scripted_stream import scripted_events
 from tests.support.waiting import wait_until
 
@@ -25,6 +26,9 @@ from envtui.tui.app import EnvTuiApp
 from envtui.vocabulary.events import Event, decode_lines, encode_event
 
 Condition = Callable[[Store], bool]
+ROLLOUT = sorted(ROLLOUTS.glob("rollout-*.jsonl"))[0]
+
+pytestmark = pytest.mark.usefixtures("a_terminal")
 
 
 def run_headless(monkeypatch: pytest.MonkeyPatch, until: Condition) -> list[Store]:
@@ -151,8 +155,8 @@ def test_a_bad_codex_environments_file_fails_before_the_screen(
 def test_a_record_file_in_a_missing_directory_fails_before_the_screen(
     command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    stream = write_stream(tmp_path / "stream.jsonl")
-    args = [command, *([str(stream)] if command in ("replay", "rollout") else [])]
+    files = {"replay": write_stream(tmp_path / "stream.jsonl"), "rollout": ROLLOUT}
+    args = [command, *([str(files[command])] if command in files else [])]
     record = tmp_path / "nonexistent" / "rec.jsonl"
     assert main([*args, "--record", str(record)]) == 2
     assert capsys.readouterr().err == (

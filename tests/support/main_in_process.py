@@ -54,3 +54,11 @@ def clean_check(rollout: Path, capture: Capture) -> dict[str, Any]:
     report: dict[str, Any] = json.loads(out)
     assert code == 0, report["findings"]
     return report
+
+
+def finding_lines(report: str) -> list[str]:
+    """The finding lines of ``check``'s text report, without its notes and summary."""
+    lines = report.splitlines()
+    assert lines, report
+    assert lines[-1].endswith(" step(s)"), report  # the summary ends it
+    return [line for line in lines[:-1] if not line.startswith("note: ")]

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.data.handmade_rollouts import RolloutWriter, function_tool
-from tests.support.main_in_process import run_check
+from tests.support.main_in_process import finding_lines, run_check
 
 from envtui.cli import main
 from envtui.context import EnvironmentsState, EnvironmentState
@@ -59,8 +59,9 @@ def test_healthy_rollout_has_no_findings_and_exits_0(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     code, out, err = run_check(_healthy().save(tmp_path), capture=capsys)
-    assert (code, out) == (0, "")
-    assert err.endswith("0 finding(s) in 2 step(s)\n")
+    assert (code, err) == (0, "")  # the report, notes too, is on standard output
+    assert out.endswith("0 finding(s) in 2 step(s)\n")
+    assert all(line.startswith("note: ") for line in out.splitlines()[:-1])
 
 
 def test_a_context_codex_recorded_differently_is_a_mismatch(
@@ -73,10 +74,10 @@ def test_a_context_codex_recorded_differently_is_a_mismatch(
     writer.step(EnvironmentsState(environments={"local": LOCAL}), text=wrong)
     code, out, _ = run_check(writer.save(tmp_path), capture=capsys)
     assert code == 1
-    assert out == (
+    assert finding_lines(out) == [
         "step 1: context-mismatch: -: -: envtui renders this step's context differently from Codex "
-        "(line 2: envtui '  <cwd>/repo</cwd>', Codex '  <cwd>/elsewhere</cwd>')\n"
-    )
+        "(line 2: envtui '  <cwd>/repo</cwd>', Codex '  <cwd>/elsewhere</cwd>')"
+    ]
     code, out, _ = run_check(writer.save(tmp_path), "--json", capture=capsys)
     (mismatch,) = json.loads(out)["findings"]
     assert mismatch["line"] == 4
@@ -121,16 +122,15 @@ def test_stale_available_needs_the_events_and_then_is_found(
 ) -> None:
     events = tmp_path / "events.jsonl"
     events.write_text(DEVBOX_LOST + "not json\n")
-    code, _, err = run_check(_healthy().save(tmp_path), capture=capsys)
+    code, out, _ = run_check(_healthy().save(tmp_path), capture=capsys)
     assert code == 0
-    assert "note: stale-available needs connection events (--events FILE)" in err
+    assert "note: stale-available needs connection events (--events FILE)" in out
     code, out, err = run_check(_healthy().save(tmp_path), "--events", str(events), capture=capsys)
-    assert code == 1
-    assert (
-        out
-        == "step 2: stale-available: -: devbox: the context presents 'devbox' as available, but the connection is known to be lost\n"
+    assert (code, err) == (1, "")
+    assert out.startswith(
+        "step 2: stale-available: -: devbox: the context presents 'devbox' as available, but the connection is known to be lost\n"
     )
-    assert f"note: {events}: line 3: invalid JSON" in err
+    assert f"note: {events}: line 3: invalid JSON" in out
 
 
 def test_tool_rules_run_on_recorded_tools(
@@ -200,7 +200,7 @@ def test_engine_steps_of_a_healthy_local_environment(
     config = tmp_path / "c.toml"
     config.write_text(f'[[environments]]\nid = "local"\nkind = "local"\ncwd = "{tmp_path}"\n')
     assert main(["check", "--config", str(config), "--steps", "2", "--interval", "0"]) == 0
-    assert capsys.readouterr().err.endswith("0 finding(s) in 2 step(s)\n")
+    assert capsys.readouterr().out.endswith("0 finding(s) in 2 step(s)\n")
 
 
 def test_engine_steps_find_an_environment_that_never_resolved(
@@ -292,8 +292,8 @@ def test_event_times_without_a_utc_offset_are_taken_as_utc(
     code, out, err = run_check(_healthy().save(tmp_path), "--events", str(events), capture=capsys)
     assert code == 1
     assert out.startswith("step 2: stale-available: -: devbox:")
-    assert f"note: {events}: line 3: at: time out of range" in err
-    assert "Traceback" not in err
+    assert f"note: {events}: line 3: at: time out of range" in out
+    assert err == ""
 
 
 @pytest.mark.parametrize(

@@ -15,6 +15,8 @@ from envtui.commands.dashboard_sources import SOURCES
 from envtui.commands.options import Group, switch
 from envtui.settings.config import Config
 
+pytestmark = pytest.mark.usefixtures("a_terminal")  # pytest captures standard output
+
 DASHBOARD_COMMANDS = {"demo", "watch", "replay", "codex", "rollout"}
 
 SHARED: dict[str, tuple[Group, set[str]]] = {

@@ -59,12 +59,14 @@ def test_a_key_is_a_key_a_terminal_sends(key: str, ok: bool) -> None:
 
 def test_the_keymap_check_names_unknown_ids_and_keys_and_keeps_the_rest() -> None:
     checked = check_keymap(
-        {"pauze": "x", "details": "not-a-key!!", "pause": "space"}, ["pause", "details"]
+        {"pauze": "x", "details": "not-a-key!!", "pause": "space", "zzz": "z"},
+        ["pause", "details"],
     )
     assert checked.usable == {"pause": "space"}
     assert checked.problems == [
-        "unknown binding id 'pauze' (ids: details, pause)",
+        "unknown binding id 'pauze' (did you mean 'pause'?)",
         "details: not a key: 'not-a-key!!'",
+        "unknown binding id 'zzz' (ids: details, pause)",  # nothing near: every id
     ]
 
 
