@@ -235,16 +235,26 @@ class ProcessChannel:
         said = self._error_line or exit_reason(list(self._stderr))
         return f"{reason}: {said}" if said else reason
 
+    def _signal_all(self, sig: int) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.process.pid, sig)
+        self.tree.end(sig)
+
     async def close(self) -> None:
         """End the exec-server and everything it started: its process group, and every
-        descendant seen since it started (also those that moved to a session of their own)."""
+        descendant seen since it started (also those that moved to a session of their own).
+        Cancelled on the way (a dashboard that quits gives its source a bounded time), it
+        kills them at once rather than leave them running."""
         self.tree.remember()
-        for sig, grace in ((signal.SIGTERM, TERM_GRACE), (signal.SIGKILL, 5.0)):
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self.process.pid, sig)
-            self.tree.end(sig)
-            if await within(grace, self._all_gone()):
-                break
+        try:
+            for sig, grace in ((signal.SIGTERM, TERM_GRACE), (signal.SIGKILL, 5.0)):
+                self._signal_all(sig)
+                if await within(grace, self._all_gone()):
+                    break
+        except asyncio.CancelledError:  # a quit that cannot wait out the grace: kill, now
+            self._signal_all(signal.SIGKILL)
+            self.tree.forget()
+            raise
         self.tree.forget()
         await within(5, asyncio.shield(self._exited))
         # The pipes may still hold output nobody will read (a flood): close the transport now,

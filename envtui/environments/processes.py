@@ -177,6 +177,17 @@ def started_trees() -> list[ProcessTree]:
     return _REGISTRY.trees()
 
 
+def end_started_since(before: frozenset[ProcessTree]) -> None:
+    """SIGKILL what envtui started after ``before`` was taken and has not ended yet: what
+    one run (a dashboard's source) left behind, and nothing that runs for another."""
+    for tree in started_trees():
+        if tree not in before:
+            with contextlib.suppress(Exception):
+                tree.remember()
+                tree.end(signal.SIGKILL)
+                tree.forget()
+
+
 def end_all_started() -> None:
     """SIGKILL every process envtui started that still runs, and all it started.
 
@@ -184,11 +195,7 @@ def end_all_started() -> None:
     where each process was started; this only catches what they missed. Run at interpreter
     exit too.
     """
-    for tree in started_trees():
-        with contextlib.suppress(Exception):
-            tree.remember()
-            tree.end(signal.SIGKILL)
-            tree.forget()
+    end_started_since(frozenset())
 
 
 atexit.register(end_all_started)

@@ -29,6 +29,7 @@ from textual.screen import Screen
 from textual.theme import Theme
 
 from envtui.dashboard.store import Store
+from envtui.environments.processes import ProcessTree, end_started_since, started_trees
 from envtui.settings import ui_state
 from envtui.settings.locations import export_dir
 from envtui.tui.alerting import Alerting
@@ -131,6 +132,7 @@ class EnvTuiApp(App[None]):
         self.source = source
         self._stop = asyncio.Event()
         self._source_task: asyncio.Task[None] | None = None
+        self._trees_before: frozenset[ProcessTree] = frozenset()
         self._signals = contextlib.ExitStack()
         self.main_screen: MainScreen | None = None
         self.alerting: Alerting | None = None
@@ -253,6 +255,7 @@ class EnvTuiApp(App[None]):
             self.set_interval(SERVER_CHECK, lambda: self._quit_without(server))
         self._start_alerting()
         if self.source is not None:
+            self._trees_before = frozenset(started_trees())
             self._source_task = asyncio.get_running_loop().create_task(
                 self._run_source(self.source)
             )
@@ -362,3 +365,6 @@ class EnvTuiApp(App[None]):
                 # a bounded wait, so a cancelled source still runs its clean-up (a recording
                 # closes its file) before the loop stops
                 await asyncio.wait({task}, timeout=1)
+            # what a source cut short could not end (an app-server still closing) goes now,
+            # not at the interpreter's exit: a dashboard run in-process leaves nothing either
+            end_started_since(self._trees_before)

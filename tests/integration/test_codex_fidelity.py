@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.main_in_process import clean_check, run_check
+from tests.support.main_in_process import clean_check, finding_lines, run_check
 from tests.support.real.codex_tools import (
     CODEX,
     CODEX_0150,
@@ -124,15 +124,15 @@ async def test_0171_fork_is_checked_from_its_parents_state(
     alone = tmp_path / "alone"
     alone.mkdir()
     (alone / path.name).write_bytes(path.read_bytes())
-    code, _, err = run_check(alone / path.name, capture=capsys)
+    code, out, _ = run_check(alone / path.name, capture=capsys)  # notes are in the report
     assert code == 0
-    assert f"forked from thread {thread}" in err
-    assert "parent's rollout was not found" in err
-    code, _, err = run_check(
+    assert f"forked from thread {thread}" in out
+    assert "parent's rollout was not found" in out
+    code, out, err = run_check(
         alone / path.name, "--sessions", str(codex.codex_home / "sessions"), capture=capsys
     )
     assert code == 0
-    assert "not found" not in err
+    assert "not found" not in out + err
 
 
 async def test_0171_calls_to_unknown_and_known_environments(
@@ -151,7 +151,7 @@ async def test_0171_calls_to_unknown_and_known_environments(
         _steps_are_the_requests(codex, thread)
     code, out, _ = run_check(path, capture=capsys)
     assert code == 1
-    assert out.splitlines() == [
+    assert finding_lines(out) == [
         "step 1: call-to-unknown-environment: exec_command: gone: a call names 'gone', "
         "which the step does not list as available"
     ]
@@ -190,7 +190,7 @@ async def test_0171_connection_changes_between_turn_context_and_request_date_the
         _steps_are_the_requests(codex, thread)
     code, out, _ = run_check(path, "--events", str(events), capture=capsys)
     assert code == 1
-    assert out.splitlines() == [
+    assert finding_lines(out) == [
         "step 2: stale-available: -: devbox: the context presents 'devbox' as available, "
         "but the connection is known to be lost"
     ]
