@@ -252,8 +252,7 @@ class ProcessChannel:
                 if await within(grace, self._all_gone()):
                     break
         except asyncio.CancelledError:  # a quit that cannot wait out the grace: kill, now
-            self._signal_all(signal.SIGKILL)
-            self.tree.forget()
+            self._signal_all(signal.SIGKILL)  # (the tree stays known: the last sweep waits)
             raise
         self.tree.forget()
         await within(5, asyncio.shield(self._exited))

@@ -177,15 +177,26 @@ def started_trees() -> list[ProcessTree]:
     return _REGISTRY.trees()
 
 
+KILLED_GRACE = 2.0
+"""Seconds the last sweep waits for what it killed to be gone (a signal is delivered, not
+obeyed at once: a large process takes some milliseconds to end)."""
+
+
 def end_started_since(before: frozenset[ProcessTree]) -> None:
     """SIGKILL what envtui started after ``before`` was taken and has not ended yet: what
-    one run (a dashboard's source) left behind, and nothing that runs for another."""
+    one run (a dashboard's source) left behind, and nothing that runs for another; then wait
+    up to :data:`KILLED_GRACE` for it to be gone."""
+    killed: list[psutil.Process] = []
     for tree in started_trees():
         if tree not in before:
             with contextlib.suppress(Exception):
                 tree.remember()
-                tree.end(signal.SIGKILL)
+                members = tree.alive()
+                end(members, signal.SIGKILL)
+                killed.extend(members)
                 tree.forget()
+    with contextlib.suppress(Exception):
+        psutil.wait_procs(killed, timeout=KILLED_GRACE)
 
 
 def end_all_started() -> None:
