@@ -65,53 +65,72 @@ def guard(access: Access, full: Callable[[], bool]) -> Middleware:
 
     @web.middleware
     async def check(request: web.Request, handler: Handler) -> web.StreamResponse:
-        if not access.host_allowed(request.headers.get("Host")):
-            return refusal(
-                403,
-                "Not this server's address",
-                "envtui serve answers only at its own address; open the URL it printed.",
-            )
-        origin = request.headers.get("Origin")
-        if (origin is not None or is_upgrade(request)) and not access.origin_allowed(origin):
-            return refusal(
-                403,
-                "Another page may not use this dashboard",
-                "envtui serve accepts connections only from its own page.",
-            )
+        refused = address_refusal(access, request)
+        if refused is not None:
+            return refused
         if route(request) == STATIC:  # textual-serve's scripts, styles and fonts
             return await handler(request)
-        host = request.headers["Host"].lower()
-        page = route(request) == PAGE
-        if page and access.canonical and host != access.canonical:
-            # the cookie is kept per host name, and the page's websocket goes to this one
-            raise web.HTTPTemporaryRedirect(f"http://{access.canonical}{request.rel_url}")
-        given = request.query.get("token")
-        if page and given is not None:
-            if not access.token_matches(given):
-                return refusal(
-                    403,
-                    "Wrong token",
-                    "This is not the token envtui serve printed; open the URL it printed.",
-                )
-            return exchange(access, request)
-        if not access.cookie_matches(request.cookies.get(access.cookie_name)):
-            return refusal(
-                401,
-                "This dashboard needs its token",
-                "Open the URL envtui serve printed (it ends in ?token=...); the page then "
-                "keeps the token in a cookie for this browser session.",
-            )
-        if page and full():
-            return refusal(
-                503,
-                "Every dashboard is taken",
-                "envtui serve runs at most --max-sessions dashboards at once; close a tab "
-                f"or wait: this page tries again every {RETRY_SECONDS} s.",
-                retry=True,
-            )
-        return await handler(request)
+        answer = token_answer(access, request, full)
+        return answer if answer is not None else await handler(request)
 
     return check
+
+
+def address_refusal(access: Access, request: web.Request) -> web.Response | None:
+    """403 for a request to a name that is not this server's (DNS rebinding), or from a
+    page of another origin (a websocket must say its origin); None when both are ours."""
+    if not access.host_allowed(request.headers.get("Host")):
+        return refusal(
+            403,
+            "Not this server's address",
+            "envtui serve answers only at its own address; open the URL it printed.",
+        )
+    origin = request.headers.get("Origin")
+    if (origin is not None or is_upgrade(request)) and not access.origin_allowed(origin):
+        return refusal(
+            403,
+            "Another page may not use this dashboard",
+            "envtui serve accepts connections only from its own page.",
+        )
+    return None
+
+
+def token_answer(
+    access: Access, request: web.Request, full: Callable[[], bool]
+) -> web.StreamResponse | None:
+    """What a page, download or websocket gets instead of the dashboard: the page at the
+    printed name, the token swapped for its cookie, 401/403 without a good one, 503 at the
+    cap; None when the request may go on."""
+    host = request.headers["Host"].lower()
+    page = route(request) == PAGE
+    if page and access.canonical and host != access.canonical:
+        # the cookie is kept per host name, and the page's websocket goes to this one
+        raise web.HTTPTemporaryRedirect(f"http://{access.canonical}{request.rel_url}")
+    given = request.query.get("token")
+    if page and given is not None:
+        if not access.token_matches(given):
+            return refusal(
+                403,
+                "Wrong token",
+                "This is not the token envtui serve printed; open the URL it printed.",
+            )
+        return exchange(access, request)
+    if not access.cookie_matches(request.cookies.get(access.cookie_name)):
+        return refusal(
+            401,
+            "This dashboard needs its token",
+            "Open the URL envtui serve printed (it ends in ?token=...); the page then "
+            "keeps the token in a cookie for this browser session.",
+        )
+    if page and full():
+        return refusal(
+            503,
+            "Every dashboard is taken",
+            "envtui serve runs at most --max-sessions dashboards at once; close a tab "
+            f"or wait: this page tries again every {RETRY_SECONDS} s.",
+            retry=True,
+        )
+    return None
 
 
 def exchange(access: Access, request: web.Request) -> web.Response:
