@@ -72,6 +72,7 @@ class StatusHistory:
         self._times: list[float] = []  # the transitions' times as POSIX seconds
         self._cached: tuple[tuple[int, int, float, int, float], Window, float, float] | None = None
         self._under_way: _Scan | None = None  # the strip's interval under way
+        self._under_way_dropped = 0  # how many were let go when it was seeded
         self.dropped = 0
         """Transitions let go by the bound (added to :attr:`summary`): 0, all are held."""
         self.summary = Summary()
@@ -162,13 +163,16 @@ class StatusHistory:
         last), so a second costs the transitions that came in it."""
         state = self._under_way
         total = len(self._times) + self.dropped
-        if (  # again when new, when some it had not seen were let go, when the clock went back
+        if (  # again when new, when the clock went back, and when transitions were let go
+            # since: the summary sums them per bucket, and the interval under way is then
+            # read from it as a fresh count reads it (a change at the boundary included)
             state is None
             or (state.start, state.width) != (boundary, width)
-            or state.seen < self.dropped
+            or self.dropped != self._under_way_dropped
             or moment < state.until
         ):
             state = _Scan(boundary, width, Tally(1), self.dropped, 0.0, None, boundary)
+            self._under_way_dropped = self.dropped
             self._seed(state)
         if state.seen < total:
             self._advance(state, moment)

@@ -7,7 +7,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from tests.support.scenarios.scripted_stream import T0, at, scripted_events, status
@@ -277,6 +277,11 @@ def test_an_environment_that_leaves_and_comes_back_keeps_its_history() -> None:
     st.lists(st.tuples(STATUSES, st.integers(0, 20), st.integers(0, 25)), max_size=40),
     st.integers(2, 8),
 )
+# transitions let go while the interval under way is drawn, one in the same second as the
+# next, and changes on the boundary that only the let-go sums still hold
+@example([("ready", 0, 0), ("starting", 1, 0), ("ready", 0, 0)], 2)
+@example([("ready", 10, 0), ("starting", 20, 0), ("unavailable", 1, 1), ("ready", 1, 0)], 2)
+@example([("ready", 10, 0), ("starting", 20, 0), ("ready", 1, 1), ("starting", 1, 0)], 2)
 def test_a_strip_drawn_every_second_as_transitions_come_is_a_fresh_count(
     changes: list[tuple[str, int, int]], limit: int
 ) -> None:
