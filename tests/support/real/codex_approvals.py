@@ -81,9 +81,11 @@ class ApprovalCodex:
         return outputs
 
     def rollout(self) -> str:
-        """The text of the thread's rollout (one thread per home)."""
-        (path,) = self.home.glob("sessions/*/*/*/rollout-*.jsonl")
-        return path.read_text()
+        """The text of the thread's rollout (one thread per home); empty until Codex has
+        written its first line (it creates the file lazily, so a poll may come before)."""
+        paths = list(self.home.glob("sessions/*/*/*/rollout-*.jsonl"))
+        assert len(paths) <= 1, paths
+        return paths[0].read_text() if paths else ""
 
 
 def approval_codex(
