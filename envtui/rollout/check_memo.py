@@ -1,0 +1,75 @@
+"""What ``envtui check`` remembers between steps of a rollout, so equal work is done once.
+
+A rollout whose primary moves at every step goes back and forth between a few snapshots:
+each step restates one of them as a new object. Restoring it, rendering its block and
+diffing that with what Codex wrote give what they gave the last time the same snapshot
+came, so the last few answers are kept, each with what it was worked out from. The caches
+are small and bounded; an answer is reused only for a snapshot equal to its own in every
+value, type and key order.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Generic, TypeVar
+
+from envtui.context.model import EnvironmentsState
+from envtui.context.snapshot import restore_snapshot
+
+KEPT = 4
+"""How many answers each cache keeps: a step's two blocks' snapshots, and a spare."""
+
+T = TypeVar("T")
+
+
+def same_json(a: Any, b: Any) -> bool:
+    """Whether two parsed JSON values are the same: equal, of the same types, their keys in
+    the same order (``1`` is not ``true``; ``{"a", "b"}`` is not ``{"b", "a"}``). Their
+    ``repr`` tells all of that for JSON's types, at C speed."""
+    if a is b:
+        return True
+    try:
+        return bool(a == b) and repr(a) == repr(b)
+    except RecursionError:  # nested deeper than anything Codex writes: not worth knowing
+        return False
+
+
+class Recent(Generic[T]):
+    """The last :data:`KEPT` answers, each under the key it was worked out from."""
+
+    def __init__(self) -> None:
+        self._entries: list[tuple[tuple[Any, ...], T]] = []
+
+    def get(self, key: tuple[Any, ...]) -> tuple[T] | None:
+        """The answer for a key the same, part by part, as ``key`` (objects by identity,
+        strings and None by value), in a 1-tuple; None if there is none."""
+        for seen, answer in self._entries:
+            if all(a is b or (type(a) is str and a == b) for a, b in zip(seen, key, strict=True)):
+                return (answer,)
+        return None
+
+    def put(self, key: tuple[Any, ...], answer: T) -> T:
+        self._entries = [*self._entries[1 - KEPT :], (key, answer)]
+        return answer
+
+
+class Restorer:
+    """Restores each recorded snapshot once: the last few are remembered, and a snapshot
+    the same as one of them (as :func:`same_json` tells) gets the same state object."""
+
+    def __init__(self) -> None:
+        self._cache: list[tuple[Any, EnvironmentsState | None]] = []
+
+    def __call__(self, raw: Any) -> EnvironmentsState | None:
+        if raw is None:
+            return None
+        entries = self._cache[::-1]
+        found = next((i for i, (seen, _) in enumerate(entries) if seen is raw), None)
+        if found is None:
+            found = next((i for i, (seen, _) in enumerate(entries) if same_json(seen, raw)), None)
+            if found is not None:  # kept under this object too, found by identity next time
+                self._cache = [*self._cache[1 - KEPT :], (raw, entries[found][1])]
+        if found is not None:
+            return entries[found][1]
+        state = restore_snapshot(raw)
+        self._cache = [*self._cache[1 - KEPT :], (raw, state)]
+        return state
