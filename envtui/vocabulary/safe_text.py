@@ -76,4 +76,6 @@ def dumps_json_line(value: Any) -> str:
     the line always encodes as UTF-8 and decodes to the same value.
     """
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    return _UNSAFE.sub(_json_escape, text)  # json.dumps has escaped C0 already
+    if text.isascii() and "\x7f" not in text:
+        return text  # json.dumps has escaped C0 already: nothing else is unsafe in ASCII
+    return _UNSAFE.sub(_json_escape, text)

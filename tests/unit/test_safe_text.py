@@ -62,6 +62,11 @@ def test_json_keeps_every_value_and_writes_no_invisible_character_raw() -> None:
     line.encode("utf-8")  # lone surrogates are escaped, so the line is always valid UTF-8
 
 
+def test_json_of_ascii_text_writes_del_and_c0_controls_escaped() -> None:
+    line = dumps_json_line({"a": "x\x7fy\x1b[2J", "b": ["\x00", "plain"]})
+    assert line == '{"a":"x\\u007fy\\u001b[2J","b":["\\u0000","plain"]}'
+
+
 @settings(max_examples=100, deadline=None)
 @given(st.text())
 def test_any_text_is_inert_and_keeps_its_value_in_json(text: str) -> None:
