@@ -33,6 +33,7 @@ from collections import OrderedDict, deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import lru_cache
 from typing import Any, Literal
 
 from envtui.incidents.coverage import evaluated
@@ -57,14 +58,18 @@ def _names(text: str | None) -> list[str]:
     return [part.strip() for part in (text or "").split(",") if part.strip()]
 
 
-def incident_keys(code: str, environment_id: str | None, tool: str | None) -> list[IncidentKey]:
+@lru_cache(maxsize=1024)
+def incident_keys(
+    code: str, environment_id: str | None, tool: str | None
+) -> tuple[IncidentKey, ...]:
     """The incidents one finding counts for: one per environment it names, else one per
-    tool it names, else one for its code alone."""
+    tool it names, else one for its code alone. (Kept for the names last seen: a long
+    check raises the same few again and again.)"""
     environments = list(dict.fromkeys(_names(environment_id)))
     if environments:
-        return [(code, env, None) for env in environments]
+        return tuple((code, env, None) for env in environments)
     tools = list(dict.fromkeys(_names(tool)))
-    return [(code, None, t) for t in tools] if tools else [(code, None, None)]
+    return tuple((code, None, t) for t in tools) if tools else ((code, None, None),)
 
 
 @dataclass(frozen=True)

@@ -25,12 +25,21 @@ def same_json(a: Any, b: Any) -> bool:
     """Whether two parsed JSON values are the same: equal, of the same types, their keys in
     the same order (``1`` is not ``true``; ``{"a", "b"}`` is not ``{"b", "a"}``). Their
     ``repr`` tells all of that for JSON's types, at C speed."""
-    if a is b:
-        return True
+    return a is b or (_equal(a, b) and _written(a) == _written(b))
+
+
+def _equal(a: Any, b: Any) -> bool:
     try:
-        return bool(a == b) and repr(a) == repr(b)
+        return bool(a == b)
     except RecursionError:  # nested deeper than anything Codex writes: not worth knowing
         return False
+
+
+def _written(value: Any) -> str | None:
+    try:
+        return repr(value)
+    except RecursionError:
+        return None
 
 
 class Recent(Generic[T]):
@@ -57,19 +66,35 @@ class Restorer:
     the same as one of them (as :func:`same_json` tells) gets the same state object."""
 
     def __init__(self) -> None:
-        self._cache: list[tuple[Any, EnvironmentsState | None]] = []
+        self._cache: list[_Restored] = []  # newest last
 
     def __call__(self, raw: Any) -> EnvironmentsState | None:
         if raw is None:
             return None
-        entries = self._cache[::-1]
-        found = next((i for i, (seen, _) in enumerate(entries) if seen is raw), None)
-        if found is None:
-            found = next((i for i, (seen, _) in enumerate(entries) if same_json(seen, raw)), None)
-            if found is not None:  # kept under this object too, found by identity next time
-                self._cache = [*self._cache[1 - KEPT :], (raw, entries[found][1])]
-        if found is not None:
-            return entries[found][1]
-        state = restore_snapshot(raw)
-        self._cache = [*self._cache[1 - KEPT :], (raw, state)]
-        return state
+        for entry in reversed(self._cache):
+            if entry.raw is raw:
+                return entry.state
+        same = next((e for e in reversed(self._cache) if e.same_as(raw)), None)
+        if same is None:
+            same = _Restored(raw, restore_snapshot(raw))
+        else:  # kept under this object too, found by identity next time
+            same = _Restored(raw, same.state, same.written)
+        self._cache = [*self._cache[1 - KEPT :], same]
+        return same.state
+
+
+class _Restored:
+    """A snapshot as recorded, its state, and its ``repr`` once it is needed."""
+
+    __slots__ = ("raw", "state", "written")
+
+    def __init__(self, raw: Any, state: EnvironmentsState | None, written: str | None = None):
+        self.raw, self.state, self.written = raw, state, written
+
+    def same_as(self, raw: Any) -> bool:
+        """:func:`same_json` of this snapshot and ``raw``, this one's ``repr`` made once."""
+        if not _equal(self.raw, raw):
+            return False
+        if self.written is None:
+            self.written = _written(self.raw)
+        return self.written is not None and self.written == _written(raw)

@@ -38,6 +38,8 @@ _INVISIBLE_RANGES = (
 characters (through Unicode 15), and the Hangul fillers: nothing a reader can see."""
 
 _UNSAFE = re.compile(f"[{_INVISIBLE_RANGES}]")
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+"""``json.dumps``'s encoder for these options, made once rather than at every call."""
 
 
 def _visible(match: re.Match[str]) -> str:
@@ -75,7 +77,7 @@ def dumps_json_line(value: Any) -> str:
     Lone surrogates (from a ``\\ud800`` escape in some input) are escaped the same way, so
     the line always encodes as UTF-8 and decodes to the same value.
     """
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    text = _ENCODER.encode(value)
     if text.isascii() and "\x7f" not in text:
         return text  # json.dumps has escaped C0 already: nothing else is unsafe in ASCII
     return _UNSAFE.sub(_json_escape, text)
