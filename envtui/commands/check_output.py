@@ -17,7 +17,6 @@ import tempfile
 from typing import IO, Any
 
 from envtui.incidents.fold import IncidentFold
-from envtui.steps.emit import finding_event
 from envtui.steps.report import CheckReport, StepReport
 from envtui.steps.values import Finding
 from envtui.vocabulary.safe_text import dumps_json_line, for_terminal, one_line
@@ -83,7 +82,7 @@ class ReportWriter:
 
     def finding(self, f: Finding) -> None:
         if self.incidents is not None:
-            self.incidents.finding(finding_event(f), None)
+            self.incidents.finding(f, None)  # read as it is, as its event would be
         if self._spool is not None:
             text = ("," if self.findings else "") + dumps_json_line(f.as_json())
             self._held.append(text)

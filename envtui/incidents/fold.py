@@ -34,7 +34,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from envtui.incidents.coverage import evaluated
 from envtui.vocabulary.events import Event, FindingReported, Severity, StepRecorded
@@ -49,6 +49,25 @@ IncidentKey = tuple[str, str | None, str | None]
 """(code, environment, tool): what one incident is about."""
 IncidentState = Literal["active", "acknowledged", "resolved"]
 STATE_ORDER: dict[IncidentState, int] = {"active": 0, "acknowledged": 1, "resolved": 2}
+
+
+class FindingFields(Protocol):
+    """What the fold reads of a finding: a :class:`FindingReported` event, or a check's
+    own finding as it is, with no event made of it first."""
+
+    @property
+    def code(self) -> str: ...
+    @property
+    def severity(self) -> Severity: ...
+    @property
+    def step(self) -> int | None: ...
+    @property
+    def tool(self) -> str | None: ...
+    @property
+    def environment_id(self) -> str | None: ...
+    @property
+    def message(self) -> str: ...
+
 
 DEFAULT_INCIDENTS = 1_000
 DEFAULT_HISTORY = 100
@@ -205,7 +224,7 @@ class IncidentFold:
             out += self.settle()
         return out
 
-    def finding(self, msg: FindingReported, at: datetime | None) -> list[AnyIncident]:
+    def finding(self, msg: FindingFields, at: datetime | None) -> list[AnyIncident]:
         """A finding: each incident it counts for is raised (opened if none is open)."""
         window, step = self._window, msg.step
         out: list[AnyIncident] = []
@@ -268,7 +287,7 @@ class IncidentFold:
     # --- the incidents -----------------------------------------------------------------------
 
     def _raise(
-        self, key: IncidentKey, msg: FindingReported, step: int | None, at: datetime | None
+        self, key: IncidentKey, msg: FindingFields, step: int | None, at: datetime | None
     ) -> IncidentOpened | None:
         incident = self.open.get(key)
         opened = None
