@@ -31,13 +31,21 @@ rollout is parsed line by line, and those wrappers cost a fifth of the parse."""
 
 def parse_line(raw: str) -> Any:
     """One JSON value filling the line (whitespace around it allowed), as ``json.loads``."""
-    try:  # most lines are the value and a newline: read in place, not copied stripped
+    value, whole = _scan_whole(raw)
+    return value if whole else _parse_stripped(raw)
+
+
+def _scan_whole(raw: str) -> tuple[Any, bool]:
+    """The line's value read in place, and whether it fills the line (whitespace after it
+    allowed), as it does unless the line starts with whitespace or is broken."""
+    try:
         value, end = _SCAN(raw, 0)
     except (StopIteration, ValueError):
-        pass  # whitespace first, or not JSON: the rules below say which, and raise as ever
-    else:
-        if end == len(raw) or (end == len(raw) - 1 and raw[end] == "\n"):
-            return value
+        return None, False  # whitespace first, or not JSON: the full rules tell
+    return value, end == len(raw) or not raw[end:].strip(" \t\r\n")
+
+
+def _parse_stripped(raw: str) -> Any:
     text = raw.strip(" \t\r\n")
     try:
         value, end = _SCAN(text, 0)
@@ -66,10 +74,10 @@ class Item(NamedTuple):
 def parse_item(raw: str) -> Item | None:
     """The line's item, or None when the line is broken (or blank: ``raw.strip()`` tells)."""
     try:
-        value = parse_line(raw)
+        value, whole = _scan_whole(raw)
+        return item_of(value if whole else _parse_stripped(raw))
     except (ValueError, RecursionError):
         return None
-    return item_of(value)
 
 
 def item_of(value: Any) -> Item | None:
@@ -79,8 +87,15 @@ def item_of(value: Any) -> Item | None:
         return None
     payload = value.get("payload")
     timestamp = value.get("timestamp")
-    return Item(
-        kind,
-        payload if isinstance(payload, dict) else {},
-        timestamp if isinstance(timestamp, str) else None,
+    return _new_item(
+        Item,
+        (
+            kind,
+            payload if isinstance(payload, dict) else {},
+            timestamp if isinstance(timestamp, str) else None,
+        ),
     )
+
+
+_new_item = tuple.__new__
+"""What ``Item(...)`` calls, called directly: one item is made for every line."""
