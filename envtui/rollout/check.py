@@ -179,6 +179,7 @@ class RolloutChecker:
         self._blocks: Recent[_Outcome] = Recent()
         self.tools_seen = False
         self._recent_rules: list[_Rules] = []  # the last few, newest last
+        self._selected_from: list[EnvironmentsState] = []  # the last few states in selected
         self.selected: dict[str, bool] = {}
         """Every environment a snapshot named (the selection as a rollout shows it), and
         whether any step showed it available or starting."""
@@ -208,9 +209,12 @@ class RolloutChecker:
             report.unchecked |= RULE_CODES
             return report
         report.state = state
-        for env_id, env in state.environments.items():
-            resolved = env.status in ("available", "starting")
-            self.selected[env_id] = self.selected.get(env_id, False) or resolved
+        # a state taken in again changes nothing: an environment's flag only ever turns true
+        if all(state is not seen for seen in self._selected_from):
+            for env_id, env in state.environments.items():
+                resolved = env.status in ("available", "starting")
+                self.selected[env_id] = self.selected.get(env_id, False) or resolved
+            self._selected_from = [*self._selected_from[1 - KEPT :], state]
         findings, notes, unchecked = self._rules(step, state)
         report.findings += findings
         report.notes += notes
@@ -226,14 +230,7 @@ class RolloutChecker:
         tools = self.tools if self.tools is not None else step.tools
         connection = self.timeline.at(step.at) if self.timeline is not None else None
         key = (state, tools, tuple(sorted(connection.items())) if connection is not None else None)
-        rules = next(
-            (
-                seen
-                for seen in reversed(self._recent_rules)
-                if all(a is b or a == b for a, b in zip(seen.key, key, strict=True))
-            ),
-            None,
-        )
+        rules = self._known_rules(key)
         if rules is None:
             view = view_of(0, state)
             result = check_step(
@@ -251,6 +248,18 @@ class RolloutChecker:
             )
             findings[split:split] = calls
         return findings, list(notes), rules.unchecked
+
+    def _known_rules(self, key: tuple[Any, ...]) -> _Rules | None:
+        """What the rules said of a key equal to ``key``: looked up by identity first, the
+        usual case (a state restored once is the same object), and the cheapest."""
+        recent = self._recent_rules[::-1]
+        for seen in recent:
+            if all(a is b for a, b in zip(seen.key, key, strict=True)):
+                return seen
+        for seen in recent:
+            if all(a is b or a == b for a, b in zip(seen.key, key, strict=True)):
+                return seen
+        return None
 
     def notes(self, info: RolloutInfo) -> list[str]:
         """What the whole check could not do, said once."""

@@ -52,7 +52,10 @@ class Recent(Generic[T]):
         """The answer for a key the same, part by part, as ``key`` (objects by identity,
         strings and None by value), in a 1-tuple; None if there is none."""
         for seen, answer in self._entries:
-            if all(a is b or (type(a) is str and a == b) for a, b in zip(seen, key, strict=True)):
+            for a, b in zip(seen, key, strict=True):
+                if a is not b and not (type(a) is str and a == b):
+                    break
+            else:
                 return (answer,)
         return None
 
