@@ -155,6 +155,7 @@ def measure(command: list[str], path: Path, code: Path = ROOT) -> tuple[float, f
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, "PYTHONPATH": str(code)},
+        cwd=code,  # ``python -c`` puts its working directory first on sys.path
     )
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - started

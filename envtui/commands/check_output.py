@@ -5,9 +5,9 @@ a summary, on standard output too: the report is what ``check > report.txt`` kee
 JSON: ``{"steps", "findings", "incidents", "notes", "rollout"}`` on one line, written as
 it goes; the findings, which come after every step in that object, wait in a spooled
 temporary file (memory up to a megabyte, disk after), so a long rollout never has to be
-held in memory. The findings are folded into incidents as the steps come
-(:mod:`envtui.incidents.fold`, the dashboard's fold), which keeps at most its bound of
-them.
+held in memory (they go there in writes of 64 KB). For the JSON, the findings are folded
+into incidents as the steps come (:mod:`envtui.incidents.fold`, the dashboard's fold),
+which keeps at most its bound of them; the text lists no incidents.
 """
 
 from __future__ import annotations
@@ -17,12 +17,13 @@ import tempfile
 from typing import IO, Any
 
 from envtui.incidents.fold import IncidentFold
-from envtui.steps.emit import finding_event
 from envtui.steps.report import CheckReport, StepReport
 from envtui.steps.values import Finding
 from envtui.vocabulary.safe_text import dumps_json_line, for_terminal, one_line
 
 SPOOL_BYTES = 1 << 20
+HELD_CHARACTERS = 1 << 16
+"""How much of the findings' JSON is held before it goes to the spool in one write."""
 
 
 def finding_line(f: Finding) -> str:
@@ -31,12 +32,13 @@ def finding_line(f: Finding) -> str:
 
 
 def _step_json(report: StepReport) -> str:
-    """A step's JSON; most steps sent nothing and found nothing, and are written directly."""
-    if report.context is None and not report.findings and not report.notes:
+    """A step's JSON; most steps sent nothing and have no notes, and are written directly."""
+    if report.context is None and not report.notes:
         line = "null" if report.line is None else str(report.line)
+        codes = dumps_json_line([f.code for f in report.findings]) if report.findings else "[]"
         return (
             f'{{"step":{report.number},"turn":{report.turn},"line":{line},'
-            '"context":null,"findings":[],"notes":[]}'
+            f'"context":null,"findings":{codes},"notes":[]}}'
         )
     return dumps_json_line(report.as_json())
 
@@ -49,7 +51,10 @@ class ReportWriter:
         self.out = out if out is not None else sys.stdout
         self.steps = 0
         self.findings = 0
-        self.incidents = IncidentFold()
+        self.incidents = IncidentFold() if as_json else None
+        """The findings folded into incidents, for the JSON (the text does not list them)."""
+        self._held: list[str] = []  # findings' JSON on its way to the spool
+        self._held_size = 0
         self._spool: IO[str] | None = None
         self._terminal = self.out.isatty()
         self._begun = False
@@ -70,23 +75,34 @@ class ReportWriter:
         if self.as_json:
             self.out.write(("," if self.steps else "") + _step_json(report))
         self.steps += 1
-        self.incidents.step(report.number, None, report.unchecked, len(report.findings))
+        if self.incidents is not None:
+            self.incidents.step(report.number, None, report.unchecked, len(report.findings))
         for f in report.findings:
             self.finding(f)
 
     def finding(self, f: Finding) -> None:
-        self.incidents.finding(finding_event(f), None)
+        if self.incidents is not None:
+            self.incidents.finding(f, None)  # read as it is, as its event would be
         if self._spool is not None:
-            self._spool.write(("," if self.findings else "") + dumps_json_line(f.as_json()))
+            text = ("," if self.findings else "") + dumps_json_line(f.as_json())
+            self._held.append(text)
+            self._held_size += len(text)
+            if self._held_size >= HELD_CHARACTERS:
+                self._spool_held(self._spool)
         else:
             line = finding_line(f) + "\n"
             self.out.write(for_terminal(line) if self._terminal else line)
         self.findings += 1
 
+    def _spool_held(self, spool: IO[str]) -> None:
+        spool.write("".join(self._held))
+        self._held, self._held_size = [], 0
+
     def finish(self, notes: list[str], rollout: dict[str, Any] | None) -> None:
-        self.incidents.settle()
         self._begin()
-        if self._spool is not None:
+        if self._spool is not None and self.incidents is not None:
+            self.incidents.settle()
+            self._spool_held(self._spool)
             self.out.write('],"findings":[')
             self._spool.seek(0)
             while chunk := self._spool.read(SPOOL_BYTES):

@@ -69,8 +69,10 @@ def apply_merge_patch(target: JSON, patch: JSON) -> JSON:
     for key, value in patch.items():
         if value is None:
             out.pop(key, None)
-        else:
+        elif isinstance(value, dict):
             out[key] = apply_merge_patch(out.get(key), value)
+        else:
+            out[key] = value  # what the call would return, without the call
     return out
 
 
@@ -97,5 +99,8 @@ def world_merge_patch(
 
 def apply_world_patch(sections: Mapping[str, JSON], patch: Mapping[str, JSON]) -> dict[str, JSON]:
     """Apply a world-state patch: ``null`` removes a section, anything else merges into it."""
-    result: dict[str, JSON] = apply_merge_patch(dict(sections), dict(patch))
-    return result
+    target = sections if isinstance(sections, dict) else dict(sections)
+    result: dict[str, JSON] = apply_merge_patch(
+        target, patch if isinstance(patch, dict) else dict(patch)
+    )
+    return result  # a new dict: the merge copies each object it changes, ``sections`` too

@@ -33,7 +33,8 @@ from collections import OrderedDict, deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal
+from functools import lru_cache
+from typing import Any, Literal, Protocol
 
 from envtui.incidents.coverage import evaluated
 from envtui.vocabulary.events import Event, FindingReported, Severity, StepRecorded
@@ -49,6 +50,25 @@ IncidentKey = tuple[str, str | None, str | None]
 IncidentState = Literal["active", "acknowledged", "resolved"]
 STATE_ORDER: dict[IncidentState, int] = {"active": 0, "acknowledged": 1, "resolved": 2}
 
+
+class FindingFields(Protocol):
+    """What the fold reads of a finding: a :class:`FindingReported` event, or a check's
+    own finding as it is, with no event made of it first."""
+
+    @property
+    def code(self) -> str: ...
+    @property
+    def severity(self) -> Severity: ...
+    @property
+    def step(self) -> int | None: ...
+    @property
+    def tool(self) -> str | None: ...
+    @property
+    def environment_id(self) -> str | None: ...
+    @property
+    def message(self) -> str: ...
+
+
 DEFAULT_INCIDENTS = 1_000
 DEFAULT_HISTORY = 100
 
@@ -57,14 +77,18 @@ def _names(text: str | None) -> list[str]:
     return [part.strip() for part in (text or "").split(",") if part.strip()]
 
 
-def incident_keys(code: str, environment_id: str | None, tool: str | None) -> list[IncidentKey]:
+@lru_cache(maxsize=1024)
+def incident_keys(
+    code: str, environment_id: str | None, tool: str | None
+) -> tuple[IncidentKey, ...]:
     """The incidents one finding counts for: one per environment it names, else one per
-    tool it names, else one for its code alone."""
+    tool it names, else one for its code alone. (Kept for the names last seen: a long
+    check raises the same few again and again.)"""
     environments = list(dict.fromkeys(_names(environment_id)))
     if environments:
-        return [(code, env, None) for env in environments]
+        return tuple((code, env, None) for env in environments)
     tools = list(dict.fromkeys(_names(tool)))
-    return [(code, None, t) for t in tools] if tools else [(code, None, None)]
+    return tuple((code, None, t) for t in tools) if tools else ((code, None, None),)
 
 
 @dataclass(frozen=True)
@@ -200,7 +224,7 @@ class IncidentFold:
             out += self.settle()
         return out
 
-    def finding(self, msg: FindingReported, at: datetime | None) -> list[AnyIncident]:
+    def finding(self, msg: FindingFields, at: datetime | None) -> list[AnyIncident]:
         """A finding: each incident it counts for is raised (opened if none is open)."""
         window, step = self._window, msg.step
         out: list[AnyIncident] = []
@@ -263,7 +287,7 @@ class IncidentFold:
     # --- the incidents -----------------------------------------------------------------------
 
     def _raise(
-        self, key: IncidentKey, msg: FindingReported, step: int | None, at: datetime | None
+        self, key: IncidentKey, msg: FindingFields, step: int | None, at: datetime | None
     ) -> IncidentOpened | None:
         incident = self.open.get(key)
         opened = None

@@ -20,7 +20,7 @@ from typing import Any
 
 from envtui.context.diff import render_diff
 from envtui.context.model import EnvironmentsState
-from envtui.context.snapshot import restore_snapshot
+from envtui.rollout.check_memo import KEPT, Recent, Restorer
 from envtui.rollout.records import ContextBlock, Rollout, RolloutInfo, RolloutStep
 from envtui.steps.connection import ConnectionTimeline
 from envtui.steps.plan import ToolFeatures
@@ -34,6 +34,9 @@ from envtui.vocabulary.profiles import Profile
 
 MAX_DIFF_LINES = 12
 _ESCAPED = frozenset("&<>\"'")
+_ESCAPING_NOTE = (
+    "deviation: envtui escapes network domains and subagent lines; Codex wrote them raw"
+)
 
 
 def view_of(number: int, state: EnvironmentsState) -> StepView:
@@ -76,25 +79,8 @@ def _escaping_could_differ(state: EnvironmentsState) -> bool:
     return any(not _ESCAPED.isdisjoint(text) for text in texts)
 
 
-class _Restorer:
-    """Restores each recorded snapshot once: the last two, by identity, are remembered."""
-
-    def __init__(self) -> None:
-        self._cache: list[tuple[Any, EnvironmentsState | None]] = []
-
-    def __call__(self, raw: Any) -> EnvironmentsState | None:
-        if raw is None:
-            return None
-        for seen, state in self._cache:
-            if seen is raw:
-                return state
-        state = restore_snapshot(raw)
-        self._cache = [*self._cache[-1:], (raw, state)]
-        return state
-
-
 def _diffed(
-    block: ContextBlock, restore: _Restorer
+    block: ContextBlock, restore: Restorer
 ) -> tuple[EnvironmentsState | None, EnvironmentsState | None] | str:
     """The states the block was diffed between, or why the block cannot be checked.
 
@@ -109,16 +95,35 @@ def _diffed(
     return current, restore(block.previous)
 
 
+_Outcome = tuple[str | None, str, list[str]]
+"""What a block's check says whatever its step: the finding's message (None: no finding),
+its diff, the notes."""
+
+
 def check_block(
-    block: ContextBlock, number: int, restore: _Restorer
+    block: ContextBlock, number: int, restore: Restorer, memo: Recent[_Outcome] | None = None
 ) -> tuple[Finding | None, list[str]]:
-    """Render one block as Codex would and compare it with what Codex recorded."""
+    """Render one block as Codex would and compare it with what Codex recorded; ``memo``
+    keeps the outcome of the same snapshots and text at the steps before."""
     if block.unchecked:
         return None, []  # the step's notes say why
     diffed = _diffed(block, restore)
     if isinstance(diffed, str):
         return None, [f"context not checked: {diffed}"]
-    current, previous = diffed
+    key = (*diffed, block.text, block.source)
+    known = memo.get(key) if memo is not None else None
+    message, diff, notes = known[0] if known is not None else _outcome(block, *diffed)
+    if memo is not None and known is None:
+        memo.put(key, (message, diff, notes))
+    if message is None:
+        return None, list(notes)
+    line = block.line or block.world_state_line
+    return finding("context-mismatch", number, message, line=line, diff=diff), []
+
+
+def _outcome(
+    block: ContextBlock, current: EnvironmentsState | None, previous: EnvironmentsState | None
+) -> _Outcome:
     as_codex = render_diff(current, previous, codex_escaping=True)
     if as_codex == block.text:
         if (
@@ -126,10 +131,8 @@ def check_block(
             and _escaping_could_differ(current)
             and render_diff(current, previous) != as_codex
         ):
-            return None, [
-                "deviation: envtui escapes network domains and subagent lines; Codex wrote them raw"
-            ]
-        return None, []
+            return None, "", [_ESCAPING_NOTE]
+        return None, "", []
     if block.text is None:
         message = "envtui would send a context block here, and Codex sent none"
     elif as_codex is None:
@@ -139,8 +142,7 @@ def check_block(
     if block.source == "compaction":
         message += " (the block in the compaction's replacement history)"
     first, diff = short_diff(as_codex, block.text)
-    line = block.line or block.world_state_line
-    return finding("context-mismatch", number, f"{message} ({first})", line=line, diff=diff), []
+    return f"{message} ({first})", diff, []
 
 
 @dataclass(frozen=True)
@@ -173,9 +175,11 @@ class RolloutChecker:
         self.features = features or ToolFeatures()
         self.tools = tools
         self.timeline = ConnectionTimeline(events) if events is not None else None
-        self.restore = _Restorer()
+        self.restore = Restorer()
+        self._blocks: Recent[_Outcome] = Recent()
         self.tools_seen = False
-        self._last_rules: _Rules | None = None
+        self._recent_rules: list[_Rules] = []  # the last few, newest last
+        self._selected_from: list[EnvironmentsState] = []  # the last few states in selected
         self.selected: dict[str, bool] = {}
         """Every environment a snapshot named (the selection as a rollout shows it), and
         whether any step showed it available or starting."""
@@ -187,7 +191,7 @@ class RolloutChecker:
         report.unchecked.add(EXECUTION_CODE)  # a rollout does not record where calls ran
         mismatches = []
         for block in step.blocks:
-            mismatch, notes = check_block(block, step.number, self.restore)
+            mismatch, notes = check_block(block, step.number, self.restore, self._blocks)
             report.notes += notes
             if block.unchecked or (
                 block.current is not None and self.restore(block.current) is None
@@ -205,9 +209,12 @@ class RolloutChecker:
             report.unchecked |= RULE_CODES
             return report
         report.state = state
-        for env_id, env in state.environments.items():
-            resolved = env.status in ("available", "starting")
-            self.selected[env_id] = self.selected.get(env_id, False) or resolved
+        # a state taken in again changes nothing: an environment's flag only ever turns true
+        if all(state is not seen for seen in self._selected_from):
+            for env_id, env in state.environments.items():
+                resolved = env.status in ("available", "starting")
+                self.selected[env_id] = self.selected.get(env_id, False) or resolved
+            self._selected_from = [*self._selected_from[1 - KEPT :], state]
         findings, notes, unchecked = self._rules(step, state)
         report.findings += findings
         report.notes += notes
@@ -217,25 +224,23 @@ class RolloutChecker:
     def _rules(
         self, step: RolloutStep, state: EnvironmentsState
     ) -> tuple[list[Finding], list[str], list[str]]:
-        """The rules on the step. Steps in a row share their snapshot, tools and connection
-        state, so what depends only on those is worked out once; the calls every time."""
+        """The rules on the step. Steps share their snapshot, tools and connection state with
+        steps before (in a row, or every other step when the primary moves back and forth),
+        so what depends only on those is worked out once; the calls every time."""
         tools = self.tools if self.tools is not None else step.tools
         connection = self.timeline.at(step.at) if self.timeline is not None else None
         key = (state, tools, tuple(sorted(connection.items())) if connection is not None else None)
-        if self._last_rules is None or any(
-            a is not b and a != b for a, b in zip(self._last_rules.key, key, strict=True)
-        ):
+        rules = self._known_rules(key)
+        if rules is None:
             view = view_of(0, state)
             result = check_step(
                 view, tools, self.profile, connection=connection, features=self.features
             )
             notes = [n.text for n in result.notes if n.code not in RULE_NOTES_SAID_ONCE]
-            self._last_rules = _Rules(
-                key, view, result.findings, notes, unchecked_codes(result.notes)
-            )
-        rules = self._last_rules
+            rules = _Rules(key, view, result.findings, notes, unchecked_codes(result.notes))
+            self._recent_rules = [*self._recent_rules[1 - KEPT :], rules]
         view, notes = rules.view, rules.notes
-        findings = [dataclasses.replace(f, step=step.number) for f in rules.findings]
+        findings = [_at_step(f, step.number) for f in rules.findings]
         if step.calls:
             calls = check_calls(dataclasses.replace(view, number=step.number), step.calls)
             split = next(
@@ -243,6 +248,18 @@ class RolloutChecker:
             )
             findings[split:split] = calls
         return findings, list(notes), rules.unchecked
+
+    def _known_rules(self, key: tuple[Any, ...]) -> _Rules | None:
+        """What the rules said of a key equal to ``key``: looked up by identity first, the
+        usual case (a state restored once is the same object), and the cheapest."""
+        recent = self._recent_rules[::-1]
+        for seen in recent:
+            if all(a is b for a, b in zip(seen.key, key, strict=True)):
+                return seen
+        for seen in recent:
+            if all(a is b or a == b for a, b in zip(seen.key, key, strict=True)):
+                return seen
+        return None
 
     def notes(self, info: RolloutInfo) -> list[str]:
         """What the whole check could not do, said once."""
@@ -291,6 +308,11 @@ def thread_findings(checker: RolloutChecker) -> list[Finding]:
         return []
     resolved = tuple(env for env, ok in checker.selected.items() if ok)
     return selected_never_resolved(checker.selected, [StepView(number=None, ready=resolved)])
+
+
+def _at_step(f: Finding, number: int) -> Finding:
+    """``f`` found at step ``number`` (as ``dataclasses.replace``, without its overhead)."""
+    return Finding(f.code, f.severity, number, f.tool, f.environment_id, f.message, f.extra)
 
 
 def _one_per_step(mismatches: list[Finding], blocks: int) -> Finding:

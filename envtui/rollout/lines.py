@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 TURN_START = "task_started"
 TURN_ABORTED = "turn_aborted"
@@ -32,6 +31,21 @@ rollout is parsed line by line, and those wrappers cost a fifth of the parse."""
 
 def parse_line(raw: str) -> Any:
     """One JSON value filling the line (whitespace around it allowed), as ``json.loads``."""
+    value, whole = _scan_whole(raw)
+    return value if whole else _parse_stripped(raw)
+
+
+def _scan_whole(raw: str) -> tuple[Any, bool]:
+    """The line's value read in place, and whether it fills the line (whitespace after it
+    allowed), as it does unless the line starts with whitespace or is broken."""
+    try:
+        value, end = _SCAN(raw, 0)
+    except (StopIteration, ValueError):
+        return None, False  # whitespace first, or not JSON: the full rules tell
+    return value, end == len(raw) or not raw[end:].strip(" \t\r\n")
+
+
+def _parse_stripped(raw: str) -> Any:
     text = raw.strip(" \t\r\n")
     try:
         value, end = _SCAN(text, 0)
@@ -42,9 +56,9 @@ def parse_line(raw: str) -> Any:
     return value
 
 
-@dataclass(frozen=True, slots=True)
-class Item:
-    """A rollout line of the right shape: its type, its payload, when it was written."""
+class Item(NamedTuple):
+    """A rollout line of the right shape: its type, its payload, when it was written.
+    (A named tuple: one is made for every line, and a tuple is made fastest.)"""
 
     kind: str
     payload: dict[str, Any]
@@ -60,10 +74,10 @@ class Item:
 def parse_item(raw: str) -> Item | None:
     """The line's item, or None when the line is broken (or blank: ``raw.strip()`` tells)."""
     try:
-        value = parse_line(raw)
+        value, whole = _scan_whole(raw)
+        return item_of(value if whole else _parse_stripped(raw))
     except (ValueError, RecursionError):
         return None
-    return item_of(value)
 
 
 def item_of(value: Any) -> Item | None:
@@ -73,8 +87,15 @@ def item_of(value: Any) -> Item | None:
         return None
     payload = value.get("payload")
     timestamp = value.get("timestamp")
-    return Item(
-        kind,
-        payload if isinstance(payload, dict) else {},
-        timestamp if isinstance(timestamp, str) else None,
+    return _new_item(
+        Item,
+        (
+            kind,
+            payload if isinstance(payload, dict) else {},
+            timestamp if isinstance(timestamp, str) else None,
+        ),
     )
+
+
+_new_item = tuple.__new__
+"""What ``Item(...)`` calls, called directly: one item is made for every line."""

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
+from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
 _INVISIBLE_RANGES = (
@@ -38,6 +40,17 @@ _INVISIBLE_RANGES = (
 characters (through Unicode 15), and the Hangul fillers: nothing a reader can see."""
 
 _UNSAFE = re.compile(f"[{_INVISIBLE_RANGES}]")
+_FLAGS = (False, False, True)  # json.dumps's sort_keys, skipkeys and allow_nan
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+"""``json.dumps``'s encoder for these options, made once rather than at every call."""
+_C_ENCODE: Callable[[Any, int], list[str]] | None = (
+    None
+    if c_make_encoder is None
+    else c_make_encoder(None, _ENCODER.default, encode_basestring, None, ":", ",", *_FLAGS)
+)
+"""The C encoder ``_ENCODER`` would make at each call, made once, for objects and arrays.
+It keeps no record of the containers it is in (a parsed value cannot hold itself), so it
+has no state and is safe in any thread."""
 
 
 def _visible(match: re.Match[str]) -> str:
@@ -75,5 +88,10 @@ def dumps_json_line(value: Any) -> str:
     Lone surrogates (from a ``\\ud800`` escape in some input) are escaped the same way, so
     the line always encodes as UTF-8 and decodes to the same value.
     """
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    return _UNSAFE.sub(_json_escape, text)  # json.dumps has escaped C0 already
+    if _C_ENCODE is not None and isinstance(value, dict | list):
+        text = "".join(_C_ENCODE(value, 0))
+    else:
+        text = _ENCODER.encode(value)
+    if text.isascii() and "\x7f" not in text:
+        return text  # json.dumps has escaped C0 already: nothing else is unsafe in ASCII
+    return _UNSAFE.sub(_json_escape, text)

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from envtui.vocabulary import safe_text
 from envtui.vocabulary.events import (
     EnvironmentStatus,
     WarningMessage,
@@ -60,6 +61,27 @@ def test_json_keeps_every_value_and_writes_no_invisible_character_raw() -> None:
     assert "\n" not in line
     assert json.loads(line) == value
     line.encode("utf-8")  # lone surrogates are escaped, so the line is always valid UTF-8
+
+
+def test_json_of_ascii_text_writes_del_and_c0_controls_escaped() -> None:
+    line = dumps_json_line({"a": "x\x7fy\x1b[2J", "b": ["\x00", "plain"]})
+    assert line == '{"a":"x\\u007fy\\u001b[2J","b":["\\u0000","plain"]}'
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(JSON_VALUES)
+def test_json_line_is_json_dumps_compact_with_each_invisible_character_escaped(
+    value: object,
+) -> None:
+    compact = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    assert dumps_json_line(value) == safe_text._UNSAFE.sub(safe_text._json_escape, compact)
 
 
 @settings(max_examples=100, deadline=None)
