@@ -98,6 +98,11 @@ class LogEntry:
         self._previous = previous
         self._time: str | None = None
         self._text: str | None = None
+        if self.kind == "step":
+            # A step's event carries its whole context, snapshot and tools, and a run of
+            # steps that changed nothing folds into one line without its lines being
+            # read: its short words are written now, so the event is never held.
+            self._write()
 
     @property
     def time(self) -> str:
@@ -110,14 +115,17 @@ class LogEntry:
     @property
     def text(self) -> str:
         """All but the time, made safe for a terminal: what folding compares."""
-        if self._text is None:
-            event = self._event
-            assert event is not None  # let go only once the text is written
-            kind = self.kind
-            shown_id = "" if kind in OWN_MESSAGES and event.id == "" else f'id "{event.id}" '
-            self._text = one_line(f"{shown_id}{kind} {_detail(event.msg, self._previous)}".rstrip())
-            self._event = self._previous = None
-        return self._text
+        return self._text if self._text is not None else self._write()
+
+    def _write(self) -> str:
+        event = self._event
+        assert event is not None  # let go only once the text is written
+        kind = self.kind
+        shown_id = "" if kind in OWN_MESSAGES and event.id == "" else f'id "{event.id}" '
+        text = one_line(f"{shown_id}{kind} {_detail(event.msg, self._previous)}".rstrip())
+        self._text = text
+        self._event = self._previous = None
+        return text
 
     @property
     def line(self) -> str:

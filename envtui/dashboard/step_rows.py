@@ -1,32 +1,116 @@
-"""A step as the dashboard keeps it, and as it exports it."""
+"""A step as the dashboard keeps it, and as it exports it.
+
+The store keeps the last thousand steps; each holds its full context text, the diff sent,
+the snapshot and the patch, and the dashboard shows one step at a time. So a row keeps
+those four compactly: one zlib-compressed JSON of them, shared with the step before when it
+is the same (most steps change nothing), and expanded when a view or an export reads them.
+A snapshot as Python dicts costs several times its JSON; compressed, a step's content is a
+few hundred bytes, and a long run's memory stays flat once the history is full.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import json
+import zlib
 from datetime import datetime
 from typing import Any
 
 from envtui.vocabulary.events import FindingReported
 
+_Content = tuple[str | None, str | None, dict[str, Any] | None, dict[str, Any] | None]
+_EMPTY = zlib.compress(b"[null,null,null,null]")
+"""The packed content of a step that has none (the context switch off): shared by all."""
 
-@dataclass
+
+def pack(
+    text: str | None,
+    diff: str | None,
+    snapshot: dict[str, Any] | None,
+    patch: dict[str, Any] | None,
+) -> bytes | _Content:
+    """The four as compressed JSON; as they are when they are not JSON (kept, not lost)."""
+    if text is None and diff is None and snapshot is None and patch is None:
+        return _EMPTY
+    try:
+        data = json.dumps([text, diff, snapshot, patch], ensure_ascii=False, allow_nan=True)
+    except (TypeError, ValueError):
+        return (text, diff, snapshot, patch)
+    return zlib.compress(data.encode("utf-8", "surrogatepass"), 6)
+
+
+def unpack(packed: bytes | _Content) -> _Content:
+    if not isinstance(packed, bytes):
+        return packed
+    text, diff, snapshot, patch = json.loads(
+        zlib.decompress(packed).decode("utf-8", "surrogatepass")
+    )
+    return text, diff, snapshot, patch
+
+
 class StepRow:
     """One step as the dashboard keeps it: the store's row for a ``StepRecorded`` event.
 
-    ``tools`` is flattened to ``(name, environment_id parameter)`` pairs, which is all the
-    tools panel draws; ``findings`` collects the step's findings as they arrive.
+    ``text``, ``diff``, ``snapshot`` and ``patch`` are expanded from the packed content at
+    each read (a view reads the one step it shows). ``tools`` is flattened to ``(name,
+    environment_id parameter)`` pairs, which is all the tools panel draws; ``findings``
+    collects the step's findings as they arrive.
     """
 
-    number: int
-    at: datetime | None
-    thread: str | None
-    text: str | None
-    diff: str | None
-    snapshot: dict[str, Any] | None
-    patch: dict[str, Any] | None
+    __slots__ = ("_packed", "at", "findings", "notes", "number", "thread", "tools")
+    _packed: bytes | _Content
     tools: list[tuple[str, str]] | None
     notes: list[str]
-    findings: list[FindingReported] = field(default_factory=list)
+
+    def __init__(
+        self,
+        number: int,
+        at: datetime | None,
+        thread: str | None,
+        text: str | None,
+        diff: str | None,
+        snapshot: dict[str, Any] | None,
+        patch: dict[str, Any] | None,
+        tools: list[tuple[str, str]] | None,
+        notes: list[str],
+        findings: list[FindingReported] | None = None,
+        *,
+        before: StepRow | None = None,
+    ) -> None:
+        """``before``: the step before, whose content, tools and notes this one shares
+        when they are the same (one copy in memory, not one per step)."""
+        self.number = number
+        self.at = at
+        self.thread = thread
+        packed = pack(text, diff, snapshot, patch)
+        if before is not None:
+            packed = before._packed if packed == before._packed else packed
+            tools = before.tools if tools == before.tools else tools
+            notes = before.notes if notes == before.notes else notes
+        self._packed = packed
+        self.tools = tools
+        self.notes = notes
+        self.findings: list[FindingReported] = findings if findings is not None else []
+
+    @property
+    def content(self) -> _Content:
+        """(text, diff, snapshot, patch), expanded: read once when several are wanted."""
+        return unpack(self._packed)
+
+    @property
+    def text(self) -> str | None:
+        return self.content[0]
+
+    @property
+    def diff(self) -> str | None:
+        return self.content[1]
+
+    @property
+    def snapshot(self) -> dict[str, Any] | None:
+        return self.content[2]
+
+    @property
+    def patch(self) -> dict[str, Any] | None:
+        return self.content[3]
 
     @property
     def current_date(self) -> str | None:
@@ -38,19 +122,46 @@ class StepRow:
         value = (self.snapshot or {}).get("timezone")
         return value if isinstance(value, str) else None
 
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, StepRow):
+            return NotImplemented
+        return (
+            self.number,
+            self.at,
+            self.thread,
+            self.content,
+            self.tools,
+            self.notes,
+            self.findings,
+        ) == (
+            other.number,
+            other.at,
+            other.thread,
+            other.content,
+            other.tools,
+            other.notes,
+            other.findings,
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # mutable (its findings grow), as the dataclass was
+
+    def __repr__(self) -> str:
+        return f"StepRow(number={self.number!r}, at={self.at!r}, thread={self.thread!r})"
+
 
 def step_export(step: StepRow) -> dict[str, Any]:
     """A step as the dashboard exports it: JSON-ready, the tools as objects again.
 
     Pure, so the export's content is tested without a screen; the screen writes the file.
     """
+    text, diff, snapshot, patch = step.content
     return {
         "step": step.number,
         "thread": step.thread,
-        "context": step.text,
-        "diff": step.diff,
-        "snapshot": step.snapshot,
-        "patch": step.patch,
+        "context": text,
+        "diff": diff,
+        "snapshot": snapshot,
+        "patch": patch,
         "tools": [{"name": name, "environment_id": parameter} for name, parameter in step.tools]
         if step.tools is not None
         else None,

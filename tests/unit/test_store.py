@@ -150,15 +150,17 @@ def test_a_log_entry_is_written_when_read_in_the_zone_and_state_of_its_event() -
     ]
 
 
-def test_a_step_that_changed_nothing_shares_the_text_and_snapshot_of_the_one_before() -> None:
+def test_a_step_that_changed_nothing_shares_the_content_of_the_one_before() -> None:
     store = Store()
     store.apply(step_event(2, 1))
     again = step_event(2, 2).msg
     assert isinstance(again, StepRecorded)
     store.apply(thread_event(again.model_copy(update={"step": 3}), at=at(2)))
     first, second = store.steps
-    assert second.text is first.text
-    assert second.snapshot is first.snapshot
+    assert second.content == first.content
+    assert second.snapshot == again.snapshot
+    assert second.text == again.text
+    assert second._packed is first._packed  # one copy of the packed content, not two
     store.apply(step_event(1, 3))  # numbers went back: a new history
     store.apply(step_event(2, 4))
     assert [s.number for s in store.steps] == [1, 2]
