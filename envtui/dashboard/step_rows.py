@@ -15,8 +15,11 @@ import zlib
 from datetime import datetime
 from typing import Any
 
-from envtui.vocabulary.events import FindingReported
+from envtui.vocabulary.events import FindingReported, Severity
 
+_Finding = tuple[str, Severity, str | None, str | None, str]
+"""A finding of the step as kept: (code, severity, tool, environment_id, message); its
+step is the row's. A tuple whose strings the incidents share, not a model per finding."""
 _Content = tuple[str | None, str | None, dict[str, Any] | None, dict[str, Any] | None]
 _EMPTY = zlib.compress(b"[null,null,null,null]")
 """The packed content of a step that has none (the context switch off): shared by all."""
@@ -52,11 +55,12 @@ class StepRow:
 
     ``text``, ``diff``, ``snapshot`` and ``patch`` are expanded from the packed content at
     each read (a view reads the one step it shows). ``tools`` is flattened to ``(name,
-    environment_id parameter)`` pairs, which is all the tools panel draws; ``findings``
-    collects the step's findings as they arrive.
+    environment_id parameter)`` pairs, which is all the tools panel draws; the step's
+    findings are added as they arrive (:meth:`add_finding`) and kept as plain tuples.
     """
 
-    __slots__ = ("_packed", "at", "findings", "notes", "number", "thread", "tools")
+    __slots__ = ("_findings", "_packed", "at", "notes", "number", "thread", "tools")
+    _findings: tuple[_Finding, ...]
     _packed: bytes | _Content
     tools: list[tuple[str, str]] | None
     notes: list[str]
@@ -89,7 +93,29 @@ class StepRow:
         self._packed = packed
         self.tools = tools
         self.notes = notes
-        self.findings: list[FindingReported] = findings if findings is not None else []
+        self._findings = ()
+        for finding in findings or ():
+            self.add_finding(finding)
+
+    def add_finding(self, finding: FindingReported) -> None:
+        """One more finding of this step's check."""
+        f = finding
+        self._findings += ((f.code, f.severity, f.tool, f.environment_id, f.message),)
+
+    @property
+    def findings(self) -> list[FindingReported]:
+        """The step's findings, in the order they came (made again at each read)."""
+        return [
+            FindingReported(
+                code=code,
+                severity=severity,
+                step=self.number,
+                tool=tool,
+                environment_id=environment_id,
+                message=message,
+            )
+            for code, severity, tool, environment_id, message in self._findings
+        ]
 
     @property
     def content(self) -> _Content:
@@ -132,7 +158,7 @@ class StepRow:
             self.content,
             self.tools,
             self.notes,
-            self.findings,
+            self._findings,
         ) == (
             other.number,
             other.at,
@@ -140,7 +166,7 @@ class StepRow:
             other.content,
             other.tools,
             other.notes,
-            other.findings,
+            other._findings,
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable (its findings grow), as the dataclass was

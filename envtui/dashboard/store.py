@@ -327,7 +327,7 @@ class Store:
         if msg.step is not None:
             for step in reversed(self.steps):
                 if step.number == msg.step:
-                    step.findings.append(msg)
+                    step.add_finding(msg)
                     self._changes.findings = True
                     return
         self.thread_findings.append(msg)
