@@ -67,7 +67,7 @@ def incident_keys(code: str, environment_id: str | None, tool: str | None) -> li
     return [(code, None, t) for t in tools] if tools else [(code, None, None)]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Raise:
     """One step that raised an incident (None: a finding of the whole thread)."""
 
@@ -76,7 +76,7 @@ class Raise:
     message: str
 
 
-@dataclass
+@dataclass(slots=True)
 class Incident:
     number: int
     """Its place among the incidents of the run, from 1: a stable id for views."""
@@ -123,7 +123,7 @@ class Incident:
         }
 
 
-@dataclass
+@dataclass(slots=True)
 class Episodes:
     """The resolved episodes of one key: how many, when the first began, when the last
     resolved (kept after the episodes themselves are dropped)."""
