@@ -61,6 +61,25 @@ OWN_MESSAGES = frozenset(
 (connections, anything unknown) always show it, ``id ""`` included."""
 
 
+SHARED_WORDS = 4_096
+"""How many recent texts and times :func:`_shared` remembers: a host that keeps failing,
+or a finding raised at every step, writes the same words every few seconds."""
+_recent_words: dict[str, str] = {}
+
+
+def _shared(words: str) -> str:
+    """``words``, as the one string already kept for the same words if it is recent: the
+    log keeps ten thousand lines, most of them repeats, and a repeat then costs no copy.
+    Bounded: past :data:`SHARED_WORDS`, the oldest are forgotten (they stay in their lines)."""
+    kept = _recent_words.get(words)
+    if kept is not None:
+        return kept
+    if len(_recent_words) >= SHARED_WORDS:
+        del _recent_words[next(iter(_recent_words))]
+    _recent_words[words] = words
+    return words
+
+
 class LogEntry:
     """One event as a log line: its time apart from the rest, so identical lines (the same
     text at another time) can be folded, and its type and environment, to filter by.
@@ -109,7 +128,7 @@ class LogEntry:
         """``12:00:01`` in the display zone; ``--:--:--`` for an event without a time."""
         if self._time is None:
             at = self.at
-            self._time = in_zone(at, self._zone).strftime("%H:%M:%S") if at else "--:--:--"
+            self._time = _shared(in_zone(at, self._zone).strftime("%H:%M:%S") if at else "--:--:--")
         return self._time
 
     @property
@@ -122,7 +141,7 @@ class LogEntry:
         assert event is not None  # let go only once the text is written
         kind = self.kind
         shown_id = "" if kind in OWN_MESSAGES and event.id == "" else f'id "{event.id}" '
-        text = one_line(f"{shown_id}{kind} {_detail(event.msg, self._previous)}".rstrip())
+        text = _shared(one_line(f"{shown_id}{kind} {_detail(event.msg, self._previous)}".rstrip()))
         self._text = text
         self._event = self._previous = None
         return text
