@@ -61,6 +61,7 @@ class StepRow:
 
     __slots__ = ("_findings", "_packed", "at", "notes", "number", "thread", "tools")
     _findings: tuple[_Finding, ...]
+    thread: str | None
     _packed: bytes | _Content
     tools: list[tuple[str, str]] | None
     notes: list[str]
@@ -80,16 +81,17 @@ class StepRow:
         *,
         before: StepRow | None = None,
     ) -> None:
-        """``before``: the step before, whose content, tools and notes this one shares
+        """``before``: the step before, whose thread, content, tools and notes this one shares
         when they are the same (one copy in memory, not one per step)."""
         self.number = number
         self.at = at
-        self.thread = thread
         packed = pack(text, diff, snapshot, patch)
         if before is not None:
+            thread = before.thread if thread == before.thread else thread
             packed = before._packed if packed == before._packed else packed
             tools = before.tools if tools == before.tools else tools
             notes = before.notes if notes == before.notes else notes
+        self.thread = thread
         self._packed = packed
         self.tools = tools
         self.notes = notes
