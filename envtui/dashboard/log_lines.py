@@ -106,9 +106,9 @@ class LogEntry:
     ) -> None:
         self.at = event.at
         msg = event.msg
-        self.kind: str = msg.type
+        self.kind: str = _shared(msg.type)  # a few names, each once, not once per line
         environment = getattr(msg, "environment_id", None)
-        self.environment_id = environment if isinstance(environment, str) else None
+        self.environment_id = _shared(environment) if isinstance(environment, str) else None
         self.quiet_step = msg.step if isinstance(msg, StepRecorded) and not msg.diff else None
         """The step's number when this is a step that sent no context change (the log
         folds a run of them into one line), else None."""

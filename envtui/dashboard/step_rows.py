@@ -11,6 +11,7 @@ few hundred bytes, and a long run's memory stays flat once the history is full.
 from __future__ import annotations
 
 import json
+import sys
 import zlib
 from datetime import datetime
 from typing import Any
@@ -23,6 +24,12 @@ step is the row's. A tuple whose strings the incidents share, not a model per fi
 _Content = tuple[str | None, str | None, dict[str, Any] | None, dict[str, Any] | None]
 _EMPTY = zlib.compress(b"[null,null,null,null]")
 """The packed content of a step that has none (the context switch off): shared by all."""
+
+
+def _intern(text: str | None) -> str | None:
+    """One string for the same words while any row holds them (a rule's code and message
+    come again at every step it raises); released with the last row that holds them."""
+    return sys.intern(text) if text is not None else None
 
 
 def pack(
@@ -101,8 +108,9 @@ class StepRow:
 
     def add_finding(self, finding: FindingReported) -> None:
         """One more finding of this step's check."""
-        f = finding
-        self._findings += ((f.code, f.severity, f.tool, f.environment_id, f.message),)
+        f, shared = finding, _intern
+        kept = (sys.intern(f.code), f.severity, shared(f.tool), shared(f.environment_id))
+        self._findings += ((*kept, sys.intern(f.message)),)
 
     @property
     def findings(self) -> list[FindingReported]:

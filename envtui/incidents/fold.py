@@ -293,9 +293,11 @@ class IncidentFold:
         elif step is not None and step == incident.last_step and incident.raises:
             return None  # the same step again (several findings name it): counted once
         incident.steps += 1
-        incident.message, incident.last_step = msg.message, step
+        # A rule raises the same words at every step: kept once, not once per raise.
+        message = incident.message if msg.message == incident.message else msg.message
+        incident.message, incident.last_step = message, step
         incident.last_at = at if at is not None else incident.last_at
-        incident.raises.append(Raise(step, at, msg.message))
+        incident.raises.append(Raise(step, at, message))
         return opened
 
     def _make_room(self) -> None:
