@@ -7,6 +7,7 @@ for a terminal here, once.
 
 from __future__ import annotations
 
+import sys
 from datetime import datetime, tzinfo
 
 from envtui.dashboard.needs_you import log_detail
@@ -61,23 +62,12 @@ OWN_MESSAGES = frozenset(
 (connections, anything unknown) always show it, ``id ""`` included."""
 
 
-SHARED_WORDS = 4_096
-"""How many recent texts and times :func:`_shared` remembers: a host that keeps failing,
-or a finding raised at every step, writes the same words every few seconds."""
-_recent_words: dict[str, str] = {}
-
-
 def _shared(words: str) -> str:
-    """``words``, as the one string already kept for the same words if it is recent: the
-    log keeps ten thousand lines, most of them repeats, and a repeat then costs no copy.
-    Bounded: past :data:`SHARED_WORDS`, the oldest are forgotten (they stay in their lines)."""
-    kept = _recent_words.get(words)
-    if kept is not None:
-        return kept
-    if len(_recent_words) >= SHARED_WORDS:
-        del _recent_words[next(iter(_recent_words))]
-    _recent_words[words] = words
-    return words
+    """``words``, as the one string already kept for the same words: the log keeps ten
+    thousand lines, most of them repeats (a host that keeps failing, a finding raised at
+    every step), and a repeat then costs no copy. Interned strings are let go with the last
+    line that holds them, so nothing is kept for its own sake."""
+    return sys.intern(words)
 
 
 class LogEntry:
