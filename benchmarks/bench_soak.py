@@ -5,8 +5,9 @@ RSS and CPU time are sampled every ``--every`` seconds. Printed: each sample, th
 at five minutes and at the end with the change between them (the budget: within 10 %),
 the growth per hour after five minutes, and the CPU share over the run. The demo is never
 idle (its hosts drop and come back, a step every two seconds); the idle budget is
-``bench_idle.py``'s. The default bounds (10,000 log lines, 1,000 steps) take about 40
-minutes to fill at the demo's pace, and memory grows until they are full; ``--config`` with
+``bench_idle.py``'s. The default bounds take about 35 minutes (1,000 steps) and 65
+minutes (10,000 log lines) to fill at the demo's pace, and memory grows a little until
+they are full (the records are small: about 3 MB at the full bounds); ``--config`` with
 smaller ``event_log_lines`` and ``step_history`` shows the plateau sooner. A shorter run
 extrapolates the growth rate; say so when quoting it.
 Run: ``python benchmarks/bench_soak.py [--minutes 60]``.

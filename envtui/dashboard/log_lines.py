@@ -7,6 +7,7 @@ for a terminal here, once.
 
 from __future__ import annotations
 
+import sys
 from datetime import datetime, tzinfo
 
 from envtui.dashboard.needs_you import log_detail
@@ -61,6 +62,14 @@ OWN_MESSAGES = frozenset(
 (connections, anything unknown) always show it, ``id ""`` included."""
 
 
+def _shared(words: str) -> str:
+    """``words``, as the one string already kept for the same words: the log keeps ten
+    thousand lines, most of them repeats (a host that keeps failing, a finding raised at
+    every step), and a repeat then costs no copy. Interned strings are let go with the last
+    line that holds them, so nothing is kept for its own sake."""
+    return sys.intern(words)
+
+
 class LogEntry:
     """One event as a log line: its time apart from the rest, so identical lines (the same
     text at another time) can be folded, and its type and environment, to filter by.
@@ -87,9 +96,9 @@ class LogEntry:
     ) -> None:
         self.at = event.at
         msg = event.msg
-        self.kind: str = msg.type
+        self.kind: str = _shared(msg.type)  # a few names, each once, not once per line
         environment = getattr(msg, "environment_id", None)
-        self.environment_id = environment if isinstance(environment, str) else None
+        self.environment_id = _shared(environment) if isinstance(environment, str) else None
         self.quiet_step = msg.step if isinstance(msg, StepRecorded) and not msg.diff else None
         """The step's number when this is a step that sent no context change (the log
         folds a run of them into one line), else None."""
@@ -98,26 +107,34 @@ class LogEntry:
         self._previous = previous
         self._time: str | None = None
         self._text: str | None = None
+        if self.kind == "step":
+            # A step's event carries its whole context, snapshot and tools, and a run of
+            # steps that changed nothing folds into one line without its lines being
+            # read: its short words are written now, so the event is never held.
+            self._write()
 
     @property
     def time(self) -> str:
         """``12:00:01`` in the display zone; ``--:--:--`` for an event without a time."""
         if self._time is None:
             at = self.at
-            self._time = in_zone(at, self._zone).strftime("%H:%M:%S") if at else "--:--:--"
+            self._time = _shared(in_zone(at, self._zone).strftime("%H:%M:%S") if at else "--:--:--")
         return self._time
 
     @property
     def text(self) -> str:
         """All but the time, made safe for a terminal: what folding compares."""
-        if self._text is None:
-            event = self._event
-            assert event is not None  # let go only once the text is written
-            kind = self.kind
-            shown_id = "" if kind in OWN_MESSAGES and event.id == "" else f'id "{event.id}" '
-            self._text = one_line(f"{shown_id}{kind} {_detail(event.msg, self._previous)}".rstrip())
-            self._event = self._previous = None
-        return self._text
+        return self._text if self._text is not None else self._write()
+
+    def _write(self) -> str:
+        event = self._event
+        assert event is not None  # let go only once the text is written
+        kind = self.kind
+        shown_id = "" if kind in OWN_MESSAGES and event.id == "" else f'id "{event.id}" '
+        text = _shared(one_line(f"{shown_id}{kind} {_detail(event.msg, self._previous)}".rstrip()))
+        self._text = text
+        self._event = self._previous = None
+        return text
 
     @property
     def line(self) -> str:

@@ -52,7 +52,7 @@ class _Scan:
     """Up to when (POSIX seconds) it went through the transitions."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Transition:
     """The environment entered ``status`` at ``at``."""
 

@@ -301,22 +301,18 @@ class Store:
         tools: list[tuple[str, str]] | None = None
         if msg.tools is not None:
             tools = [(t.name, str(t.environment_id)) for t in msg.tools]
-        text, snapshot = msg.text, msg.snapshot
-        if self.steps:  # most steps change nothing: they share the step before's values
-            before = self.steps[-1]
-            text = before.text if text == before.text else text
-            snapshot = before.snapshot if snapshot == before.snapshot else snapshot
         self.steps.append(
             StepRow(
                 msg.step,
                 at,
                 msg.thread,
-                text,
+                msg.text,
                 msg.diff,
-                snapshot,
+                msg.snapshot,
                 msg.patch,
                 tools,
                 list(msg.notes),
+                before=self.steps[-1] if self.steps else None,
             )
         )
         if msg.thread:
@@ -331,7 +327,7 @@ class Store:
         if msg.step is not None:
             for step in reversed(self.steps):
                 if step.number == msg.step:
-                    step.findings.append(msg)
+                    step.add_finding(msg)
                     self._changes.findings = True
                     return
         self.thread_findings.append(msg)

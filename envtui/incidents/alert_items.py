@@ -33,7 +33,7 @@ MAX_PENDING = 1_000
 """Alerts held until the front end takes them; beyond it the oldest are dropped (counted)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Alert:
     """One change worth telling an operator about."""
 
@@ -121,8 +121,13 @@ class AlertQueue:
         self._pending: deque[Alert] = deque(maxlen=limit)
         self._down: set[str] = set()
         self.dropped = 0
+        self.wanted = True
+        """False: nobody takes alerts (every way of delivering them is off), so none are
+        held; which environments are down is still followed."""
 
     def add(self, alert: Alert) -> None:
+        if not self.wanted:
+            return
         if len(self._pending) == self._pending.maxlen:
             self.dropped += 1
         self._pending.append(alert)

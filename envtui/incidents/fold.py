@@ -91,7 +91,7 @@ def incident_keys(
     return tuple((code, None, t) for t in tools) if tools else ((code, None, None),)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Raise:
     """One step that raised an incident (None: a finding of the whole thread)."""
 
@@ -100,7 +100,7 @@ class Raise:
     message: str
 
 
-@dataclass
+@dataclass(slots=True)
 class Incident:
     number: int
     """Its place among the incidents of the run, from 1: a stable id for views."""
@@ -147,7 +147,7 @@ class Incident:
         }
 
 
-@dataclass
+@dataclass(slots=True)
 class Episodes:
     """The resolved episodes of one key: how many, when the first began, when the last
     resolved (kept after the episodes themselves are dropped)."""
@@ -317,9 +317,11 @@ class IncidentFold:
         elif step is not None and step == incident.last_step and incident.raises:
             return None  # the same step again (several findings name it): counted once
         incident.steps += 1
-        incident.message, incident.last_step = msg.message, step
+        # A rule raises the same words at every step: kept once, not once per raise.
+        message = incident.message if msg.message == incident.message else msg.message
+        incident.message, incident.last_step = message, step
         incident.last_at = at if at is not None else incident.last_at
-        incident.raises.append(Raise(step, at, msg.message))
+        incident.raises.append(Raise(step, at, message))
         return opened
 
     def _make_room(self) -> None:

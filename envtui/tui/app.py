@@ -264,6 +264,8 @@ class EnvTuiApp(App[None]):
         """The opt-in alerts: the bell, a notification, the command (see ``tui.alerting``)."""
         settings = self.options.alerts
         if settings is None or not settings.any:
+            self.store.alerts.wanted = False  # no alert is ever taken: none is kept
+            self.store.alerts.take()
             return
         command = None
         if settings.command:

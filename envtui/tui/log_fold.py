@@ -35,7 +35,7 @@ TYPE_ALIASES = {
 """Short names for ``type:`` (a type matches by its start, so ``type:env`` works too)."""
 
 
-@dataclass
+@dataclass(slots=True)
 class Fold:
     """Identical consecutive lines: the first, how many, and the last one's time.
 

@@ -50,6 +50,22 @@ def test_an_outage_is_one_alert_however_often_the_host_is_retried() -> None:
     assert store.alerts.take() == []
 
 
+def test_alerts_nobody_takes_are_not_held_but_outages_are_still_followed() -> None:
+    store = Store()
+    store.alerts.wanted = False  # every way of delivering alerts is off
+    for _ in range(3):
+        store.apply(status("flaky", "unavailable", "refused"))
+        store.apply(status("flaky", "ready"))
+    store.apply(status("ghost", "unavailable"))
+    assert store.alerts.take() == []
+    store.alerts.wanted = True
+    store.apply(status("ghost", "unavailable"))  # still the same outage: no new alert
+    store.apply(status("ghost", "ready"))
+    assert [(a.kind, a.environment_id) for a in store.alerts.take()] == [
+        ("environment_ready", "ghost")
+    ]
+
+
 def test_a_removed_host_that_returns_down_is_a_new_outage() -> None:
     store = Store()
     store.apply(status("ghost", "unavailable"))

@@ -7,10 +7,12 @@ from zoneinfo import ZoneInfo
 from tests.support.scenarios.scripted_stream import at, scripted_events, status, step_event
 
 from envtui.dashboard.log_lines import log_line
-from envtui.dashboard.store import Store
+from envtui.dashboard.step_rows import StepRow
+from envtui.dashboard.store import Store, step_export
 from envtui.vocabulary.events import (
     EnvironmentDisconnected,
     EnvironmentRemoved,
+    FindingReported,
     SourceStatus,
     StepRecorded,
     UnknownMessage,
@@ -150,17 +152,37 @@ def test_a_log_entry_is_written_when_read_in_the_zone_and_state_of_its_event() -
     ]
 
 
-def test_a_step_that_changed_nothing_shares_the_text_and_snapshot_of_the_one_before() -> None:
+def test_a_step_that_changed_nothing_shares_the_content_of_the_one_before() -> None:
     store = Store()
     store.apply(step_event(2, 1))
     again = step_event(2, 2).msg
     assert isinstance(again, StepRecorded)
     store.apply(thread_event(again.model_copy(update={"step": 3}), at=at(2)))
     first, second = store.steps
-    assert second.text is first.text
-    assert second.snapshot is first.snapshot
+    assert second.content == first.content
+    assert second.snapshot == again.snapshot
+    assert second.text == again.text
+    assert second._packed is first._packed  # one copy of the packed content, not two
     store.apply(step_event(1, 3))  # numbers went back: a new history
     store.apply(step_event(2, 4))
     assert [s.number for s in store.steps] == [1, 2]
     assert store.steps[1].text == step_event(2, 4).msg.text  # type: ignore[union-attr]
     assert store.steps[0].text != store.steps[1].text
+
+
+def test_a_kept_step_gives_back_exactly_what_it_was_given() -> None:
+    """The packed content reads back as it came: odd text, a value JSON cannot hold, and
+    the findings, which are kept as tuples and made again."""
+    odd = "<environment_context>é \ud800 \x1b[31m</environment_context>"
+    snapshot = {"environments": {"a": {"cwd": "/a"}}, "current_date": "2026-11-30"}
+    row = StepRow(5, None, "t", odd, "diff\n", snapshot, {"a": None}, [("shell", "required")], [])
+    assert row.content == (odd, "diff\n", snapshot, {"a": None})
+    assert row.current_date == "2026-11-30"
+    not_json = StepRow(6, None, "t", None, None, {"when": object}, None, None, [])
+    assert not_json.snapshot == {"when": object}
+    finding = FindingReported(
+        code="stale-available", severity="error", step=5, environment_id="a", message="lost"
+    )
+    row.add_finding(finding)
+    assert row.findings == [finding]
+    assert step_export(row)["findings"] == [finding.model_dump(mode="json")]
