@@ -1,4 +1,8 @@
-"""Waiting for a condition, with a bound so a broken test fails, not hangs."""
+"""Waiting for a condition, with a bound so a broken test fails, not hangs.
+
+The bound is a guard against a hang, never a timing: a minute by default, so a loaded
+machine (CI runs the whole suite on 2 cores) is slow, not failed. A wait that passes
+returns as soon as its condition holds."""
 
 from __future__ import annotations
 
@@ -9,9 +13,11 @@ from typing import Any
 
 from textual.pilot import Pilot
 
+DEFAULT_TIMEOUT = 60.0
+
 
 async def wait_until(
-    condition: Callable[[], bool], timeout: float = 10.0, what: str = "condition"
+    condition: Callable[[], bool], timeout: float = DEFAULT_TIMEOUT, what: str = "condition"
 ) -> float:
     """Poll ``condition`` until it holds; return the seconds it took; fail after ``timeout``."""
     start = time.monotonic()
@@ -25,7 +31,7 @@ async def wait_until(
 async def pilot_wait_until(
     pilot: Pilot[Any],
     condition: Callable[[], bool],
-    timeout: float = 10.0,
+    timeout: float = DEFAULT_TIMEOUT,
     what: str = "condition",
 ) -> float:
     """``wait_until`` for an app under Pilot: between polls the app handles its messages."""
@@ -39,7 +45,7 @@ async def pilot_wait_until(
 
 def poll_until(
     condition: Callable[[], bool],
-    timeout: float = 10.0,
+    timeout: float = DEFAULT_TIMEOUT,
     what: str | Callable[[], str] = "condition",
     interval: float = 0.1,
 ) -> float:
