@@ -10,10 +10,10 @@ import io
 import threading
 
 import pytest
-from textual.drivers import _writer_thread, linux_driver
+from textual.drivers import linux_driver
 
 from envtui.tui.app import EnvTuiApp
-from envtui.tui.terminal_writer import SurvivingWriter
+from envtui.tui.terminal_writer import SurvivingWriter, TextualWriter, writer_queue
 
 WRITES = 100  # more than the queue holds (30)
 
@@ -32,7 +32,7 @@ class ClosedTerminal(io.StringIO):
         return super().write(text)
 
 
-def write_then_stop(writer: _writer_thread.WriterThread) -> threading.Thread:
+def write_then_stop(writer: TextualWriter) -> threading.Thread:
     def run() -> None:
         for n in range(WRITES):
             writer.write(f"frame {n}\n")
@@ -68,7 +68,7 @@ def test_a_writer_on_a_working_terminal_writes_everything() -> None:
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
 def test_textuals_own_writer_still_blocks_the_app_after_a_failed_write() -> None:
     terminal = ClosedTerminal(good=3)
-    writer = _writer_thread.WriterThread(terminal)
+    writer = TextualWriter(terminal)
     writer.start()
     app_side = write_then_stop(writer)
     writer.join(timeout=60)  # it dies at the 4th write...
@@ -76,8 +76,9 @@ def test_textuals_own_writer_still_blocks_the_app_after_a_failed_write() -> None
     app_side.join(timeout=1)
     blocked = app_side.is_alive()  # ...and the app's 34th write waits for it for ever
     while app_side.is_alive():  # let the app's side finish: nobody else takes the queue
-        while not writer._queue.empty():
-            writer._queue.get_nowait()
+        queue = writer_queue(writer)
+        while not queue.empty():
+            queue.get_nowait()
         app_side.join(timeout=0.05)
     assert blocked, "Textual's writer no longer blocks: SurvivingWriter may go"
 
@@ -88,4 +89,4 @@ def test_the_dashboard_puts_the_surviving_writer_in_the_linux_drivers_place() ->
     # the driver makes its writer by that module-level name; a change upstream fails here
     source = inspect.getsource(linux_driver.LinuxDriver.start_application_mode)
     assert "WriterThread(self._file)" in source
-    assert isinstance(_writer_thread.WriterThread(io.StringIO())._queue.maxsize, int)
+    assert isinstance(writer_queue(TextualWriter(io.StringIO())).maxsize, int)
