@@ -57,6 +57,11 @@ def unpack(packed: bytes | _Content) -> _Content:
     return text, diff, snapshot, patch
 
 
+def _text_of(snapshot: dict[str, Any] | None, key: str) -> str | None:
+    value = (snapshot or {}).get(key)
+    return sys.intern(value) if isinstance(value, str) else None
+
+
 class StepRow:
     """One step as the dashboard keeps it: the store's row for a ``StepRecorded`` event.
 
@@ -66,9 +71,24 @@ class StepRow:
     findings are added as they arrive (:meth:`add_finding`) and kept as plain tuples.
     """
 
-    __slots__ = ("_findings", "_packed", "at", "notes", "number", "thread", "tools")
+    __slots__ = (
+        "_findings",
+        "_packed",
+        "at",
+        "current_date",
+        "notes",
+        "number",
+        "thread",
+        "timezone",
+        "tools",
+    )
     _findings: tuple[_Finding, ...]
     thread: str | None
+    current_date: str | None
+    """The date the model is told (the snapshot's), kept apart: the header reads it every
+    second, and expanding the packed content for it each time would be the hot path."""
+    timezone: str | None
+    """The time zone the model is told (the snapshot's), kept apart as the date is."""
     _packed: bytes | _Content
     tools: list[tuple[str, str]] | None
     notes: list[str]
@@ -92,6 +112,8 @@ class StepRow:
         when they are the same (one copy in memory, not one per step)."""
         self.number = number
         self.at = at
+        self.current_date = _text_of(snapshot, "current_date")
+        self.timezone = _text_of(snapshot, "timezone")
         packed = pack(text, diff, snapshot, patch)
         if before is not None:
             thread = before.thread if thread == before.thread else thread
@@ -147,16 +169,6 @@ class StepRow:
     @property
     def patch(self) -> dict[str, Any] | None:
         return self.content[3]
-
-    @property
-    def current_date(self) -> str | None:
-        value = (self.snapshot or {}).get("current_date")
-        return value if isinstance(value, str) else None
-
-    @property
-    def timezone(self) -> str | None:
-        value = (self.snapshot or {}).get("timezone")
-        return value if isinstance(value, str) else None
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, StepRow):
