@@ -100,7 +100,7 @@ def _replay(args: argparse.Namespace, config: Config) -> Source | int:
         return fail(args.mode, f"{args.file}: {problem}")
     from envtui.sources.replay import replay
 
-    return functools.partial(replay, Path(args.file), speed=args.speed)
+    return functools.partial(replay, Path(args.file), speed=args.speed, follow=args.follow)
 
 
 HEAD_LINE_BYTES = 1 << 23
@@ -160,7 +160,8 @@ SOURCES: dict[str, DashboardSource] = {
             "replay",
             summary="the dashboard on a recorded JSONL event stream",
             description="The dashboard on a recorded JSONL event stream (from --record or "
-            "`envtui events`), paced by the events' own times.",
+            "`envtui events`), paced by the events' own times; with --follow, what is "
+            "written to it next, as it is written.",
             options=Group(
                 Arg("file", metavar="FILE", help="a JSONL event stream envtui recorded"),
                 Arg(
@@ -169,10 +170,13 @@ SOURCES: dict[str, DashboardSource] = {
                     default=1.0,
                     help="replay speed: 2 is twice as fast, 0 as fast as possible",
                 ),
+                switch("--follow", "then keep reading what is appended (`envtui events --out`)"),
+                Arg("--title", help=argparse.SUPPRESS),  # what `envtui serve` serves
                 DASHBOARD,
             ),
             build=_replay,
             past=lambda args: True,
+            title=lambda args: args.title or "replay",
             headless="the file itself (it is the JSONL event stream)",
         ),
         DashboardSource(

@@ -98,7 +98,7 @@ def _run_engine(
     writer = _open(args.out)
     if isinstance(writer, int):
         return writer
-    forward.target = _writing(writer, state)
+    forward.target = event_writer(writer, state)
     if state is not None:
         state.source_up("engine", True)
     try:
@@ -110,7 +110,7 @@ def _run_engine(
     return _finish(writer)
 
 
-def _writing(writer: LineWriter, state: MetricsState | None) -> EventSink:
+def event_writer(writer: LineWriter, state: MetricsState | None) -> EventSink:
     """Each event as a line of the output, and into the metrics when they are served; after
     a step's findings, the incidents they opened or resolved (``incident_opened``,
     ``incident_resolved``), as the dashboard's fold derives them. A replay derives them
@@ -184,7 +184,7 @@ def _run_codex(args: argparse.Namespace, state: MetricsState | None) -> int:
     writer = _open(args.out)
     if isinstance(writer, int):
         return writer
-    source = CodexSource(options, _writing(writer, state))
+    source = CodexSource(options, event_writer(writer, state))
     if state is not None:
         state.source_up("codex", True)
     try:

@@ -21,6 +21,7 @@ from pathlib import Path
 from envtui.commands import dashboard
 from envtui.commands.options import Arg, Command, Group, switch
 from envtui.commands.output import fail
+from envtui.commands.shared_source import shared_for
 from envtui.commands.web_access import (
     TokenFileError,
     access_for,
@@ -44,8 +45,9 @@ SERVE = Command(
     "serve",
     summary="a dashboard command in the browser (textual-serve)",
     description="Serve a dashboard command to web browsers: one dashboard process per "
-    "browser tab. Dashboard arguments go after `--` (default: demo), e.g. "
-    "`envtui serve -- watch --config envtui.toml`.",
+    "browser tab; a live command's source (demo, watch, codex) runs once, and every tab "
+    "shows its events, a late tab from the state the others show. Dashboard arguments go "
+    "after `--` (default: demo), e.g. `envtui serve -- watch --config envtui.toml`.",
     options=Group(
         Arg(
             "--host",
@@ -96,8 +98,9 @@ def dashboard_arguments(remainder: Sequence[str]) -> list[str]:
     return arguments or ["demo"]
 
 
-def check_dashboard(arguments: Sequence[str]) -> int:
-    """0 when the dashboard command would start, else its exit code after the error line.
+def check_dashboard(arguments: Sequence[str]) -> argparse.Namespace | int:
+    """The dashboard command's parsed arguments when it would start, else its exit code
+    after the error line.
 
     A typo ends here with argparse's message and exit code 2 (``SystemExit``), exactly as
     the command itself would; so do a bad config and a missing file.
@@ -113,7 +116,7 @@ def check_dashboard(arguments: Sequence[str]) -> int:
             "`envtui events` or a dashboard in a terminal",
         )
     prepared = dashboard.source_for(args)
-    return prepared if isinstance(prepared, int) else 0
+    return prepared if isinstance(prepared, int) else args
 
 
 def served_command(arguments: Sequence[str]) -> str:
@@ -179,9 +182,10 @@ def token_for(args: argparse.Namespace) -> str | int:
 
 def run(args: argparse.Namespace) -> int:
     arguments = dashboard_arguments(args.dashboard)
-    code = check_address(args) or check_dashboard(arguments)
-    if code:
-        return code
+    code = check_address(args)
+    checked = code or check_dashboard(arguments)
+    if isinstance(checked, int):
+        return checked
     token = token_for(args)
     if isinstance(token, int):
         return token
@@ -208,8 +212,10 @@ def run(args: argparse.Namespace) -> int:
         )
         return 1
     title = shlex.join(["envtui", *arguments])
+    shared = shared_for(checked)
     return serve_dashboards(
-        served_command(arguments),
+        served_command(shared.tab_arguments() if shared else arguments),
+        shared=shared,
         title=title,
         host=args.host,
         port=args.port,
@@ -217,5 +223,6 @@ def run(args: argparse.Namespace) -> int:
         access=access,
         max_sessions=args.max_sessions,
         address_line=f"envtui serve: {title} on {url_with_token(url, token)}, a dashboard "
-        f"per tab, at most {args.max_sessions} (Ctrl+C stops them all)",
+        f"per tab, at most {args.max_sessions}{' on one shared source' if shared else ''} "
+        "(Ctrl+C stops them all)",
     )

@@ -27,7 +27,7 @@ import os
 import signal
 import sys
 import time
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import aiohttp_jinja2
 import jinja2
@@ -40,7 +40,10 @@ from envtui.commands.web_access import Access, clamp_size
 from envtui.commands.web_guard import add_safety_headers, guard
 from envtui.environments.processes import alive, descendants, end
 from envtui.vocabulary.safe_text import for_terminal
-from envtui.vocabulary.stopping import stop_on_signals
+from envtui.vocabulary.stopping import CLEANUP_GRACE, stop_on_signals
+
+if TYPE_CHECKING:
+    from envtui.commands.shared_source import SharedSource
 
 QUIT_GRACE = 10.0
 """Seconds a dashboard gets to quit (its source ends its own processes) before it is killed."""
@@ -79,10 +82,13 @@ class DashboardServer(Server):
         public_url: str,
         access: Access,
         max_sessions: int,
+        shared: SharedSource | None = None,
     ) -> None:
         super().__init__(command, host=host, port=port, title=title, public_url=public_url)
         self.access = access
         self.max_sessions = max_sessions
+        self.shared = shared
+        """The source every tab follows, run here (None: each tab runs its own)."""
         self.sessions = 0
         """Dashboards started and not yet ended (their handlers still run)."""
 
@@ -109,6 +115,7 @@ class DashboardServer(Server):
         of a traceback, and aiohttp's access log (off here) would print each request's
         address, the token in the first page's included."""
         logging.basicConfig(level=logging.INFO, format="envtui serve: %(message)s")
+        logging.getLogger("asyncssh").setLevel(logging.WARNING)  # the shared source's SSH
 
     async def handle_dashboard_socket(self, request: web.Request) -> web.WebSocketResponse:
         """One tab's dashboard: refused with a reason at the cap (no process started),
@@ -151,6 +158,9 @@ class DashboardServer(Server):
         return websocket
 
     async def end_all(self, app: web.Application) -> None:
+        """The shared source first (what it started ends with it), then the dashboards."""
+        if self.shared is not None:
+            await self.shared.stop(CLEANUP_GRACE)
         await end_dashboards(os.getpid(), QUIT_GRACE)
 
     async def run_until_stopped(self, address_line: str) -> None:
@@ -165,6 +175,8 @@ class DashboardServer(Server):
         try:
             stop = asyncio.Event()
             with stop_on_signals(stop):
+                if self.shared is not None and self.shared.start(stop):
+                    return  # an unusable --metrics address, said
                 await web.TCPSite(runner, self.host, self.port).start()
                 print(for_terminal(address_line), flush=True)
                 await stop.wait()
@@ -244,8 +256,10 @@ def serve_dashboards(
     access: Access,
     max_sessions: int,
     address_line: str,
+    shared: SharedSource | None = None,
 ) -> int:
-    """Serve ``command`` to browsers until stopped; 0, or 1 when the address is unusable."""
+    """Serve ``command`` to browsers until stopped; 0, or 1 when the address is unusable
+    or the shared source failed."""
     server = DashboardServer(
         command,
         host=host,
@@ -254,6 +268,7 @@ def serve_dashboards(
         public_url=public_url,
         access=access,
         max_sessions=max_sessions,
+        shared=shared,
     )
     server.initialize_logging()
     try:
@@ -263,4 +278,7 @@ def serve_dashboards(
         message = f"envtui serve: error: cannot listen on {host}:{port}: {reason}"
         print(for_terminal(message), file=sys.stderr)
         return 1
-    return 0
+    finally:
+        if shared is not None:
+            shared.remove()
+    return shared.report() if shared is not None else 0

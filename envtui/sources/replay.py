@@ -8,16 +8,21 @@ in and the events are not paid one loop turn each. A slice lasts :data:`READ_SHA
 as long as the loop's last turn took (at least :data:`SLICE`, at most :data:`MAX_SLICE`):
 however much a frame costs (a table of a thousand rows changing at once), reading keeps
 two thirds of the time, and the screen still shows the replay moving (every second at
-least).
+least). With ``follow`` the replay goes on with what is appended to the file
+(:mod:`envtui.sources.stream_follow`).
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterable
+from datetime import datetime
 from pathlib import Path
+from typing import TextIO
 
 from envtui.vocabulary.events import (
     DecodeError,
+    Event,
     EventSink,
     WarningMessage,
     decode_lines,
@@ -41,26 +46,54 @@ def next_slice(away: float) -> float:
     return min(MAX_SLICE, max(SLICE, READ_SHARE * away))
 
 
-async def replay(path: Path, sink: EventSink, stop: asyncio.Event, *, speed: float = 1.0) -> None:
-    previous = None
-    clock = asyncio.get_running_loop().time
-    yield_at = clock() + SLICE
-    with path.open(encoding="utf-8", errors="replace") as handle:
-        for item in decode_lines(bounded_lines(handle)):
+class Pace:
+    """Events given to a sink at the recording's pace times ``speed`` (0: at once, in slices
+    between turns of the event loop). It keeps the last event's time and the end of the
+    slice between two calls of :meth:`give`, so a followed file keeps one pace."""
+
+    def __init__(self, speed: float) -> None:
+        self.speed = speed
+        self.previous: datetime | None = None
+        self.clock = asyncio.get_running_loop().time
+        self.yield_at = self.clock() + SLICE
+
+    async def give(
+        self, items: Iterable[Event | DecodeError], path: Path, sink: EventSink, stop: asyncio.Event
+    ) -> bool:
+        """Every item to ``sink`` (a broken line as a warning naming ``path``); True when
+        ``stop`` was set first."""
+        for item in items:
             if stop.is_set():
-                return
+                return True
             if isinstance(item, DecodeError):
                 sink(thread_event(WarningMessage(message=f"{path}: {item}")))
                 continue
-            if speed > 0 and previous is not None and item.at is not None:
-                gap = min(MAX_GAP, max(0.0, (item.at - previous).total_seconds())) / speed
-                if gap and await wait_for_stop(stop, gap):
-                    return
+            if self.speed > 0 and self.previous is not None and item.at is not None:
+                gap = min(MAX_GAP, max(0.0, (item.at - self.previous).total_seconds()))
+                if gap and await wait_for_stop(stop, gap / self.speed):
+                    return True
             if item.at is not None:
-                previous = item.at
+                self.previous = item.at
             sink(item)
-            if clock() >= yield_at:
-                left = clock()
+            if self.clock() >= self.yield_at:
+                left = self.clock()
                 await asyncio.sleep(0)
-                back = clock()
-                yield_at = back + next_slice(back - left)
+                back = self.clock()
+                self.yield_at = back + next_slice(back - left)
+        return False
+
+
+async def replay(
+    path: Path, sink: EventSink, stop: asyncio.Event, *, speed: float = 1.0, follow: bool = False
+) -> None:
+    pace = Pace(speed)
+    handle: TextIO = path.open(encoding="utf-8", errors="replace")
+    try:
+        if not follow:
+            await pace.give(decode_lines(bounded_lines(handle)), path, sink, stop)
+            return
+        from envtui.sources.stream_follow import follow_appends
+
+        handle = await follow_appends(path, handle, pace, sink, stop)
+    finally:
+        handle.close()

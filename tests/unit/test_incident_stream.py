@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from envtui.commands.events import _writing
+from envtui.commands.events import event_writer
 from envtui.dashboard.store import Store
 from envtui.sources.line_writer import LineWriter
 from envtui.vocabulary.events import (
@@ -38,7 +38,7 @@ STREAM = [*step(1, "flaky"), *step(2, "flaky", "ghost"), *step(3, "ghost"), *ste
 def test_the_stream_carries_each_opening_and_resolution_after_its_step(tmp_path: Path) -> None:
     out = tmp_path / "events.jsonl"
     writer = LineWriter.open(str(out))
-    write = _writing(writer, None)
+    write = event_writer(writer, None)
     for event in STREAM:
         write(event)
     assert writer.close(5)

@@ -17,11 +17,13 @@ from tests.support.main_in_process import run_cli
 from envtui.commands.serve import (
     REMOTE_WARNING,
     check_address,
+    check_dashboard,
     dashboard_arguments,
     public_url,
     remote_warning,
     served_command,
 )
+from envtui.commands.shared_source import shared_for
 
 
 def _address(
@@ -156,3 +158,36 @@ def test_a_missing_or_empty_token_file_is_one_line_and_exit_2(
     code, out, err = run_cli(["serve", "--token-file", str(empty)], capsys)
     assert (code, out) == (2, "")
     assert err == f"envtui serve: error: --token-file {empty}: empty (it should hold the token)\n"
+
+
+def _checked(arguments: list[str]) -> argparse.Namespace:
+    checked = check_dashboard(arguments)
+    assert isinstance(checked, argparse.Namespace)
+    return checked
+
+
+def test_a_live_command_is_served_as_one_source_that_every_tab_follows(tmp_path: Path) -> None:
+    config = tmp_path / "envtui.toml"
+    config.write_text('[[environments]]\nid = "local"\nkind = "local"\ncwd = "/"\n')
+    arguments = ["watch", "--config", str(config), "--utc", "--theme", "nord"]
+    shared = shared_for(_checked(arguments))
+    assert shared is not None
+    try:
+        assert shared.folder.stat().st_mode & 0o777 == 0o700  # the stream is this user's
+        assert shared.tab_arguments() == [
+            "replay", str(shared.folder / "events.jsonl"), "--follow", "--speed", "0",
+            "--title", "watch", "--config", str(config), "--theme", "nord", "--utc",
+        ]  # fmt: skip
+    finally:
+        shared.remove()
+    assert not shared.folder.exists()
+
+
+def test_a_command_that_reads_a_file_is_served_a_dashboard_per_tab(tmp_path: Path) -> None:
+    recording = tmp_path / "run.jsonl"
+    recording.write_text("")
+    assert shared_for(_checked(["replay", str(recording)])) is None
+    demo = shared_for(_checked(["demo"]))
+    assert demo is not None
+    assert demo.title == "demo"
+    demo.remove()

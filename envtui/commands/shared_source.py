@@ -1,0 +1,139 @@
+"""One source for every browser tab of ``envtui serve``.
+
+A live dashboard command (``demo``, ``watch``, ``codex``) served to ten tabs must not mean
+ten SSH connections to every host, ten app-servers and ten alert commands. So the server
+runs the command's source once, in its own event loop, and writes the events as
+``envtui events`` does (the incidents derived after each step's findings included) to a
+stream in a private folder; each tab's dashboard is ``envtui replay STREAM --follow
+--speed 0``, which reads what was written so far (a tab that opens late starts from the
+state the others show) and then what comes. ``--metrics`` is served once, by the server.
+
+What a tab cannot do is speak to the source: Codex's approvals and questions are shown in
+every tab, and are answered from a dashboard in a terminal (``envtui codex --thread ID``)
+or declined with ``--read-only``. ``replay`` and ``rollout`` read a file of their own and
+are served as they are, a dashboard per tab.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from envtui.commands import dashboard
+from envtui.commands.common import metrics_for
+from envtui.commands.dashboard_sources import SOURCES
+from envtui.commands.events import CLOSE_TIMEOUT, event_writer
+from envtui.sources.line_writer import LineWriter
+from envtui.vocabulary.safe_text import for_terminal
+
+LIVE_COMMANDS = frozenset({"demo", "watch", "codex"})
+"""The dashboard commands whose source is run once for all tabs."""
+STREAM_NAME = "events.jsonl"
+
+
+def shared_for(args: argparse.Namespace) -> SharedSource | None:
+    """The shared source of a served live command (its arguments already checked), with a
+    fresh private folder for its stream; None for a command that reads a file."""
+    if args.mode not in LIVE_COMMANDS:
+        return None
+    folder = Path(tempfile.mkdtemp(prefix="envtui-serve-"))  # 0700: this user's alone
+    return SharedSource(args, SOURCES[args.mode].title(args), folder)
+
+
+def screen_arguments(args: argparse.Namespace) -> list[str]:
+    """The served command's own config and screen options, for each tab's dashboard."""
+    arguments: list[str] = []
+    for flag, value in (
+        ("--config", args.config),
+        ("--theme", args.theme),
+        ("--export-dir", args.export_dir),
+    ):
+        if value is not None:
+            arguments += [flag, str(value)]
+    return arguments + [flag for flag in ("--utc", "--ascii") if getattr(args, flag[2:])]
+
+
+@dataclass
+class SharedSource:
+    """The served command's source, run once, writing the stream every tab follows."""
+
+    args: argparse.Namespace
+    title: str
+    """The source's name in each tab's header: the command's, as in a terminal."""
+    folder: Path
+    failure: str | None = None
+    """Why the source stopped on its own (a Codex that could not start), once it did."""
+    _stop: asyncio.Event = field(default_factory=asyncio.Event)
+    _task: asyncio.Task[None] | None = None
+
+    @property
+    def stream(self) -> Path:
+        return self.folder / STREAM_NAME
+
+    def tab_arguments(self) -> list[str]:
+        """Each tab's dashboard: a replay that follows the stream, titled as the command."""
+        return [
+            "replay",
+            str(self.stream),
+            "--follow",
+            "--speed",
+            "0",
+            "--title",
+            self.title,
+            *screen_arguments(self.args),
+        ]
+
+    def start(self, stopped: asyncio.Event) -> int:
+        """Open the stream and start the source (``stopped`` is set if it ends on its own);
+        0, or the exit code after the error line (an unusable ``--metrics`` address)."""
+        prepared = dashboard.source_for(self.args)
+        if isinstance(prepared, int):
+            return prepared
+        served = metrics_for(self.args.mode, self.args) if "metrics" in self.args else None
+        if isinstance(served, int):
+            return served
+        source = prepared[1]
+        if served is not None:
+            from envtui.sources.metrics_server import with_metrics
+
+            source = with_metrics(source, served[0], self.args.mode)
+        writer = LineWriter.open(str(self.stream))
+        state = served[0] if served is not None else None
+
+        async def run() -> None:
+            try:
+                await source(event_writer(writer, state), self._stop)
+            except Exception as exc:  # the source's own failure: the server says it and ends
+                self.failure = str(exc) or type(exc).__name__
+            finally:
+                writer.close(CLOSE_TIMEOUT)
+                if served is not None:
+                    served[1].close()
+                if not self._stop.is_set():
+                    stopped.set()
+
+        self._task = asyncio.get_running_loop().create_task(run())
+        return 0
+
+    async def stop(self, grace: float) -> None:
+        """Stop the source and wait ``grace`` seconds for it to close what it opened."""
+        self._stop.set()
+        if self._task is not None:
+            await asyncio.wait({self._task}, timeout=grace)
+
+    def remove(self) -> None:
+        """Remove the stream and its folder (after the tabs' dashboards ended)."""
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    def report(self) -> int:
+        """The server's exit code for how the source ended: 1 with the reason if it failed."""
+        if self.failure is None:
+            return 0
+        message = f"envtui serve: error: {self.args.mode}: {self.failure}"
+        print(for_terminal(message), file=sys.stderr)
+        return 1
