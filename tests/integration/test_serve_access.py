@@ -10,124 +10,38 @@ from __future__ import annotations
 
 import asyncio
 import http.client
-import os
-import re
-import signal
-import socket
-import subprocess
-import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import aiohttp
 import psutil
 import pytest
 
-from tests.support.files import ROOT
 from tests.support.liveness import alive
+from tests.support.real.serve_process import (
+    Served,
+    browser_client,
+    free_port,
+    logged_in,
+    screen_bytes,
+    start_serve,
+    stop_serve,
+)
 from tests.support.waiting import poll_until
 
 MAX_SESSIONS = 2
 
 
-@dataclass
-class Served:
-    process: subprocess.Popen[bytes]
-    port: int
-    url: str
-    """The address it printed, token included."""
-    log: Path
-    """Its standard output and error (files: a pipe nobody reads could fill and block it)."""
-
-    @property
-    def origin(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def dashboards(self) -> list[psutil.Process]:
-        """The server's children that still run (one per open websocket)."""
-        running = []
-        for child in psutil.Process(self.process.pid).children():
-            try:
-                if child.status() != psutil.STATUS_ZOMBIE:
-                    running.append(child)
-            except psutil.NoSuchProcess:
-                pass
-        return running
-
-
-def _start(arguments: list[str], home: Path) -> tuple[subprocess.Popen[bytes], str, Path]:
-    """``envtui serve ARGUMENTS`` in a process group of its own, and the address it printed."""
-    log = home / "serve.log"
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "HOME": str(home)}
-    with log.open("wb") as output:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "envtui", "serve", *arguments],
-            cwd=home, env=env, stdout=output, stderr=output, start_new_session=True,
-        )  # fmt: skip
-    found: list[str] = []
-
-    def printed() -> bool:
-        text = log.read_text(errors="replace")
-        found[:] = re.findall(r" on (http://\S+?), a dashboard", text)
-        return bool(found) or process.poll() is not None
-
-    poll_until(printed, timeout=60, what=lambda: log.read_text(errors="replace"))
-    assert found, log.read_text(errors="replace")
-    return process, found[0], log
-
-
-def _stop(process: subprocess.Popen[bytes]) -> int:
-    """Ctrl+C to its group (it ends its dashboards); killed if it does not exit."""
-    if process.poll() is None:
-        os.killpg(process.pid, signal.SIGINT)
-    try:
-        return process.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        return process.wait()
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    port = _free_port()
+    port = free_port()
     home = tmp_path_factory.mktemp("serve-home")
     arguments = ["--port", str(port), "--max-sessions", str(MAX_SESSIONS), "--", "demo"]
-    process, url, log = _start(arguments, home)
+    process, url, log = start_serve(arguments, home)
     try:
         yield Served(process, port, url, log)
     finally:
-        _stop(process)
-
-
-def _client() -> aiohttp.ClientSession:
-    # aiohttp keeps no cookie set by an IP address unless told to; a browser does.
-    return aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True))
-
-
-async def _logged_in(client: aiohttp.ClientSession, served: Served) -> None:
-    async with client.get(served.url) as page:
-        assert page.status == 200
-
-
-async def _screen_bytes(websocket: aiohttp.ClientWebSocketResponse, enough: int) -> int:
-    """Bytes of the dashboard's screen received, until ``enough`` (bounded)."""
-    got = 0
-    async with asyncio.timeout(60):
-        while got < enough:
-            message = await websocket.receive()
-            if message.type == aiohttp.WSMsgType.BINARY:
-                got += len(message.data)
-            elif message.type != aiohttp.WSMsgType.TEXT:
-                raise AssertionError(f"the dashboard's websocket ended: {message}")
-    return got
+        stop_serve(process)
 
 
 def _no_dashboards_left(served: Served) -> None:
@@ -135,8 +49,8 @@ def _no_dashboards_left(served: Served) -> None:
 
 
 async def test_refused_requests_get_403_or_401_and_start_no_dashboard(served: Served) -> None:
-    async with _client() as client:
-        await _logged_in(client, served)  # the cookie is there: the Origin alone refuses
+    async with browser_client() as client:
+        await logged_in(client, served)  # the cookie is there: the Origin alone refuses
         for origin in ("http://evil.example", f"http://127.0.0.1:{served.port + 1}"):
             with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
                 await client.ws_connect(f"ws://127.0.0.1:{served.port}/ws",
@@ -149,7 +63,7 @@ async def test_refused_requests_get_403_or_401_and_start_no_dashboard(served: Se
             await client.ws_connect(f"ws://127.0.0.1:{served.port}/ws",
                                     headers={**rebound, "Origin": f"http://evil.example:{served.port}"})  # fmt: skip
         assert refused.value.status == 403
-    async with _client() as stranger:  # another local user: no token, no cookie
+    async with browser_client() as stranger:  # another local user: no token, no cookie
         async with stranger.get(f"{served.origin}/") as page:
             assert page.status == 401
             assert "Open the URL envtui serve printed" in await page.text()
@@ -165,7 +79,7 @@ async def test_refused_requests_get_403_or_401_and_start_no_dashboard(served: Se
 async def test_the_token_becomes_a_strict_http_only_cookie_and_the_dashboard_works(
     served: Served,
 ) -> None:
-    async with _client() as client:
+    async with browser_client() as client:
         async with client.get(served.url, allow_redirects=False) as exchange:
             assert exchange.status == 303
             cookie = exchange.cookies[f"envtui-serve-{served.port}"]
@@ -179,7 +93,7 @@ async def test_the_token_becomes_a_strict_http_only_cookie_and_the_dashboard_wor
             headers={"Origin": served.origin},
         )
         try:
-            assert await _screen_bytes(websocket, 10_000) >= 10_000
+            assert await screen_bytes(websocket, 10_000) >= 10_000
             assert len(served.dashboards()) == 1
         finally:
             await websocket.close()
@@ -189,14 +103,14 @@ async def test_the_token_becomes_a_strict_http_only_cookie_and_the_dashboard_wor
 async def test_one_dashboard_more_than_max_sessions_is_refused_with_the_reason(
     served: Served,
 ) -> None:
-    async with _client() as client:
-        await _logged_in(client, served)
+    async with browser_client() as client:
+        await logged_in(client, served)
         url = f"ws://127.0.0.1:{served.port}/ws?width=120&height=40"
         headers = {"Origin": served.origin}
         open_ = [await client.ws_connect(url, headers=headers) for _ in range(MAX_SESSIONS)]
         try:
             for websocket in open_:
-                await _screen_bytes(websocket, 1_000)  # each has its dashboard
+                await screen_bytes(websocket, 1_000)  # each has its dashboard
             extra = await client.ws_connect(url, headers=headers)
             async with asyncio.timeout(30):  # closed at once, never left hanging
                 refusal = await extra.receive()
@@ -216,21 +130,21 @@ async def test_one_dashboard_more_than_max_sessions_is_refused_with_the_reason(
             for websocket in open_:
                 await websocket.close()
     _no_dashboards_left(served)
-    async with _client() as client:  # room again
-        await _logged_in(client, served)
+    async with browser_client() as client:  # room again
+        await logged_in(client, served)
 
 
 async def test_a_huge_terminal_size_is_clamped_before_the_dashboard_starts(
     served: Served,
 ) -> None:
-    async with _client() as client:
-        await _logged_in(client, served)
+    async with browser_client() as client:
+        await logged_in(client, served)
         websocket = await client.ws_connect(
             f"ws://127.0.0.1:{served.port}/ws?width=2000&height=2000",
             headers={"Origin": served.origin},
         )
         try:
-            await _screen_bytes(websocket, 1_000)
+            await screen_bytes(websocket, 1_000)
             (dashboard,) = served.dashboards()
             environment = dashboard.environ()  # the size textual-serve started it with
             assert (environment["COLUMNS"], environment["ROWS"]) == ("500", "200")
@@ -242,7 +156,7 @@ async def test_a_huge_terminal_size_is_clamped_before_the_dashboard_starts(
 def test_nothing_is_left_when_the_server_stops(served: Served) -> None:
     """Last in the module: Ctrl+C, and the server exits 0 with no child left."""
     started = psutil.Process(served.process.pid).children(recursive=True)
-    assert _stop(served.process) == 0
+    assert stop_serve(served.process) == 0
     assert not any(alive(p.pid) for p in started)  # whatever it started is gone with it
     output = served.log.read_text(errors="replace")
     assert output.count("token=") == 1  # printed once, logged nowhere else
@@ -252,8 +166,8 @@ def test_a_token_file_fixes_the_token(tmp_path: Path) -> None:
     """The printed address carries the file's token, and the page takes it."""
     token_file = tmp_path / "token"
     token_file.write_text("my-fixed-token\n", encoding="utf-8")
-    port = _free_port()
-    process, url, _ = _start(["--port", str(port), "--token-file", str(token_file)], tmp_path)
+    port = free_port()
+    process, url, _ = start_serve(["--port", str(port), "--token-file", str(token_file)], tmp_path)
     try:
         assert url == f"http://127.0.0.1:{port}/?token=my-fixed-token"
         connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
@@ -263,4 +177,4 @@ def test_a_token_file_fixes_the_token(tmp_path: Path) -> None:
         assert f"envtui-serve-{port}=" in answer.getheader("Set-Cookie", "")
         connection.close()
     finally:
-        assert _stop(process) == 0
+        assert stop_serve(process) == 0

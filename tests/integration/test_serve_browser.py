@@ -155,3 +155,14 @@ def test_a_dashboard_whose_server_was_killed_quits_by_itself() -> None:
     seen = scenario("kill")
     assert (seen["dashboards"], seen["server_exit"]) == (1, -9)
     assert seen["dashboards_ended"]
+
+
+def test_a_tab_opened_late_shows_the_same_store_as_the_first() -> None:
+    seen = scenario("late")
+    assert seen["late_first_step"] >= seen["early_step"] >= 4  # not an empty screen
+    print(f"first tab at step {seen['early_step']}, the late one from {seen['late_first_step']}")
+    assert seen["same_store"], seen["late_rows"]
+    assert len(seen["late_rows"]) == 6  # the demo's environments, each with its status
+    assert seen["dashboards"] == 2
+    assert seen["server_exit"] == 0
+    assert seen["dashboards_ended"]

@@ -12,6 +12,7 @@ copy it from the terminal.
 MODE ``use``: the first frame (and how long it took), the environments table, ``?``, ``t``,
 ``h``, ``e``, ``y``, the palette's screenshot, ``/``, a closed tab, a second tab and Ctrl+C.
 ``term`` and ``kill``: a tab open, then SIGTERM or SIGKILL to the server alone.
+``late``: a tab open until the demo is some steps in, then a second tab: what each shows.
 ``attack``: the dashboard open in one tab (so the browser holds its cookie), then a page
 from another port of 127.0.0.1 that opens the dashboard's websocket and frames its page.
 """
@@ -183,6 +184,46 @@ def end_server(
     return running
 
 
+STEP = re.compile(r"·  step (\d+)  ·")
+
+
+def step_shown(text: str) -> int:
+    """The step number in the dashboard's header (0 before the first step)."""
+    found = STEP.search(text)
+    return int(found.group(1)) if found else 0
+
+
+def environment_rows(text: str) -> list[str]:
+    """The environments table's rows as the status and id columns read."""
+    table = text.split("╭─ environments", 1)[-1].split("╰", 1)[0]
+    return [" ".join(row.split()[1:4]) for row in table.splitlines() if "│" in row][1:]
+
+
+def late(
+    context: BrowserContext, server: subprocess.Popen[bytes], url: str, seen: dict[str, Any]
+) -> list[psutil.Process]:
+    """A tab open until step 4, then a second tab: the step each showed first, and whether
+    both then show the same step and table at once (a tab's own demo would start again)."""
+    early = ready_tab(context, url)
+    seen["early_step"] = step_shown(wait_for_screen(early, lambda s: step_shown(s) >= 4, "step 4"))
+    late_tab = ready_tab(context, ORIGIN + "/")
+    seen["late_first_step"] = step_shown(screen(late_tab))
+    deadline = time.monotonic() + ARRIVAL
+    same = False
+    while not same and time.monotonic() < deadline:
+        both = screen(early), screen(late_tab)
+        same = step_shown(both[0]) == step_shown(both[1]) and environment_rows(
+            both[0]
+        ) == environment_rows(both[1])
+        if not same:
+            late_tab.wait_for_timeout(100)  # the poll interval of this bounded wait
+    seen["same_store"] = same
+    seen["late_rows"] = environment_rows(screen(late_tab))
+    running = dashboards(server)
+    os.killpg(server.pid, signal.SIGINT)
+    return running
+
+
 ATTACKER_PAGE = f"""<!doctype html><html><body><pre id="out">waiting</pre>
 <iframe id="frame" src="{ORIGIN}/"></iframe><script>
 let got = "", frames = 0;
@@ -267,6 +308,8 @@ def main(mode: str, artefacts: Path) -> dict[str, Any]:
             context.grant_permissions(["clipboard-read", "clipboard-write"], origin=ORIGIN)
             if mode == "use":
                 started = use(context, server, url, seen)
+            elif mode == "late":
+                started = late(context, server, url, seen)
             elif mode == "attack":
                 started = attack(context, server, url, seen)
             else:
