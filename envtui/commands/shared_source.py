@@ -12,6 +12,11 @@ What a tab cannot do is speak to the source: Codex's approvals and questions are
 every tab, and are answered from a dashboard in a terminal (``envtui codex --thread ID``)
 or declined with ``--read-only``. ``replay`` and ``rollout`` read a file of their own and
 are served as they are, a dashboard per tab.
+
+The alert command (``--alert-command``, or the config's ``[alerts] command``) runs here,
+once per burst whatever the number of tabs, from a store of the server's own that sees
+every event. The bell and the notifications are a terminal's: the tabs, which replay
+incidents that are hours old when they open late, give none.
 """
 
 from __future__ import annotations
@@ -26,8 +31,10 @@ from pathlib import Path
 
 from envtui.commands import dashboard
 from envtui.commands.common import metrics_for
+from envtui.commands.dashboard import alerts_for
 from envtui.commands.dashboard_sources import SOURCES
 from envtui.commands.events import CLOSE_TIMEOUT, event_writer
+from envtui.commands.shared_alerts import with_alert_command
 from envtui.sources.line_writer import LineWriter
 from envtui.vocabulary.safe_text import for_terminal
 
@@ -104,10 +111,11 @@ class SharedSource:
             source = with_metrics(source, served[0], self.args.mode)
         writer = LineWriter.open(str(self.stream))
         state = served[0] if served is not None else None
+        sink = with_alert_command(event_writer(writer, state), alerts_for(self.args, prepared[0]))
 
         async def run() -> None:
             try:
-                await source(event_writer(writer, state), self._stop)
+                await sink.run(source, self._stop)
             except Exception as exc:  # the source's own failure: the server says it and ends
                 self.failure = str(exc) or type(exc).__name__
             finally:
