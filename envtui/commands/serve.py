@@ -21,7 +21,6 @@ from pathlib import Path
 from envtui.commands import dashboard
 from envtui.commands.options import Arg, Command, Group, switch
 from envtui.commands.output import fail
-from envtui.commands.shared_source import shared_for
 from envtui.commands.web_access import (
     TokenFileError,
     access_for,
@@ -211,6 +210,8 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
+    from envtui.commands.shared_source import shared_for  # asyncio and the writer: only here
+
     title = shlex.join(["envtui", *arguments])
     shared = shared_for(checked)
     return serve_dashboards(

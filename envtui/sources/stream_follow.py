@@ -16,8 +16,9 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TextIO
 
+from envtui.sources.pace import Pace
 from envtui.vocabulary.events import (
     DecodeError,
     Event,
@@ -28,9 +29,6 @@ from envtui.vocabulary.events import (
 )
 from envtui.vocabulary.limits import MAX_LINE, LineTooLong
 from envtui.vocabulary.stopping import wait_for_stop
-
-if TYPE_CHECKING:
-    from envtui.sources.replay import Pace
 
 POLL = 0.2
 """Seconds between two looks at a file that has not grown: the delay a tab adds."""

@@ -17,8 +17,9 @@ from envtui.context import EnvironmentsState, EnvironmentState
 from envtui.dashboard.store import Store
 from envtui.settings.config import parse_config
 from envtui.sources.engine import watch
+from envtui.sources.pace import MAX_SLICE, SLICE, next_slice
 from envtui.sources.recording import recorded
-from envtui.sources.replay import MAX_SLICE, SLICE, next_slice, replay
+from envtui.sources.replay import replay
 from envtui.sources.rollout_follow import follow_rollout
 from envtui.tui.app import DashboardOptions, EnvTuiApp
 from envtui.vocabulary.events import (
