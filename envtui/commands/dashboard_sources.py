@@ -31,8 +31,11 @@ from envtui.commands.options import (
 from envtui.commands.output import fail
 
 if TYPE_CHECKING:  # the config and event models load when a command runs, not for --help
+    import asyncio
+
     from envtui.settings.config import Config
-    from envtui.vocabulary.events import Source
+    from envtui.vocabulary.events import EventSink, Source
+    from envtui.vocabulary.thread_messages import RequestAnswered
 
 SourceBuilder = Callable[[argparse.Namespace, "Config"], "Source | int"]
 """A command's source from its arguments and the config, or the exit code after an error."""
@@ -100,7 +103,24 @@ def _replay(args: argparse.Namespace, config: Config) -> Source | int:
         return fail(args.mode, f"{args.file}: {problem}")
     from envtui.sources.replay import replay
 
-    return functools.partial(replay, Path(args.file), speed=args.speed, follow=args.follow)
+    replayed = functools.partial(replay, Path(args.file), speed=args.speed, follow=args.follow)
+    if args.answers is None:
+        return replayed
+    from envtui.commands.shared_answers import AnswerRelay
+
+    return Answering(replayed, AnswerRelay(Path(args.answers)))
+
+
+@dataclass(frozen=True)
+class Answering:
+    """A source with a way to answer what Codex asks: a served tab's replay, whose
+    answers go to the server (:mod:`envtui.commands.shared_answers`)."""
+
+    source: Source
+    answer: Callable[[RequestAnswered], str | None]
+
+    async def __call__(self, sink: EventSink, stop: asyncio.Event) -> None:
+        await self.source(sink, stop)
 
 
 HEAD_LINE_BYTES = 1 << 23
@@ -172,6 +192,7 @@ SOURCES: dict[str, DashboardSource] = {
                 ),
                 switch("--follow", "then keep reading what is appended (`envtui events --out`)"),
                 Arg("--title", help=argparse.SUPPRESS),  # what `envtui serve` serves
+                Arg("--answers", help=argparse.SUPPRESS),  # where a served tab's answers go
                 DASHBOARD,
             ),
             build=_replay,

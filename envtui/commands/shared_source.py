@@ -8,10 +8,10 @@ stream in a private folder; each tab's dashboard is ``envtui replay STREAM --fol
 --speed 0``, which reads what was written so far (a tab that opens late starts from the
 state the others show) and then what comes. ``--metrics`` is served once, by the server.
 
-What a tab cannot do is speak to the source: Codex's approvals and questions are shown in
-every tab, and are answered from a dashboard in a terminal (``envtui codex --thread ID``)
-or declined with ``--read-only``. ``replay`` and ``rollout`` read a file of their own and
-are served as they are, a dashboard per tab.
+For ``codex``, Codex's approvals and questions are shown in every tab, and a tab's answer
+goes back to the server over a Unix socket beside the stream
+(:mod:`envtui.commands.shared_answers`), which sends it to the one app-server. ``replay``
+and ``rollout`` read a file of their own and are served as they are, a dashboard per tab.
 
 The alert command (``--alert-command``, or the config's ``[alerts] command``) runs here,
 once per burst whatever the number of tabs, from a store of the server's own that sees
@@ -35,12 +35,14 @@ from envtui.commands.dashboard import alerts_for
 from envtui.commands.dashboard_sources import SOURCES
 from envtui.commands.events import CLOSE_TIMEOUT, event_writer
 from envtui.commands.shared_alerts import with_alert_command
+from envtui.commands.shared_answers import serve_answers
 from envtui.sources.line_writer import LineWriter
 from envtui.vocabulary.safe_text import for_terminal
 
 LIVE_COMMANDS = frozenset({"demo", "watch", "codex"})
 """The dashboard commands whose source is run once for all tabs."""
 STREAM_NAME = "events.jsonl"
+ANSWERS_NAME = "answers.sock"
 
 
 def shared_for(args: argparse.Namespace) -> SharedSource | None:
@@ -82,8 +84,15 @@ class SharedSource:
     def stream(self) -> Path:
         return self.folder / STREAM_NAME
 
+    @property
+    def answers(self) -> Path | None:
+        """Where the tabs' answers to Codex go (None: the source asks nothing)."""
+        return self.folder / ANSWERS_NAME if self.args.mode == "codex" else None
+
     def tab_arguments(self) -> list[str]:
-        """Each tab's dashboard: a replay that follows the stream, titled as the command."""
+        """Each tab's dashboard: a replay that follows the stream, titled as the command
+        (and, for ``codex``, the socket its answers go to)."""
+        answers = [] if self.answers is None else ["--answers", str(self.answers)]
         return [
             "replay",
             str(self.stream),
@@ -92,6 +101,7 @@ class SharedSource:
             "0",
             "--title",
             self.title,
+            *answers,
             *screen_arguments(self.args),
         ]
 
@@ -105,6 +115,7 @@ class SharedSource:
         if isinstance(served, int):
             return served
         source = prepared[1]
+        answer = getattr(source, "answer", None)  # before any wrapping, as a dashboard does
         if served is not None:
             from envtui.sources.metrics_server import with_metrics
 
@@ -114,11 +125,16 @@ class SharedSource:
         sink = with_alert_command(event_writer(writer, state), alerts_for(self.args, prepared[0]))
 
         async def run() -> None:
+            listening = None
             try:
+                if answer is not None and self.answers is not None:
+                    listening = await serve_answers(self.answers, answer)
                 await sink.run(source, self._stop)
             except Exception as exc:  # the source's own failure: the server says it and ends
                 self.failure = str(exc) or type(exc).__name__
             finally:
+                if listening is not None:
+                    listening.close()
                 writer.close(CLOSE_TIMEOUT)
                 if served is not None:
                     served[1].close()

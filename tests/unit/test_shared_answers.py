@@ -1,0 +1,68 @@
+"""A served ``codex`` tab's answers: over the stream folder's socket to the one source."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from pathlib import Path
+
+from envtui.commands import dashboard
+from envtui.commands.serve import check_dashboard
+from envtui.commands.shared_answers import AnswerRelay, serve_answers
+from envtui.commands.shared_source import shared_for
+from envtui.vocabulary.thread_messages import RequestAnswered
+
+ANSWER = RequestAnswered(
+    request_id=7, kind="command", answer="accept", key="o", answers={"q": ["secret"]}
+)
+
+
+async def test_a_tabs_answer_reaches_the_source_and_its_reply_comes_back(tmp_path: Path) -> None:
+    given: list[RequestAnswered] = []
+
+    def answer(message: RequestAnswered) -> str | None:
+        given.append(message)
+        return None if len(given) == 1 else "request #7 is already answered"
+
+    path = tmp_path / "answers.sock"
+    server = await serve_answers(path, answer)
+    try:
+        relay = AnswerRelay(path)
+        loop = asyncio.get_running_loop()
+        first = await loop.run_in_executor(None, relay, ANSWER)  # a tab blocks; the loop serves
+        second = await loop.run_in_executor(None, relay, ANSWER)
+    finally:
+        server.close()
+        await server.wait_closed()
+    assert first is None
+    assert second == "request #7 is already answered"  # the second tab is told why
+    assert given == [ANSWER, ANSWER]
+
+
+def test_a_tab_whose_server_is_gone_is_told_so_at_once(tmp_path: Path) -> None:
+    problem = AnswerRelay(tmp_path / "answers.sock")(ANSWER)
+    assert problem is not None
+    assert problem.startswith("the server did not take the answer (")
+
+
+def test_a_served_codex_tab_replays_the_stream_and_answers_through_the_server(
+    tmp_path: Path,
+) -> None:
+    codex = tmp_path / "codex"
+    codex.write_text("#!/bin/sh\n")
+    codex.chmod(0o755)
+    checked = check_dashboard(["codex", "--codex", str(codex), "--cwd", str(tmp_path)])
+    assert isinstance(checked, argparse.Namespace)
+    shared = shared_for(checked)
+    assert shared is not None
+    try:
+        arguments = shared.tab_arguments()
+        assert arguments[arguments.index("--answers") + 1] == str(shared.folder / "answers.sock")
+        parser = argparse.ArgumentParser()
+        dashboard.add_parsers(parser.add_subparsers(dest="command"))
+        (shared.folder / "events.jsonl").write_text("")
+        tab = dashboard.source_for(parser.parse_args(arguments))
+        assert not isinstance(tab, int)
+        assert isinstance(getattr(tab[1], "answer", None), AnswerRelay)  # the keys answer
+    finally:
+        shared.remove()
