@@ -60,6 +60,7 @@ def start_server(workdir: Path) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         [sys.executable, "-m", "envtui", "serve", "--port", str(PORT), "--", "demo"],
         cwd=workdir,
+        env={**os.environ, "TMPDIR": str(workdir)},  # the stream's folder, even if killed
         stdout=log,
         stderr=subprocess.STDOUT,
         start_new_session=True,  # its own process group, as a terminal's foreground job
