@@ -1,9 +1,10 @@
-"""``envtui serve -- watch`` on a real OpenSSH ``sshd``: one source for every tab.
+"""``envtui serve`` of a live command: one source for every tab, at a real sshd and Codex.
 
 Three tabs (aiohttp websockets, as a browser opens them) on a config of two SSH hosts: the
 sshd sees two connections (it forks one child per connection), not six, and each tab's
 dashboard is a replay following the server's stream. Ctrl+C ends the tabs, the source and
-its connections, and removes the stream.
+its connections, and removes the stream. ``serve -- codex`` with three tabs runs one real
+``codex app-server``.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import psutil
 import pytest
 
 from tests.support.liveness import alive
+from tests.support.real.codex_tools import CODEX, needs_codex
 from tests.support.real.serve_process import (
     Served,
     browser_client,
@@ -29,7 +31,7 @@ from tests.support.real.ssh_servers import SSHD, OpenSshServer
 from tests.support.real.ssh_servers import free_port as free_ssh_port
 from tests.support.waiting import wait_until
 
-pytestmark = pytest.mark.skipif(
+needs_sshd = pytest.mark.skipif(
     SSHD is None,
     reason="needs OpenSSH's sshd (Debian package openssh-server, which .ci/run installs)",
 )
@@ -61,6 +63,7 @@ def _tab_dashboards(served: Served) -> list[psutil.Process]:
     return [p for p in served.dashboards() if "replay" in p.cmdline()]
 
 
+@needs_sshd
 async def test_every_tab_follows_one_source_with_one_ssh_connection_per_host(
     tmp_path: Path,
 ) -> None:
@@ -121,3 +124,48 @@ async def _three_tabs(served: Served, sshd: OpenSshServer) -> tuple[int, Path]:
             for tab in tabs:
                 await tab.close()
     return most, stream
+
+
+def _app_servers(served: Served) -> list[psutil.Process]:
+    below = psutil.Process(served.process.pid).children(recursive=True)
+    return [p for p in below if "app-server" in " ".join(_cmdline(p))]
+
+
+def _cmdline(process: psutil.Process) -> list[str]:
+    try:
+        return process.cmdline()
+    except psutil.Error:
+        return []
+
+
+@needs_codex
+async def test_every_tab_of_a_served_codex_shares_one_app_server(tmp_path: Path) -> None:
+    assert CODEX is not None
+    home = tmp_path / "codex-home"
+    home.mkdir()
+    port = free_port()
+    arguments = ["--port", str(port), "--", "codex", "--codex", str(CODEX), "--cwd",
+                 str(tmp_path), "--codex-home", str(home)]  # fmt: skip
+    process, url, log = start_serve(arguments, tmp_path)
+    served = Served(process, port, url, log)
+    try:
+        await wait_until(lambda: len(_app_servers(served)) == 1, what="the one app-server")
+        headers = {"Origin": served.origin}
+        async with browser_client() as client:
+            await logged_in(client, served)
+            ws = f"ws://127.0.0.1:{port}/ws?width=120&height=40"
+            tabs = [await client.ws_connect(ws, headers=headers) for _ in range(TABS)]
+            try:
+                for tab in tabs:
+                    await screen_bytes(tab, 1_000)
+                dashboards = _tab_dashboards(served)
+                assert len(dashboards) == TABS
+                assert all("--answers" in p.cmdline() for p in dashboards)  # they answer too
+                assert len(_app_servers(served)) == 1  # not one per tab
+            finally:
+                for tab in tabs:
+                    await tab.close()
+    finally:
+        started = psutil.Process(process.pid).children(recursive=True)
+        assert stop_serve(process) == 0, log.read_text(errors="replace")
+    assert not any(alive(p.pid) for p in started)  # the app-server ended with the server
