@@ -78,7 +78,7 @@ def arguments(command: str, tmp_path: Path) -> list[str]:
         "check": ["check", str(ROLLOUT)],
         "demo": ["demo"],
         "watch": ["watch"],
-        "replay": ["replay", str(stream)],
+        "replay": ["replay", str(stream), "--follow"],  # runs until it is stopped
         "codex": ["codex", "--codex", str(codex), "--cwd", str(tmp_path)],
         "rollout": ["rollout", str(ROLLOUT), "--follow"],
         "info": ["info"],
