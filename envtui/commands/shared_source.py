@@ -77,6 +77,9 @@ class SharedSource:
     folder: Path
     failure: str | None = None
     """Why the source stopped on its own (a Codex that could not start), once it did."""
+    refused: int = 0
+    """The exit code when the source could not start (said already): a --metrics address
+    in use."""
     _stop: asyncio.Event = field(default_factory=asyncio.Event)
     _task: asyncio.Task[None] | None = None
 
@@ -110,9 +113,11 @@ class SharedSource:
         0, or the exit code after the error line (an unusable ``--metrics`` address)."""
         prepared = dashboard.source_for(self.args)
         if isinstance(prepared, int):
+            self.refused = prepared
             return prepared
         served = metrics_for(self.args.mode, self.args) if "metrics" in self.args else None
         if isinstance(served, int):
+            self.refused = served
             return served
         source = prepared[1]
         answer = getattr(source, "answer", None)  # before any wrapping, as a dashboard does
@@ -155,7 +160,10 @@ class SharedSource:
         shutil.rmtree(self.folder, ignore_errors=True)
 
     def report(self) -> int:
-        """The server's exit code for how the source ended: 1 with the reason if it failed."""
+        """The server's exit code for how the source ended: 1 with the reason if it failed,
+        the refusal's code if it could not start."""
+        if self.refused:
+            return self.refused
         if self.failure is None:
             return 0
         message = f"envtui serve: error: {self.args.mode}: {self.failure}"

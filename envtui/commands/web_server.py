@@ -175,9 +175,9 @@ class DashboardServer(Server):
         try:
             stop = asyncio.Event()
             with stop_on_signals(stop):
-                if self.shared is not None and self.shared.start(stop):
-                    return  # an unusable --metrics address, said
                 await web.TCPSite(runner, self.host, self.port).start()
+                if self.shared is not None and self.shared.start(stop):
+                    return  # an unusable --metrics address, said (nothing started yet)
                 print(for_terminal(address_line), flush=True)
                 await stop.wait()
         finally:

@@ -67,6 +67,25 @@ def test_a_port_in_use_is_one_line_and_exit_1() -> None:
     )
 
 
+def test_a_metrics_address_in_use_is_the_shared_sources_one_line_and_exit_2() -> None:
+    with socket.socket() as taken, socket.socket() as free:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        free.bind(("127.0.0.1", 0))
+        metrics, port = taken.getsockname()[1], free.getsockname()[1]
+        free.close()
+        result = subprocess.run(
+            [sys.executable, "-m", "envtui", "serve", "--port", str(port), "--", "watch",
+             "--metrics", f"127.0.0.1:{metrics}"],
+            capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+    assert result.returncode == 2
+    assert result.stderr.splitlines()[-1] == (
+        f"envtui watch: error: --metrics 127.0.0.1:{metrics}: cannot listen: Address already in use"
+    )
+    assert "token=" not in result.stdout  # no address was printed: nothing was served
+
+
 def test_a_remote_address_is_warned_about_once_before_serving() -> None:
     # 192.0.2.1 (TEST-NET-1) is on no interface here: the warning, then it cannot listen.
     result = subprocess.run(
