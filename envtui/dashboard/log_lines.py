@@ -70,6 +70,13 @@ def _shared(words: str) -> str:
     return sys.intern(words)
 
 
+StatusWords = tuple[str, str, LiveState, bool, str | None]
+"""What a status event's line is written from: its id, environment, status, whether it is
+primary, and its error. Held instead of the event (two models, their dicts and field sets,
+the decoded JSON): a plain tuple of strings the garbage collector stops scanning, where the
+log and each environment keep tens of thousands of lines not yet read."""
+
+
 class LogEntry:
     """One event as a log line: its time apart from the rest, so identical lines (the same
     text at another time) can be folded, and its type and environment, to filter by.
@@ -102,7 +109,9 @@ class LogEntry:
         self.quiet_step = msg.step if isinstance(msg, StepRecorded) and not msg.diff else None
         """The step's number when this is a step that sent no context change (the log
         folds a run of them into one line), else None."""
-        self._event: Event | None = event
+        self._event: Event | StatusWords | None = event
+        if isinstance(msg, EnvironmentStatus):  # the most frequent: its words, not the event
+            self._event = (event.id, msg.environment_id, msg.status, msg.primary, msg.error)
         self._zone = zone
         self._previous = previous
         self._time: str | None = None
@@ -130,8 +139,12 @@ class LogEntry:
         event = self._event
         assert event is not None  # let go only once the text is written
         kind = self.kind
-        shown_id = "" if kind in OWN_MESSAGES and event.id == "" else f'id "{event.id}" '
-        text = _shared(one_line(f"{shown_id}{kind} {_detail(event.msg, self._previous)}".rstrip()))
+        if isinstance(event, tuple):
+            event_id, detail = event[0], _status_detail(*event[1:], self._previous)
+        else:
+            event_id, detail = event.id, _detail(event.msg, self._previous)
+        shown_id = "" if kind in OWN_MESSAGES and event_id == "" else f'id "{event_id}" '
+        text = _shared(one_line(f"{shown_id}{kind} {detail}".rstrip()))
         self._text = text
         self._event = self._previous = None
         return text
@@ -148,11 +161,7 @@ def _detail(msg: object, previous: LiveState | None) -> str:
     if isinstance(msg, EnvironmentConnected | EnvironmentDisconnected | EnvironmentRemoved):
         return msg.environment_id
     if isinstance(msg, EnvironmentStatus):
-        moved = f"{previous} → " if previous is not None and previous != msg.status else ""
-        detail = f"{msg.environment_id} {moved}{msg.status}"
-        if msg.primary:
-            detail += " primary"
-        return detail + (f": {msg.error}" if msg.error else "")
+        return _status_detail(msg.environment_id, msg.status, msg.primary, msg.error, previous)
     if isinstance(msg, WarningMessage):
         return msg.message
     if isinstance(msg, StepRecorded):
@@ -170,6 +179,20 @@ def _detail(msg: object, previous: LiveState | None) -> str:
         method = msg.raw.get("method")
         return str(method) if isinstance(method, str) else str(message_to_json(msg))[:200]
     return ""
+
+
+def _status_detail(
+    environment_id: str,
+    status: LiveState,
+    primary: bool,
+    error: str | None,
+    previous: LiveState | None,
+) -> str:
+    moved = f"{previous} → " if previous is not None and previous != status else ""
+    detail = f"{environment_id} {moved}{status}"
+    if primary:
+        detail += " primary"
+    return detail + (f": {error}" if error else "")
 
 
 def log_entry(

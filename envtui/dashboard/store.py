@@ -101,7 +101,9 @@ class Changes:
 
     environments: set[str]
     removed: set[str]
-    log_lines: list[LogEntry]
+    log_lines: deque[LogEntry]
+    """The newest lines, at most as many as the log holds: a paused view never needs more,
+    and the oldest leave as new ones come, at no cost per line."""
     steps: bool
     findings: bool
     sources: bool = False
@@ -125,8 +127,8 @@ class Changes:
         )
 
 
-def _no_changes() -> Changes:
-    return Changes(set(), set(), [], False, False)
+def _no_changes(max_log_lines: int = DEFAULT_LOG_LINES) -> Changes:
+    return Changes(set(), set(), deque(maxlen=max_log_lines), False, False)
 
 
 class Store:
@@ -154,8 +156,8 @@ class Store:
         that became unavailable or ready again. Drained by the dashboard, paused or not."""
         self.needs_you = NeedsYou()  # the thread's status, and what Codex waits on
         self._next_order = 0
-        self._changes = _no_changes()
         self._max_log_lines = max_log_lines
+        self._changes = _no_changes(max_log_lines)
         self._environment_events = environment_events
         self._status_history = status_history
         self.histories: dict[str, StatusHistory] = {}
@@ -179,10 +181,7 @@ class Store:
             previous = known.status
         entry = LogEntry(event, self.zone, previous)
         self.log.append(entry)
-        pending = self._changes.log_lines
-        pending.append(entry)
-        if len(pending) > self._max_log_lines:  # a paused view never needs more than the log holds
-            del pending[: len(pending) - self._max_log_lines]
+        self._changes.log_lines.append(entry)
         if status is not None:
             self._status(status, at, entry)
         else:
@@ -356,7 +355,7 @@ class Store:
 
     def take_changes(self) -> Changes:
         """What changed since the last call; the view redraws exactly that."""
-        changes, self._changes = self._changes, _no_changes()
+        changes, self._changes = self._changes, _no_changes(self._max_log_lines)
         return changes
 
     def findings(self) -> list[FindingReported]:

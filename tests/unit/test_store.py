@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from zoneinfo import ZoneInfo
 
 from tests.support.scenarios.scripted_stream import at, scripted_events, status, step_event
@@ -150,6 +151,16 @@ def test_a_log_entry_is_written_when_read_in_the_zone_and_state_of_its_event() -
         "07:00:01 environment_status e starting → ready",
         "21:00:02 environment_status e ready → unavailable: lost",
     ]
+
+
+def test_an_unread_status_line_holds_its_words_not_its_event() -> None:
+    store = Store(zone=ZoneInfo("UTC"))
+    event = status("e", "ready", 0, primary=True, error="late")
+    store.apply(event)
+    entry = store.log[-1]
+    held = gc.get_referents(entry)
+    assert not any(item is event or item is event.msg for item in held)
+    assert entry.line == "12:00:00 environment_status e ready primary: late"
 
 
 def test_a_step_that_changed_nothing_shares_the_content_of_the_one_before() -> None:
