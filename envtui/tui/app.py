@@ -39,6 +39,7 @@ from envtui.tui.keymap import binding_ids, check_keymap
 from envtui.tui.main_screen import MainScreen
 from envtui.tui.options import DashboardOptions
 from envtui.tui.palette import EnvtuiCommands
+from envtui.tui.render_caches import bound_split_cells
 from envtui.tui.terminal_writer import install as install_surviving_writer
 from envtui.tui.themes import DEFAULT_THEME, STATUS_VARIABLES, available_themes
 from envtui.vocabulary.events import (
@@ -120,6 +121,7 @@ class EnvTuiApp(App[None]):
     def __init__(self, source: Source | None, options: DashboardOptions | None = None) -> None:
         super().__init__()
         install_surviving_writer()  # a terminal gone as the dashboard quits cannot hang it
+        bound_split_cells()  # Rich's split segments: see render_caches
         self._notices: deque[Notice] = deque(maxlen=MAX_NOTICES)
         self.options = options or DashboardOptions()
         self.store = Store(
