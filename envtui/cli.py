@@ -177,6 +177,11 @@ LAST_RESORT = 5.0
 """Seconds after which a process that is still running, after such a signal and the one
 sent again, exits at once (status 128 + N) whatever it is doing."""
 
+_received: list[int] = []
+"""The signals :func:`_stop` took in this run of :func:`main`: a library that turns every
+exception into its own (pydantic, building a model's validator during an import, makes
+the StopSignal a ``SchemaError``) must not make a signal look like a bug."""
+
 
 def _stop(signum: int, frame: object) -> None:
     """Raise :class:`StopSignal`, and make sure the process ends even if it is swallowed.
@@ -190,6 +195,7 @@ def _stop(signum: int, frame: object) -> None:
     the StopSignal leaves it.
     """
     signal.signal(signum, signal.SIG_DFL)
+    _received.append(signum)
     with contextlib.suppress(Exception):  # no thread to be had: the default action is back
         for delay, action, arguments in (
             (STOP_GRACE, os.kill, (os.getpid(), signum)),
@@ -231,6 +237,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     that went away is quiet, an output that cannot be written (a full disk) says so, and a
     failure nobody foresaw is reported as an internal error with its type.
     """
+    _received.clear()
     replaced = stop_by_default()
     try:
         return _main(argv)
@@ -268,6 +275,8 @@ def _main(argv: Sequence[str] | None) -> int:
         error_line(f"envtui {args.command}: error: {exc}")
         return 1
     except Exception as exc:  # the last resort: a bug must still not print a traceback
+        if _received:  # the signal, raised inside a library that wrapped it: it ends us
+            return 128 + _received[-1]
         error_line(f"envtui {args.command}: internal error: {type(exc).__name__}: {exc}")
         return 1
     finally:

@@ -69,3 +69,17 @@ def test_a_process_that_ignores_the_signal_sent_again_still_exits(tmp_path: Path
     ignore = "signal.signal(signal.SIGTERM, signal.SIG_IGN)"
     result = nap(tmp_path, signal.SIGTERM, "BaseException", after=ignore)
     assert (result.returncode, result.stdout) == (128 + signal.SIGTERM, "swallowed\n")
+
+
+def test_a_signal_a_library_wrapped_in_its_own_error_still_ends_as_the_signal(
+    tmp_path: Path,
+) -> None:
+    # pydantic, building a validator during an import, turns the StopSignal into a
+    # SchemaError: that is the signal, not an internal error
+    wrapped = "raise ValueError('Error building validator: StopSignal: 143')"
+    result = nap(tmp_path, signal.SIGTERM, "BaseException", after=wrapped)
+    assert (result.returncode, result.stdout, result.stderr) == (
+        128 + signal.SIGTERM,
+        "swallowed\ncleaned up\n",
+        "",
+    )
