@@ -31,6 +31,8 @@ def _isolated_user_config(
     time.tzset()
     monkeypatch.setenv("TEXTUAL_ANIMATIONS", "none")
     monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
+    for size in ("COLUMNS", "LINES"):  # a pytest-xdist worker sets 80x24: sizes come from ptys
+        monkeypatch.delenv(size, raising=False)
 
 
 @pytest.fixture
