@@ -124,8 +124,8 @@ class ProcessChannel:
     ) -> ProcessChannel:
         if cwd is not None and not os.path.isdir(cwd):
             raise PermanentError(f"{role} working directory does not exist: {cwd}")
-        try:
-            process = await asyncio.create_subprocess_exec(
+        starting = asyncio.ensure_future(
+            asyncio.create_subprocess_exec(
                 program,
                 *args,
                 stdin=asyncio.subprocess.PIPE,
@@ -136,11 +136,37 @@ class ProcessChannel:
                 start_new_session=True,  # its own process group, so closing ends all of it
                 limit=CHUNK,  # the pipe's buffer; lines are cut by LineBuffer
             )
+        )
+        try:
+            # Shielded: cancelled while it connects the pipes, asyncio would close the new
+            # transport itself, and that close reaps a child that has just exited before
+            # asyncio's child watcher does (which then prints "Unknown child process pid"
+            # on stderr). The start finishes instead, and the process is ended below.
+            process = await asyncio.shield(starting)
+        except asyncio.CancelledError:
+            await cls._end_once_started(starting, program, role)
+            raise
         except FileNotFoundError:
             raise PermanentError(f"{role} program not found: {program}") from None
         except PermissionError:
             raise PermanentError(f"{role} program is not executable: {program}") from None
         return cls(process, program, role)
+
+    @classmethod
+    async def _end_once_started(
+        cls, starting: asyncio.Future[asyncio.subprocess.Process], program: str, role: str
+    ) -> None:
+        """End a process whose start was cancelled, as every channel is ended, once it runs.
+
+        Cancelled again meanwhile, the process is killed the moment it has started."""
+        try:
+            process = await asyncio.shield(starting)
+        except asyncio.CancelledError:
+            starting.add_done_callback(_kill_when_started)
+            raise
+        except Exception:  # it never started: nothing to end
+            return
+        await cls(process, program, role).close()
 
     @property
     def pid(self) -> int:
@@ -265,6 +291,13 @@ class ProcessChannel:
             with contextlib.suppress(Exception):
                 transport.close()
         await cancel_and_wait(self._exited, self._stderr_task)
+
+
+def _kill_when_started(starting: asyncio.Future[asyncio.subprocess.Process]) -> None:
+    if starting.cancelled() or starting.exception() is not None:
+        return
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(starting.result().pid, signal.SIGKILL)
 
 
 def remote_command(program: str, args: Sequence[str], env: Mapping[str, str] | None) -> str:

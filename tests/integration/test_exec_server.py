@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
+import logging
 import os
 import signal
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 from websockets.asyncio.server import ServerConnection, serve
 
@@ -18,6 +23,7 @@ from tests.support.liveness import alive
 from tests.support.real.ssh_servers import in_process_server
 from tests.support.waiting import wait_until
 
+from envtui.environments.channels import ProcessChannel
 from envtui.environments.exec_server import ExecServerEnvironment, ExecServerSettings
 from envtui.environments.manager import EnvironmentManager
 from envtui.vocabulary.events import WarningMessage
@@ -163,6 +169,29 @@ async def test_closing_ends_the_child_and_its_children(tmp_path: Path) -> None:
     await wait_until(
         lambda: not alive(server_pid) and not alive(grandchild_pid), what="every process to end"
     )
+
+
+async def test_a_start_cancelled_half_way_ends_its_process_without_reaping_it_behind_asyncio(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Cancelled while it connects the pipes, asyncio closes the new transport itself, and
+    that close reaps a child that has just exited before asyncio's child watcher does: the
+    watcher then prints "Unknown child process pid …" on stderr. (A command stopping while
+    an exec-server restarts is cancelled there.) A start lets the spawn finish and ends the
+    process as every channel is ended."""
+    with caplog.at_level(logging.WARNING, logger="asyncio"):
+        for attempt in range(300):
+            start = asyncio.ensure_future(ProcessChannel.spawn("/bin/true", []))
+            await asyncio.sleep(attempt % 8 * 0.0002)  # cancelled at a different moment each time
+            start.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await (await start).close()  # started before the cancel came: close it
+        await wait_until(  # each watcher thread has seen its child's exit and said what it saw
+            lambda: not any(t.name.startswith("waitpid-") for t in threading.enumerate()),
+            what="asyncio's child watcher threads to end",
+        )
+    assert [r.getMessage() for r in caplog.records if r.name == "asyncio"] == []
+    assert [child.name() for child in psutil.Process().children()] == []
 
 
 async def test_exec_server_over_ssh_is_ready_and_a_drop_disconnects(tmp_path: Path) -> None:
