@@ -7,6 +7,7 @@ import asyncio
 import inspect
 import os
 import time
+from collections.abc import Generator
 
 import pytest
 
@@ -67,9 +68,14 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     os.environ.setdefault(RUN_MARKER, run_mark())
 
 
-def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+@pytest.hookimpl(wrapper=True)
+def pytest_sessionfinish(session: pytest.Session) -> Generator[None]:
     """Fail the run, naming them, when processes it started are still alive at its end;
-    then end them, so that nothing outlives the run either way."""
+    then end them, so that nothing outlives the run either way.
+
+    A wrapper, so the check comes after every other plugin's end of session: pytest-xdist
+    ends its workers there, and before that they are the run's processes still alive."""
+    yield
     if hasattr(session.config, "workerinput"):
         return  # a pytest-xdist worker: its siblings carry the mark too; the controller checks
     left = leftover_processes(os.environ[RUN_MARKER], grace=LEFTOVER_GRACE)
