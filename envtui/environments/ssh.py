@@ -299,13 +299,33 @@ async def open_connection(
         options["config"] = None
     if not settings.use_agent:
         options["agent_path"] = None
+    connecting = asyncio.ensure_future(
+        asyncssh.create_connection(lambda: _Client(policy, lost), settings.host, **options)
+    )
     try:
-        connection, _ = await asyncssh.create_connection(
-            lambda: _Client(policy, lost), settings.host, **options
-        )
+        # Shielded: asyncssh bounds the connect with Python 3.11's asyncio.wait_for, which
+        # drops a cancellation that arrives as the login completes. The caller then went on,
+        # connected, as if never cancelled, and whoever waited for it to end waited for ever.
+        # Here the cancellation always reaches the caller, and a connection that is made
+        # all the same is closed.
+        connection, _ = await asyncio.shield(connecting)
+    except asyncio.CancelledError:
+        connecting.cancel()
+        connecting.add_done_callback(_abort_when_connected)
+        raise
     except asyncssh.HostKeyNotVerifiable as exc:
         raise HostKeyError(policy.rejection or f"host key not verifiable: {exc}") from None
     return connection, policy.accepted
+
+
+def _abort_when_connected(
+    connecting: asyncio.Future[tuple[asyncssh.SSHClientConnection, asyncssh.SSHClient]],
+) -> None:
+    """Close the connection of a connect that was cancelled and completed all the same."""
+    if connecting.cancelled() or connecting.exception() is not None:
+        return
+    connection, _ = connecting.result()
+    connection.abort()
 
 
 async def close_connection(connection: asyncssh.SSHClientConnection | None) -> None:

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from pathlib import Path
 from typing import Any
 
 import asyncssh
+import pytest
 
 from tests.support.fakes.recorded_manager import managed
 from tests.support.real.ssh_servers import BlackholeProxy, InProcessServer, in_process_server
 from tests.support.waiting import wait_until
 
-from envtui.environments.ssh import SshEnvironment, SshSettings
+from envtui.environments.ssh import SshEnvironment, SshSettings, open_connection
 from envtui.environments.ssh_probe import probe_command
 from envtui.vocabulary.events import WarningMessage
 
@@ -266,3 +268,63 @@ async def test_connect_timeout_bounds_a_silent_server(tmp_path: Path) -> None:
     assert entry.error == f"connecting to 127.0.0.1:{port} timed out after 0.3 s"
     await manager.aclose()
     listener.close()
+
+
+async def test_a_start_cancelled_at_any_moment_of_its_login_ends_and_closes_its_connection(
+    tmp_path: Path,
+) -> None:
+    """Closed while it connects, at moments spread over the whole login (and just after),
+    an environment always ends, and leaves no connection open at the server."""
+    async with in_process_server(auth_delay=0.05) as server:
+        probe = _environment(server, tmp_path)
+        started = asyncio.get_running_loop().time()
+        probe.start()
+        await wait_until(lambda: probe.status.value.state != "starting", what="the first login")
+        login = asyncio.get_running_loop().time() - started
+        await probe.aclose()
+        rounds = 120
+        for index in range(rounds):
+            environment = _environment(server, tmp_path)
+            environment.start()
+            await asyncio.sleep(login * 1.2 * index / rounds)
+            async with asyncio.timeout(30):  # a hang guard: a close takes milliseconds
+                await environment.aclose()
+        await wait_until(lambda: not server.live, what="every connection closed at the server")
+
+
+async def test_a_cancellation_that_asyncssh_drops_still_reaches_the_caller(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Python 3.11's ``asyncio.wait_for`` (which asyncssh's connect uses) returns the result
+    instead of raising when a cancellation arrives as the login completes; the connect is
+    still cancelled for its caller, and the connection made all the same is closed."""
+    made: list[_Connection] = []
+
+    async def connect_that_drops_a_cancellation(*args: object, **options: object) -> object:
+        with contextlib.suppress(asyncio.CancelledError):  # as wait_for does when its
+            await asyncio.sleep(3600)  # connect completed at that moment
+        made.append(_Connection())
+        return made[-1], object()
+
+    monkeypatch.setattr(asyncssh, "create_connection", connect_that_drops_a_cancellation)
+    (tmp_path / "known_hosts").write_text("")
+    settings = SshSettings(
+        host="127.0.0.1", port=22, known_hosts=(str(tmp_path / "known_hosts"),),
+        read_ssh_config=False, use_agent=False,
+    )  # fmt: skip
+    connecting = asyncio.ensure_future(open_connection(settings, asyncio.Future()))
+    await asyncio.sleep(0.05)
+    connecting.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await connecting
+    await wait_until(lambda: bool(made) and made[0].aborted, what="the late connection closed")
+
+
+class _Connection:
+    """What the injected connect returns: remembers being aborted."""
+
+    def __init__(self) -> None:
+        self.aborted = False
+
+    def abort(self) -> None:
+        self.aborted = True
