@@ -7,7 +7,9 @@ clipboard tools it finds (``wl-copy``, ``xclip``, ``xsel``, ``pbcopy``, ``clip.e
 inside tmux, to tmux's own paste buffer, and the notice names each one that took it, or
 says plainly that only the request was sent and how to make it arrive.
 
-The tools are run with no shell, bounded in time, the text on their standard input.
+The tools are run with no shell, bounded in time, the text on their standard input, each
+in a process group of its own: a tool that hangs is ended with whatever it started (a tool
+that is a script leaves its own children behind when only the script is killed).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+import signal
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -65,15 +68,14 @@ async def run_tool(tool: Tool, text: str, timeout: float = TOOL_TIMEOUT) -> bool
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.DEVNULL,
             stderr=asyncio.subprocess.DEVNULL,
+            start_new_session=True,
         )
     except OSError:
         return False
     communicate = asyncio.ensure_future(process.communicate(text.encode("utf-8")))
     if not await within(timeout, asyncio.shield(communicate)):
         await cancel_and_wait(communicate)
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
+        await _end_group(process)
         return False
     return process.returncode == 0
 
@@ -91,16 +93,26 @@ async def tmux_clipboard(environ: Mapping[str, str] | None = None) -> str | None
             "set-clipboard",
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.DEVNULL,
+            start_new_session=True,
         )
     except OSError:
         return None
     output = asyncio.ensure_future(process.communicate())
     if not await within(TOOL_TIMEOUT, asyncio.shield(output)):
         await cancel_and_wait(output)
-        process.kill()
-        await process.wait()
+        await _end_group(process)
         return None
     return output.result()[0].decode("utf-8", "replace").strip() or None
+
+
+async def _end_group(process: asyncio.subprocess.Process) -> None:
+    """Kill a tool that ran out of time and everything in its process group."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        if process.returncode is None:
+            process.kill()
+    await process.wait()
 
 
 def copy_notice(what: str, *, took: Sequence[str], tmux_setting: str | None) -> str:

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import psutil
 import pytest
+
+from tests.support.waiting import wait_until
 
 from envtui.tui.clipboard import Tool, copy_notice, local_tools, run_tool, tmux_clipboard
 
@@ -34,12 +37,25 @@ async def test_a_tool_gets_the_text_on_its_input(tmp_path: Path) -> None:
     assert out.read_text(encoding="utf-8") == "héllo\n"
 
 
-async def test_a_failing_or_hanging_tool_is_not_counted(tmp_path: Path) -> None:
+async def test_a_failing_or_hanging_tool_is_not_counted_and_leaves_nothing_running(
+    tmp_path: Path,
+) -> None:
+    """A hanging tool is ended with what it started: a script's own child too."""
+    child = tmp_path / "child.pid"
     _tool(tmp_path, "fails", "exit 3")
-    _tool(tmp_path, "hangs", "sleep 30")
+    _tool(tmp_path, "hangs", f"sleep 600 & echo $! > {child}; wait")
     assert not await run_tool(Tool("fails", (str(tmp_path / "fails"),)), "x")
-    assert not await run_tool(Tool("hangs", (str(tmp_path / "hangs"),)), "x", timeout=0.2)
+    assert not await run_tool(Tool("hangs", (str(tmp_path / "hangs"),)), "x", timeout=0.5)
     assert not await run_tool(Tool("missing", (str(tmp_path / "nope"),)), "x")
+    sleeper = int(child.read_text())
+    await wait_until(lambda: not _running(sleeper), what="the hanging tool's child ended")
+
+
+def _running(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
 
 
 async def test_outside_tmux_there_is_no_tmux_setting() -> None:
