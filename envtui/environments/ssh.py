@@ -266,20 +266,13 @@ def _prepare_known_hosts(settings: SshSettings) -> None:
             raise HostKeyError(f"cannot create known_hosts file {path}: {exc.strerror}") from None
 
 
-async def open_connection(
+def _connect_options(
     settings: SshSettings,
-    lost: asyncio.Future[str],
-    *,
-    client_keys: Sequence[asyncssh.SSHKey] | None = None,
-) -> tuple[asyncssh.SSHClientConnection, str | None]:
-    """Connect with envtui's host-key policy; also returns a note when a new key was accepted.
-
-    ``lost`` completes with the reason when the connection goes away later.
-    """
-    log.debug("connecting to %s", settings.target())
-    identities = usable_identity_files(settings) if client_keys is None else None
-    _prepare_known_hosts(settings)
-    policy = _KnownHostsPolicy(settings)
+    policy: _KnownHostsPolicy,
+    client_keys: Sequence[asyncssh.SSHKey] | None,
+    identities: list[str] | None,
+) -> dict[str, Any]:
+    """asyncssh's options for ``settings``: only what is set, so ~/.ssh/config keeps the rest."""
     options: dict[str, Any] = {
         "known_hosts": policy.match,
         "connect_timeout": settings.connect_timeout,
@@ -299,6 +292,24 @@ async def open_connection(
         options["config"] = None
     if not settings.use_agent:
         options["agent_path"] = None
+    return options
+
+
+async def open_connection(
+    settings: SshSettings,
+    lost: asyncio.Future[str],
+    *,
+    client_keys: Sequence[asyncssh.SSHKey] | None = None,
+) -> tuple[asyncssh.SSHClientConnection, str | None]:
+    """Connect with envtui's host-key policy; also returns a note when a new key was accepted.
+
+    ``lost`` completes with the reason when the connection goes away later.
+    """
+    log.debug("connecting to %s", settings.target())
+    identities = usable_identity_files(settings) if client_keys is None else None
+    _prepare_known_hosts(settings)
+    policy = _KnownHostsPolicy(settings)
+    options = _connect_options(settings, policy, client_keys, identities)
     connecting = asyncio.ensure_future(
         asyncssh.create_connection(lambda: _Client(policy, lost), settings.host, **options)
     )
