@@ -63,10 +63,16 @@ def leftover_processes(mark: str, grace: float) -> list[str]:
     return [_describe(p) for p in alive]
 
 
-def end_leftovers(mark: str) -> None:
-    """Kill every marked process that is still alive."""
+def end_leftovers(mark: str, timeout: float = 5.0) -> None:
+    """Kill every marked process that is still alive, and wait until each is dead.
+
+    A killed process that is not pytest's child is a zombie until its new parent reaps it,
+    which may take seconds (``psutil.wait_procs`` waits for that); a zombie is dead already.
+    """
     alive = _marked(mark)
     for process in alive:
         with contextlib.suppress(psutil.Error):
             process.kill()
-    psutil.wait_procs(alive, timeout=5)
+    deadline = time.monotonic() + timeout
+    while (alive := [p for p in alive if _alive(p)]) and time.monotonic() < deadline:
+        time.sleep(POLL / 5)
