@@ -7,6 +7,7 @@ for a terminal here, once.
 
 from __future__ import annotations
 
+import math
 import sys
 from datetime import datetime, tzinfo
 
@@ -127,7 +128,7 @@ class LogEntry:
         """``12:00:01`` in the display zone; ``--:--:--`` for an event without a time."""
         if self._time is None:
             at = self.at
-            self._time = _shared(in_zone(at, self._zone).strftime("%H:%M:%S") if at else "--:--:--")
+            self._time = _clock_time(at, self._zone) if at else "--:--:--"
         return self._time
 
     @property
@@ -155,6 +156,21 @@ class LogEntry:
 
     def __repr__(self) -> str:
         return f"LogEntry({self.line!r})"
+
+
+_last_clock: tuple[object, str] = (None, "")
+"""The last second written as a clock time, and its text: events come in bursts, most in
+the same second as the one before, and a burst of a hundred thousand is written once."""
+
+
+def _clock_time(at: datetime, zone: tzinfo | None) -> str:
+    """``at`` as ``12:00:01`` in ``zone``; the same second in the same zone, the same text
+    (one UTC second is one second of wall time in every zone)."""
+    global _last_clock
+    key = (math.floor(at.timestamp()), at.tzinfo is None, zone)
+    if _last_clock[0] != key:
+        _last_clock = (key, _shared(in_zone(at, zone).strftime("%H:%M:%S")))
+    return _last_clock[1]
 
 
 def _detail(msg: object, previous: LiveState | None) -> str:

@@ -174,6 +174,8 @@ class LogFilter:
                 return False
         if self.types and not any(entry.kind.startswith(t) for t in self.types):
             return False
+        if not self.words:  # nor is the line written to be filtered
+            return True
         text = entry.text.lower()
         return all(word in text for word in self.words)
 

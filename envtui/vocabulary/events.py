@@ -16,9 +16,17 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias, Union
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    ValidationError,
+)
 
 from envtui.vocabulary.incident_messages import (
     IncidentAcknowledged,
@@ -220,22 +228,53 @@ KNOWN_MESSAGES: dict[str, type[VocabularyMessage]] = {
     )
 }
 
-AnyMessage = Annotated[
-    EnvironmentConnected
-    | EnvironmentDisconnected
-    | EnvironmentStatus
-    | EnvironmentRemoved
-    | WarningMessage
-    | SourceStatus
-    | StepRecorded
-    | FindingReported
-    | IncidentOpened
-    | IncidentResolved
-    | IncidentAcknowledged
-    | AnyThreadMessage
-    | UnknownMessage,
-    Field(union_mode="left_to_right"),
-]
+UNKNOWN_TAG = "unknown"
+"""The tag of :class:`UnknownMessage` among the messages (no known type is named so)."""
+
+
+def message_tag(value: object) -> str:
+    """Which member of :data:`AnyMessage` validates ``value``: the class its ``type`` names.
+
+    Tagged by ``type``, a message is validated against its own class alone (sources build
+    an event for every message; trying the classes in turn cost a third of that). Anything
+    that names no known type, and every :class:`UnknownMessage`, is an unknown message.
+    """
+    if isinstance(value, dict):
+        kind = value.get("type")
+    elif isinstance(value, UnknownMessage):
+        return UNKNOWN_TAG
+    else:
+        kind = getattr(value, "type", None)
+    return kind if isinstance(kind, str) and kind in KNOWN_MESSAGES else UNKNOWN_TAG
+
+
+if TYPE_CHECKING:  # as the type checker reads it: one of the classes of the table
+    AnyMessage: TypeAlias = (
+        EnvironmentConnected
+        | EnvironmentDisconnected
+        | EnvironmentStatus
+        | EnvironmentRemoved
+        | WarningMessage
+        | SourceStatus
+        | StepRecorded
+        | FindingReported
+        | IncidentOpened
+        | IncidentResolved
+        | IncidentAcknowledged
+        | AnyThreadMessage
+        | UnknownMessage
+    )
+else:  # at run time, each class of the table tagged by its type
+    AnyMessage = Annotated[
+        Union[  # built from the table, so the union is too
+            (
+                *(Annotated[cls, Tag(tag)] for tag, cls in KNOWN_MESSAGES.items()),
+                Annotated[UnknownMessage, Tag(UNKNOWN_TAG)],
+            )
+        ],
+        Discriminator(message_tag),
+    ]
+"""Every message an event may carry, each validated against the class its ``type`` names."""
 
 
 class Event(BaseModel):

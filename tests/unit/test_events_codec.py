@@ -146,3 +146,29 @@ def test_a_line_nested_too_deeply_or_too_long_is_a_bad_line_and_the_rest_is_read
     assert results[0] == DecodeError(1, "invalid JSON: nested deeper than 100 levels")
     assert results[1] == DecodeError(2, "line over 12000 bytes; skipped")
     assert isinstance(results[2], Event)
+
+
+def _sample(annotation: object) -> object:
+    """A value of a required field's type: the first of a Literal's, else a str or an int."""
+    from typing import Literal, get_args, get_origin
+
+    if get_origin(annotation) is Literal:
+        return get_args(annotation)[0]
+    return "x" if annotation is str else 1
+
+
+def test_an_event_holds_each_message_as_its_own_class_or_as_unknown() -> None:
+    from envtui.vocabulary.events import KNOWN_MESSAGES
+
+    for kind, cls in KNOWN_MESSAGES.items():
+        fields = cls.model_fields.items()
+        required = {name: _sample(f.annotation) for name, f in fields if f.is_required()}
+        msg = cls.model_validate({"type": kind, **required})
+        assert type(Event(id="", msg=msg).msg) is cls, kind
+        assert type(Event(id="", msg=msg.model_dump()).msg) is cls, kind
+    unknown = UnknownMessage(type="environment_status", raw={"type": "environment_status"})
+    assert Event(id="", msg=unknown).msg is unknown  # named like a known one, still kept whole
+    raw = {"type": "turn_diff", "raw": {"type": "turn_diff", "unified_diff": ""}}
+    assert type(Event(id="", msg=raw).msg) is UnknownMessage
+    with pytest.raises(ValueError, match="environment_id"):
+        Event(id="", msg={"type": "environment_connected"})  # its own class says what is missing

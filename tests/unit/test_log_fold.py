@@ -206,3 +206,18 @@ def test_distinct_lines_never_fold_and_repeats_still_find_their_line() -> None:
     assert kept == 10
     assert lines[-1] == "12:01:00 warning w10 \N{MULTIPLICATION SIGN}2 in 50 s"
     assert len(log.folds) == 50
+
+
+def test_each_line_has_its_own_second_in_its_zone_however_the_burst_comes() -> None:
+    from datetime import timedelta, timezone
+    from zoneinfo import ZoneInfo
+
+    warning = WarningMessage(message="w")
+    berlin, plus_five = ZoneInfo("Europe/Berlin"), timezone(timedelta(hours=5))
+    moments = [at(0.1), at(0.9), at(1.0), at(0.5).astimezone(plus_five), at(59.99), at(3600)]
+    shown = [log_entry(thread_event(warning, at=when)).time for when in moments]
+    assert shown == ["12:00:00", "12:00:00", "12:00:01", "12:00:00", "12:00:59", "13:00:00"]
+    in_berlin = [log_entry(thread_event(warning, at=when), berlin).time for when in moments[:3]]
+    assert in_berlin == ["13:00:00", "13:00:00", "13:00:01"]  # the same seconds, another zone
+    assert log_entry(thread_event(warning, at=at(0.2))).time == "12:00:00"  # and back
+    assert log_entry(thread_event(warning)).time == "--:--:--"
