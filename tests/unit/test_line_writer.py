@@ -51,7 +51,7 @@ def test_an_output_nobody_reads_fails_instead_of_growing_or_blocking() -> None:
     assert time.monotonic() - started < 2  # the caller never waited on the blocked write
     assert failures == ["standard output: the output is blocked (1 MiB unwritten)"]
     started = time.monotonic()
-    assert not writer.close(timeout=0.5)
+    assert not writer.close(timeout=0.1)
     assert time.monotonic() - started < 2  # close gave up after its timeout
     assert writer._thread.is_alive()  # still blocked in its write
     os.close(read_end)  # now the write fails, and the thread ends

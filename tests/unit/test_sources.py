@@ -16,6 +16,7 @@ from tests.support.waiting import wait_until
 from envtui.context import EnvironmentsState, EnvironmentState
 from envtui.dashboard.store import Store
 from envtui.settings.config import parse_config
+from envtui.sources import rollout_follow
 from envtui.sources.engine import watch
 from envtui.sources.pace import MAX_SLICE, SLICE, next_slice
 from envtui.sources.recording import recorded
@@ -59,7 +60,10 @@ async def test_replay_keeps_the_recorded_pace_times_the_speed(tmp_path: Path) ->
     assert asyncio.get_running_loop().time() - started >= 0.15
 
 
-async def test_rollout_follow_emits_steps_and_findings_and_follows_growth(tmp_path: Path) -> None:
+async def test_rollout_follow_emits_steps_and_findings_and_follows_growth(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(rollout_follow, "POLL", 0.05)  # the growth is read at the next poll
     writer = RolloutWriter()
     writer.turn()
     apply_patch = {

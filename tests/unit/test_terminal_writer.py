@@ -73,7 +73,7 @@ def test_textuals_own_writer_still_blocks_the_app_after_a_failed_write() -> None
     app_side = write_then_stop(writer)
     writer.join(timeout=60)  # it dies at the 4th write...
     assert not writer.is_alive()
-    app_side.join(timeout=1)
+    app_side.join(timeout=0.3)  # its 34 writes take microseconds unless one waits
     blocked = app_side.is_alive()  # ...and the app's 34th write waits for it for ever
     while app_side.is_alive():  # let the app's side finish: nobody else takes the queue
         queue = writer_queue(writer)
