@@ -73,6 +73,9 @@ class EnvironmentRow:
     next_retry_at: datetime | None = None
     connection: str | None = None  # the latest connection event: connected / disconnected
     recorded_step: int | None = None  # not live: the state a rollout recorded at this step
+    live: bool = False
+    """Whether a live status has come for it: what a rollout recorded no longer replaces
+    it (Codex's own source sends both; the rollout's is older than what the host says)."""
     waiting: int = 0  # unanswered requests of Codex for this environment (approvals)
     events: deque[LogEntry] = field(
         default_factory=lambda: deque(maxlen=DEFAULT_ENVIRONMENT_EVENTS)
@@ -259,6 +262,10 @@ class Store:
 
     def _status(self, msg: EnvironmentStatus, at: datetime | None, line: LogEntry) -> None:
         row = self._row(msg.environment_id)
+        if msg.recorded_step is not None and row.live:
+            row.events.append(line)  # in its log; the row stays as the live status left it
+            return
+        row.live = row.live or msg.recorded_step is None
         self.alerts.status(msg.environment_id, msg.status, at, msg.error)
         if row.status != msg.status or row.changed_at is None:
             row.changed_at = at

@@ -197,3 +197,18 @@ def test_a_kept_step_gives_back_exactly_what_it_was_given() -> None:
     row.add_finding(finding)
     assert row.findings == [finding]
     assert step_export(row)["findings"] == [finding.model_dump(mode="json")]
+
+
+def test_what_a_rollout_recorded_never_replaces_a_live_status() -> None:
+    """Codex's own source sends the host's live status and, as the rollout is read, what it
+    recorded at each step (older, and of a kind it only knows as "remote")."""
+    store = Store()
+    store.apply(status("devbox", "unavailable", 0, kind="remote", recorded_step=1))
+    row = store.environments["devbox"]
+    assert (row.kind, row.status, row.recorded_step) == ("remote", "unavailable", 1)  # shown
+    store.apply(status("devbox", "ready", 1, kind="exec-server"))
+    store.apply(status("devbox", "unavailable", 2, kind="remote", recorded_step=2))
+    assert (row.kind, row.status, row.recorded_step) == ("exec-server", "ready", None)
+    assert row.events[-1].text.endswith("devbox ready → unavailable")  # logged all the same
+    store.apply(status("devbox", "starting", 3, kind="exec-server"))
+    assert (row.kind, row.status) == ("exec-server", "starting")  # live ones go on as before
