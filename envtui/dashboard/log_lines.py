@@ -8,10 +8,10 @@ for a terminal here, once.
 from __future__ import annotations
 
 import math
+import sys
 from datetime import datetime, tzinfo
 
 from envtui.dashboard.needs_you import log_detail
-from envtui.dashboard.shared_strings import RecentStrings
 from envtui.vocabulary.events import (
     EnvironmentConnected,
     EnvironmentDisconnected,
@@ -63,9 +63,12 @@ OWN_MESSAGES = frozenset(
 (connections, anything unknown) always show it, ``id ""`` included."""
 
 
-_shared = RecentStrings()
-"""The one string kept for the same words (see :mod:`~envtui.dashboard.shared_strings`): the
-log keeps ten thousand lines, most of them repeats, and a repeat then costs no copy."""
+def _shared(words: str) -> str:
+    """``words``, as the one string already kept for the same words: the log keeps ten
+    thousand lines, most of them repeats (a host that keeps failing, a finding raised at
+    every step), and a repeat then costs no copy. Interned strings are let go with the last
+    line that holds them, so nothing is kept for its own sake."""
+    return sys.intern(words)
 
 
 StatusWords = tuple[str, str, LiveState, bool, str | None]

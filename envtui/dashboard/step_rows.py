@@ -11,11 +11,11 @@ few hundred bytes, and a long run's memory stays flat once the history is full.
 from __future__ import annotations
 
 import json
+import sys
 import zlib
 from datetime import datetime
 from typing import Any
 
-from envtui.dashboard.shared_strings import RecentStrings
 from envtui.vocabulary.events import FindingReported, Severity
 
 _Finding = tuple[str, Severity, str | None, str | None, str]
@@ -26,13 +26,10 @@ _EMPTY = zlib.compress(b"[null,null,null,null]")
 """The packed content of a step that has none (the context switch off): shared by all."""
 
 
-_shared = RecentStrings()
-"""One string for the same words (a rule's code and message come again at every step it
-raises; see :mod:`~envtui.dashboard.shared_strings`)."""
-
-
 def _intern(text: str | None) -> str | None:
-    return _shared(text) if text is not None else None
+    """One string for the same words while any row holds them (a rule's code and message
+    come again at every step it raises); released with the last row that holds them."""
+    return sys.intern(text) if text is not None else None
 
 
 def pack(
@@ -62,7 +59,7 @@ def unpack(packed: bytes | _Content) -> _Content:
 
 def _text_of(snapshot: dict[str, Any] | None, key: str) -> str | None:
     value = (snapshot or {}).get(key)
-    return _shared(value) if isinstance(value, str) else None
+    return sys.intern(value) if isinstance(value, str) else None
 
 
 class StepRow:
@@ -134,8 +131,8 @@ class StepRow:
     def add_finding(self, finding: FindingReported) -> None:
         """One more finding of this step's check."""
         f, shared = finding, _intern
-        kept = (_shared(f.code), f.severity, shared(f.tool), shared(f.environment_id))
-        self._findings += ((*kept, _shared(f.message)),)
+        kept = (sys.intern(f.code), f.severity, shared(f.tool), shared(f.environment_id))
+        self._findings += ((*kept, sys.intern(f.message)),)
 
     @property
     def findings(self) -> list[FindingReported]:
