@@ -3,7 +3,7 @@ appends and new files (Pilot), each row as a fresh index of the same tree says."
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from tests.support.data.session_trees import many_threads, next_turn_0150, thread_id
@@ -21,14 +21,25 @@ THREADS = 10_000
 INDEXED = 600.0  # seconds the first index may take on a loaded machine (a bound, not a timing)
 
 
-def _app(root: Path) -> SessionsApp:
+class _Clock:
+    """The app's wall clock, which the test moves: the real time until it is pinned."""
+
+    def __init__(self) -> None:
+        self.pinned: datetime | None = None
+
+    def __call__(self) -> datetime:
+        return self.pinned or datetime.now(UTC)
+
+
+def _app(root: Path, clock: _Clock) -> SessionsApp:
     files = LocalSessionFiles(root)
     index = SessionsIndex(files)
 
     async def watch(show: object, stop: object) -> None:
         await watch_sessions(index, show, stop, poll=0.2)  # type: ignore[arg-type]
 
-    return SessionsApp(watch, lambda s: files.rollout_source(s.path), DashboardOptions())
+    options = DashboardOptions(clock=clock)
+    return SessionsApp(watch, lambda s: files.rollout_source(s.path), options)
 
 
 def _cells(table: SessionsTable, thread: str) -> dict[str, str]:
@@ -45,7 +56,8 @@ async def test_ten_thousand_threads_show_the_right_rows_after_appends_and_new_fi
     tmp_path: Path,
 ) -> None:
     paths = many_threads(tmp_path, THREADS)
-    app = _app(tmp_path)
+    clock = _Clock()
+    app = _app(tmp_path, clock)
     async with app.run_test(size=(160, 45)) as pilot:
         screen = app.sessions
         table = screen.table
@@ -66,14 +78,21 @@ async def test_ten_thousand_threads_show_the_right_rows_after_appends_and_new_fi
             timeout=120,
             what="the appends and the new files",
         )
-        await pilot.pause(1.5)  # a tick of the clock: the written column of the rows shown
-        now = app.options.clock()
+        # the clock moves five minutes on: the written column of the rows on screen follows
+        now = clock.pinned = datetime.now(UTC) + timedelta(minutes=5)
         truth = SessionsIndex(LocalSessionFiles(tmp_path)).poll()
         expected = _expected(truth, now)
         assert len(expected) == THREADS + 2
+        on_screen = table.shown_ids()[: table.size.height - 1]
+        await pilot_wait_until(
+            pilot,
+            lambda: [_cells(table, t) for t in on_screen] == [expected[t] for t in on_screen],
+            timeout=30,
+            what="the clock's tick on the rows shown",
+        )
         shown = {thread: _cells(table, thread) for thread in table.shown_ids()}
         assert shown.keys() == expected.keys()
-        # the written column moves with the clock on the rows on screen only
+        # every other column is as a fresh index says, on every row
         untimed = [k for k in KEYS if k not in TIMED]
         wrong = [
             t
@@ -81,7 +100,6 @@ async def test_ten_thousand_threads_show_the_right_rows_after_appends_and_new_fi
             if [shown[t][k] for k in untimed] != [expected[t][k] for k in untimed]
         ]
         assert wrong == []
-        on_screen = table.shown_ids()[: table.size.height - 1]
         assert [shown[t] for t in on_screen] == [expected[t] for t in on_screen]
         for thread in grown:
             assert shown[thread]["steps"] == "2"
