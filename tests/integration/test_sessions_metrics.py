@@ -3,6 +3,7 @@ SIGTERM, prints a line for each thread that changes, and frees its port on the w
 
 from __future__ import annotations
 
+import json
 import signal
 import subprocess
 import sys
@@ -21,6 +22,11 @@ from tests.support.waiting import poll_until
 from envtui.sources.session_files import default_sessions_dir
 
 
+def _thread_of(rollout: Path) -> str:
+    """The thread id a rollout's name ends with (a UUID, 36 characters)."""
+    return rollout.stem[-36:]
+
+
 def _scrape(port: int) -> str:
     try:
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=2) as answer:
@@ -30,7 +36,7 @@ def _scrape(port: int) -> str:
 
 
 def test_sessions_serves_each_threads_series_until_sigterm(tmp_path: Path) -> None:
-    copy_real(tmp_path)
+    copied = copy_real(tmp_path)
     port = free_port()
     process = subprocess.Popen(
         [
@@ -61,8 +67,9 @@ def test_sessions_serves_each_threads_series_until_sigterm(tmp_path: Path) -> No
         process.send_signal(signal.SIGTERM)
         out, err = process.communicate(timeout=30)
     assert process.returncode == 1, err  # a live thread has an active incident
-    threads = [line for line in out.splitlines() if line.startswith("{")]
-    assert len(threads) == 4  # three at the start, then the new one
-    assert thread_id(999) in threads[-1]
+    printed = [json.loads(line)["thread"] for line in out.splitlines() if line.startswith("{")]
+    # each thread once: the three copied and the new one (while the first listing still
+    # prints, the new file may be listed before the last of the three)
+    assert sorted(printed) == sorted([*(_thread_of(path) for path in copied), thread_id(999)])
     assert _scrape(port) == ""
     assert default_sessions_dir({"CODEX_HOME": "/x"}) == Path("/x/sessions")
