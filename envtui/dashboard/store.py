@@ -73,7 +73,7 @@ class EnvironmentRow:
     next_retry_at: datetime | None = None
     connection: str | None = None  # the latest connection event: connected / disconnected
     recorded_step: int | None = None  # not live: the state a rollout recorded at this step
-    live: bool = False
+    has_live_status: bool = False
     """Whether a live status has come for it: what a rollout recorded no longer replaces
     it (Codex's own source sends both; the rollout's is older than what the host says)."""
     waiting: int = 0  # unanswered requests of Codex for this environment (approvals)
@@ -262,10 +262,16 @@ class Store:
 
     def _status(self, msg: EnvironmentStatus, at: datetime | None, line: LogEntry) -> None:
         row = self._row(msg.environment_id)
-        if msg.recorded_step is not None and row.live:
-            row.events.append(line)  # in its log; the row stays as the live status left it
-            return
-        row.live = row.live or msg.recorded_step is None
+        if msg.recorded_step is None or not row.has_live_status:
+            self._show_status(row, msg, at)  # else only in its log: the live status stands
+        row.events.append(line)
+        self._changes.environments.add(row.id)
+
+    def _show_status(
+        self, row: EnvironmentRow, msg: EnvironmentStatus, at: datetime | None
+    ) -> None:
+        """The row takes the status as its own: the table, the strip and the alerts follow."""
+        row.has_live_status = row.has_live_status or msg.recorded_step is None
         self.alerts.status(msg.environment_id, msg.status, at, msg.error)
         if row.status != msg.status or row.changed_at is None:
             row.changed_at = at
@@ -278,8 +284,6 @@ class Store:
         row.next_retry_at = msg.next_retry_at
         row.recorded_step = msg.recorded_step
         row.history.record(msg.status, at or self.latest_at)
-        row.events.append(line)
-        self._changes.environments.add(row.id)
 
     def _connection(
         self,
