@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import os
+import sys
 import time
 from collections.abc import Generator
 
@@ -34,6 +35,16 @@ def _isolated_user_config(
     monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
     for size in ("COLUMNS", "LINES"):  # a pytest-xdist worker sets 80x24: sizes come from ptys
         monkeypatch.delenv(size, raising=False)
+
+
+@pytest.fixture(autouse=True)
+def _default_glyphs() -> Generator[None, None, None]:
+    """Every test starts from the default glyphs: the set is the process's, and an app
+    started with ``ascii`` (or a test that draws in ASCII) leaves it chosen."""
+    yield
+    drawing = sys.modules.get("envtui.tui.format")  # not imported for a test that never draws
+    if drawing is not None:
+        drawing.use_ascii(False)
 
 
 @pytest.fixture

@@ -15,7 +15,6 @@ from tests.support.screen_text import screen_lines
 from tests.support.waiting import pilot_wait_until
 
 from envtui.tui.app import DashboardOptions, EnvTuiApp
-from envtui.tui.format import use_ascii
 from envtui.tui.history_screen import HistoryScreen
 from envtui.tui.widgets import EnvironmentTable
 from envtui.vocabulary.events import Event
@@ -23,12 +22,6 @@ from envtui.vocabulary.events import Event
 pytestmark = [pytest.mark.tui, pytest.mark.filterwarnings("ignore::DeprecationWarning")]
 NOW = 299.0
 """Seconds after T0: the strip's last cell is 270-299 s, the nine before it 0-270 s."""
-
-
-@pytest.fixture(autouse=True)
-def _unicode_glyphs() -> Any:
-    yield
-    use_ascii(False)  # the glyph set is the process's: every test starts from the default
 
 
 def five_minutes() -> list[Event]:

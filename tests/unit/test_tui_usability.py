@@ -15,19 +15,12 @@ from tests.support.waiting import pilot_wait_until
 
 from envtui.settings import ui_state
 from envtui.tui.app import DashboardOptions, EnvTuiApp
-from envtui.tui.format import use_ascii
 from envtui.tui.keymap import check_keymap, keys_in_force, typed, valid_key
 from envtui.tui.main_screen import MainScreen
 from envtui.tui.screens import TextScreen
 from envtui.tui.widgets import EnvironmentTable
 
 pytestmark = [pytest.mark.tui, pytest.mark.filterwarnings("ignore::DeprecationWarning")]
-
-
-@pytest.fixture(autouse=True)
-def _unicode_glyphs() -> Any:
-    yield
-    use_ascii(False)  # the glyph set is the process's: every test starts from the default
 
 
 def make_app(**options: Any) -> EnvTuiApp:
