@@ -126,7 +126,7 @@ async def test_approve_for_the_session_is_refused_where_codex_does_not_offer_it(
         await pilot.pause()
         assert isinstance(app.screen, MainScreen)
         assert not answers.sent
-        (notice,) = [n.message for n in app._notifications]
+        (notice,) = [n.message for n in app.notices]
         assert "Codex does not offer to approve this for the session" in notice
 
 
@@ -216,7 +216,7 @@ async def test_a_view_that_cannot_answer_says_so_and_sends_nothing() -> None:
         await pilot.press("o")
         await pilot.pause()
         assert isinstance(app.screen, MainScreen)
-        assert any("cannot answer Codex" in n.message for n in app._notifications)
+        assert any("cannot answer Codex" in n.message for n in app.notices)
 
 
 async def test_an_answer_codex_can_no_longer_take_is_said_and_the_request_stays() -> None:
@@ -230,7 +230,7 @@ async def test_an_answer_codex_can_no_longer_take_is_said_and_the_request_stays(
         await pilot_wait_until(
             pilot,
             lambda: any(
-                "not sent: request #0 is no longer pending" in n.message for n in app._notifications
+                "not sent: request #0 is no longer pending" in n.message for n in app.notices
             ),
         )
 
