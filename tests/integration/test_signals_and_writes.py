@@ -6,12 +6,14 @@ written is whole JSON lines."""
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import signal
 import stat
 import subprocess
 import sys
+import termios
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -81,6 +83,11 @@ def started(argv: list[str], tmp_path: Path, **kwargs: object) -> Iterator[subpr
             process.wait()
 
 
+def _unread(fd: int) -> int:
+    """How many bytes wait in the pipe ``fd`` reads from."""
+    return int.from_bytes(fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"), sys.byteorder)
+
+
 def signal_and_wait(process: subprocess.Popen[bytes], signum: int) -> float:
     """Send ``signum``; the seconds until the process exited (fails after :data:`BOUND`)."""
     sent = time.monotonic()
@@ -118,6 +125,8 @@ def test_events_to_a_pipe_nobody_reads_ends_on_sigterm(tmp_path: Path) -> None:
     read_end, write_end = os.pipe()
     try:
         with started(["events", "--config", str(config)], tmp_path, stdout=write_end) as process:
+            # a first line out: the command is past its start-up, its signal handlers in place
+            poll_until(lambda: _unread(read_end) > 0, timeout=60)
             time.sleep(3)  # the pipe is full long before: every write now blocks
             signal_and_wait(process, signal.SIGTERM)
             assert process.stderr is not None
