@@ -14,7 +14,6 @@ from tests.support.data.session_trees import (
     copy_real,
     thread_id,
     with_wrong_last_context,
-    written_now,
 )
 from tests.support.real.ssh_servers import free_port
 from tests.support.waiting import poll_until
@@ -57,7 +56,7 @@ def test_sessions_serves_each_threads_series_until_sigterm(tmp_path: Path) -> No
     )
     try:
         poll_until(lambda: "envtui_environment_status" in _scrape(port), timeout=30)
-        written_now(with_wrong_last_context(tmp_path))
+        with_wrong_last_context(tmp_path, ago=0.0)
         active = f'envtui_incidents_active{{code="context-mismatch",thread="{thread_id(999)}"}} 1.0'
         poll_until(lambda: active in _scrape(port), timeout=30)
         body = _scrape(port)

@@ -40,7 +40,7 @@ def test_json_exits_1_when_a_live_thread_has_an_active_incident(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     copy_real(tmp_path)
-    written_now(with_wrong_last_context(tmp_path))
+    with_wrong_last_context(tmp_path, ago=0.0)
     code, out, _ = run_cli(["sessions", str(tmp_path), "--json"], capsys)
     assert code == 1
     troubled = [json.loads(line) for line in out.splitlines() if thread_id(999) in line]

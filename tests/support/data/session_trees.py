@@ -74,14 +74,16 @@ def grown(
     return path
 
 
-def with_wrong_last_context(root: Path) -> Path:
+def with_wrong_last_context(root: Path, *, ago: float | None = None) -> Path:
     """The real 0.171 rollout, its last context message changed: a context-mismatch at the
-    thread's latest step (and only there)."""
+    thread's latest step (and only there); with ``ago``, as if just written (see
+    :func:`written_now`). It appears at once, whole: a tree watched meanwhile never sees
+    it half written, nor with its recorded times before the moved ones."""
     lines = _wrong_last_context(_lines())
     lines[0] = _retarget(lines[0], thread_id(999))
     path = day_folder(root) / f"rollout-2026-11-30T15-07-52-{thread_id(999)}.jsonl"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
+    data = ("\n".join(lines) + "\n").encode()
+    return _arrive(path, data if ago is None else _moved(data, ago))
 
 
 def _wrong_last_context(lines: list[str]) -> list[str]:
@@ -95,7 +97,11 @@ def written_now(path: Path, *, ago: float = 0.0) -> Path:
     """The rollout as if Codex had just written it: each line's timestamp moved by the same
     amount, so that the last is ``ago`` seconds old (order and gaps as recorded, every other
     byte as it was)."""
-    lines = path.read_bytes().splitlines(keepends=True)
+    return _arrive(path, _moved(path.read_bytes(), ago))
+
+
+def _moved(data: bytes, ago: float) -> bytes:
+    lines = data.splitlines(keepends=True)
     found = [_STAMP.match(line) for line in lines]
     stamps = [_time(m.group(1)) for m in found if m is not None]
     shift = datetime.now(UTC) - timedelta(seconds=ago) - max(stamps)
@@ -105,9 +111,14 @@ def written_now(path: Path, *, ago: float = 0.0) -> Path:
             when = (_time(match.group(1)) + shift).isoformat(timespec="milliseconds")
             line = b'{"timestamp":"' + when.replace("+00:00", "Z").encode() + line[match.end(1) :]
         moved.append(line)
+    return b"".join(moved)
+
+
+def _arrive(path: Path, data: bytes) -> Path:
+    """``data`` at ``path`` at once: a poll sees the old file or the new one, never a mix."""
     fresh = path.with_name(path.name + ".new")  # not a rollout name: never listed
-    fresh.write_bytes(b"".join(moved))
-    fresh.replace(path)  # at once: a poll sees the old file or the new one, never a mix
+    fresh.write_bytes(data)
+    fresh.replace(path)
     return path
 
 
