@@ -19,7 +19,6 @@ from envtui.vocabulary.events import (
     EnvironmentStatus,
     Event,
     FindingReported,
-    LiveState,
     SourceStatus,
     StepRecorded,
     UnknownMessage,
@@ -32,6 +31,7 @@ from envtui.vocabulary.incident_messages import (
     IncidentResolved,
 )
 from envtui.vocabulary.safe_text import one_line
+from envtui.vocabulary.terms import LiveState
 from envtui.vocabulary.thread_messages import THREAD_MESSAGES
 
 __all__ = ["OWN_MESSAGES", "LogEntry", "in_zone", "log_entry", "log_line"]

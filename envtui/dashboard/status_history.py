@@ -20,7 +20,7 @@ from datetime import datetime, timedelta
 from typing import Literal, cast
 
 from envtui.dashboard.status_tally import Cell, Summary, Tally, Window
-from envtui.vocabulary.events import LiveState
+from envtui.vocabulary.terms import LiveState
 
 __all__ = ["Cell", "StatusHistory", "Transition", "Window", "strip_end"]
 

@@ -13,7 +13,7 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from envtui.vocabulary.events import LiveState
+from envtui.vocabulary.terms import LiveState
 
 SEVERITY: dict[str, int] = {"ready": 0, "starting": 1, "unavailable": 2}
 """Which status a cell is coloured by when several held in it: the worst, so a drop of a

@@ -16,7 +16,8 @@ import zlib
 from datetime import datetime
 from typing import Any
 
-from envtui.vocabulary.events import FindingReported, Severity
+from envtui.vocabulary.events import FindingReported
+from envtui.vocabulary.terms import Severity
 
 _Finding = tuple[str, Severity, str | None, str | None, str]
 """A finding of the step as kept: (code, severity, tool, environment_id, message); its

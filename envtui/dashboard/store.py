@@ -35,12 +35,11 @@ from envtui.vocabulary.events import (
     EnvironmentStatus,
     Event,
     FindingReported,
-    LiveState,
-    SourceState,
     SourceStatus,
     StepRecorded,
 )
 from envtui.vocabulary.incident_messages import IncidentAcknowledged
+from envtui.vocabulary.terms import LiveState, SourceState
 from envtui.vocabulary.thread_messages import THREAD_MESSAGES, AnyThreadMessage
 
 DEFAULT_LOG_LINES = 10_000

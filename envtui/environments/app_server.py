@@ -43,18 +43,17 @@ from envtui.environments.ssh import SshSettings
 from envtui.environments.thread_requests import ThreadRequests
 from envtui.steps.board import StatusBoard
 from envtui.vocabulary.events import (
-    LOCAL_ID,
     EnvironmentConnected,
     EnvironmentDisconnected,
     EnvironmentStatus,
     Event,
     EventSink,
-    LiveState,
     UnknownMessage,
     WarningMessage,
     thread_event,
 )
 from envtui.vocabulary.stopping import wait_for_stop
+from envtui.vocabulary.terms import LOCAL_ID, LiveState
 from envtui.vocabulary.thread_messages import RequestAnswered
 
 STATUS: dict[str, LiveState] = {

@@ -24,8 +24,8 @@ from typing import ClassVar
 
 from envtui.environments.observable import Observable, Subscription
 from envtui.steps.selection import Readiness, ResolutionError
-from envtui.vocabulary.events import ConnectionState, LiveState
 from envtui.vocabulary.stopping import cancel_and_wait
+from envtui.vocabulary.terms import ConnectionState, LiveState
 
 NoteSink = Callable[[str], None]
 

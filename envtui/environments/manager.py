@@ -35,18 +35,16 @@ from envtui.steps.selection import (
     entry_from_resolution,
 )
 from envtui.vocabulary.events import (
-    LOCAL_ID,
-    ConnectionState,
     EnvironmentConnected,
     EnvironmentDisconnected,
     EnvironmentRemoved,
     EnvironmentStatus,
     EventSink,
-    LiveState,
     WarningMessage,
     thread_event,
 )
 from envtui.vocabulary.stopping import cancel_and_wait
+from envtui.vocabulary.terms import LOCAL_ID, ConnectionState, LiveState
 
 ManagerMessage = (
     EnvironmentConnected

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
-from envtui.vocabulary.events import LiveState
 from envtui.vocabulary.incident_messages import IncidentOpened, IncidentResolved
+from envtui.vocabulary.terms import LiveState
 from envtui.vocabulary.thread_messages import RequestPending
 
 AlertKind = Literal[

@@ -33,17 +33,20 @@ from collections import OrderedDict, deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import lru_cache
-from typing import Any, Literal, Protocol
+from functools import cache, lru_cache
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from envtui.incidents.coverage import evaluated
-from envtui.vocabulary.events import Event, FindingReported, Severity, StepRecorded
-from envtui.vocabulary.incident_messages import (
-    AnyIncident,
-    IncidentAcknowledged,
-    IncidentOpened,
-    IncidentResolved,
-)
+from envtui.vocabulary.terms import Severity
+
+if TYPE_CHECKING:
+    from envtui.vocabulary.events import Event, FindingReported, StepRecorded
+    from envtui.vocabulary.incident_messages import (
+        AnyIncident,
+        IncidentAcknowledged,
+        IncidentOpened,
+        IncidentResolved,
+    )
 
 IncidentKey = tuple[str, str | None, str | None]
 """(code, environment, tool): what one incident is about."""
@@ -89,6 +92,27 @@ def incident_keys(
         return tuple((code, env, None) for env in environments)
     tools = list(dict.fromkeys(_names(tool)))
     return tuple((code, None, t) for t in tools) if tools else ((code, None, None),)
+
+
+@cache
+def _event_kinds() -> tuple[
+    type[FindingReported],
+    type[StepRecorded],
+    type[IncidentAcknowledged],
+    type[IncidentOpened],
+    type[IncidentResolved],
+]:
+    """The event classes :meth:`IncidentFold.apply` tells apart, imported with the first
+    event: a fold given only a check's own findings (the sessions index) builds no event
+    model, and so indexes a tree without importing pydantic."""
+    from envtui.vocabulary.events import FindingReported, StepRecorded
+    from envtui.vocabulary.incident_messages import (
+        IncidentAcknowledged,
+        IncidentOpened,
+        IncidentResolved,
+    )
+
+    return FindingReported, StepRecorded, IncidentAcknowledged, IncidentOpened, IncidentResolved
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,8 +197,15 @@ class IncidentFold:
     """Steps and findings in, incident messages out; see the module."""
 
     def __init__(
-        self, *, max_incidents: int = DEFAULT_INCIDENTS, history: int = DEFAULT_HISTORY
+        self,
+        *,
+        max_incidents: int = DEFAULT_INCIDENTS,
+        history: int = DEFAULT_HISTORY,
+        messages: bool = True,
     ) -> None:
+        """``messages=False``: the incidents are kept, and no incident message is made
+        (every method returns an empty list), for a reader that asks the fold, not its
+        output."""
         self.open: dict[IncidentKey, Incident] = {}
         self.resolved: deque[Incident] = deque(maxlen=max_incidents)
         self.episodes: OrderedDict[IncidentKey, Episodes] = OrderedDict()
@@ -185,6 +216,7 @@ class IncidentFold:
         """Counts changes, so a view redraws only when something changed."""
         self._max_incidents = max_incidents
         self._history = history
+        self._messages = messages
         self._window: _Window | None = None
         self._last_step: int | None = None
         self._count = 0
@@ -194,13 +226,14 @@ class IncidentFold:
     def apply(self, event: Event) -> list[AnyIncident]:
         """Fold one event; the incident messages it caused, in order."""
         msg = event.msg
-        if isinstance(msg, FindingReported):
+        finding, step, acknowledged, opened, resolved = _event_kinds()
+        if isinstance(msg, finding):
             return self.finding(msg, event.at)
-        if isinstance(msg, StepRecorded):
+        if isinstance(msg, step):
             return self.step(msg.step, event.at, msg.unchecked, msg.findings)
-        if isinstance(msg, IncidentAcknowledged):
+        if isinstance(msg, acknowledged):
             return self.acknowledge(msg, event.at)
-        if isinstance(msg, IncidentOpened | IncidentResolved):
+        if isinstance(msg, opened | resolved):
             return []  # derived: folding the same steps gives them again
         if self._window is not None and self._window.expected is None:
             return self.settle()  # an old recording's step: its findings are over
@@ -250,7 +283,7 @@ class IncidentFold:
             return []
         incident.state, incident.acknowledged_at = "acknowledged", at
         self.version += 1
-        return [msg]
+        return [msg] if self._messages else []
 
     def settle(self) -> list[AnyIncident]:
         """End the pending step: every open incident its rules evaluated and it did not
@@ -259,6 +292,7 @@ class IncidentFold:
         if window is None:
             return []
         out: list[AnyIncident] = []
+        changed = False
         for key, incident in list(self.open.items()):
             if key in window.raised or not evaluated(incident.code, window.unchecked):
                 continue
@@ -267,8 +301,10 @@ class IncidentFold:
             del self.open[key]
             self.resolved.append(incident)
             self._count_resolved(incident)
-            out.append(resolved_message(incident))
-        if out:
+            changed = True
+            if self._messages:
+                out.append(resolved_message(incident))
+        if changed:
             self.version += 1
         return out
 
@@ -306,14 +342,15 @@ class IncidentFold:
             )
             self._make_room()
             self.open[key] = incident
-            opened = IncidentOpened(
-                code=key[0],
-                environment_id=key[1],
-                tool=key[2],
-                first_step=step,
-                severity=msg.severity,
-                message=msg.message,
-            )
+            if self._messages:
+                opened = _event_kinds()[3](
+                    code=key[0],
+                    environment_id=key[1],
+                    tool=key[2],
+                    first_step=step,
+                    severity=msg.severity,
+                    message=msg.message,
+                )
         elif step is not None and step == incident.last_step and incident.raises:
             return None  # the same step again (several findings name it): counted once
         incident.steps += 1
@@ -367,7 +404,7 @@ def _naming(incident: Incident) -> dict[str, Any]:
 
 
 def resolved_message(incident: Incident) -> IncidentResolved:
-    return IncidentResolved(
+    return _event_kinds()[4](
         **_naming(incident),
         step=incident.resolved_step,
         last_step=incident.last_step,
@@ -377,4 +414,4 @@ def resolved_message(incident: Incident) -> IncidentResolved:
 
 def acknowledgement(incident: Incident) -> IncidentAcknowledged:
     """The message an operator's acknowledgement of ``incident`` is recorded as."""
-    return IncidentAcknowledged(**_naming(incident))
+    return _event_kinds()[2](**_naming(incident))

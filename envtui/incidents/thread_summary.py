@@ -26,14 +26,12 @@ from typing import Any
 
 from envtui.incidents.fold import IncidentFold
 from envtui.rollout.check import RolloutChecker
-from envtui.rollout.emit import recorded_statuses
 from envtui.rollout.items import parse_time
 from envtui.rollout.reader import RolloutReader
+from envtui.rollout.recorded import RecordedEnvironment, recorded_environments
 from envtui.rollout.records import RolloutStep
 from envtui.rollout.state import BaselineLookup
-from envtui.steps.emit import finding_event
 from envtui.steps.report import StepReport
-from envtui.vocabulary.events import EnvironmentStatus
 
 STATUSES = ("starting", "ready", "unavailable")
 
@@ -46,7 +44,7 @@ def fold_report(fold: IncidentFold, report: StepReport) -> None:
     """A checked step into the incident fold: its record, then its findings."""
     fold.step(report.number, None, report.unchecked, len(report.findings))
     for finding in report.findings:
-        fold.finding(finding_event(finding), None)
+        fold.finding(finding, None)
 
 
 def active_incidents(fold: IncidentFold, pending: StepReport | None = None) -> list[str]:
@@ -152,13 +150,13 @@ class ThreadFold:
         self.skipped_turns = 0  # turn starts in the skipped middle, counted by its scanner
         self.skipped = False
         self._latest: StepReport | None = None
-        self._incidents = IncidentFold(max_incidents=SUMMARY_INCIDENTS, history=1)
+        self._incidents = IncidentFold(max_incidents=SUMMARY_INCIDENTS, history=1, messages=False)
         self._open: StepReport | None = None
         self._open_stale = False
         self._findings: Counter[str] = Counter()
         self._transitions: Counter[tuple[str, str]] = Counter()
         self._statuses: dict[str, str] = {}
-        self._recorded_of: tuple[Any, dict[str, EnvironmentStatus]] | None = None
+        self._recorded_of: tuple[Any, dict[str, RecordedEnvironment]] | None = None
 
     # --- what the file gives ---------------------------------------------------------------
 
@@ -201,17 +199,17 @@ class ThreadFold:
         self._latest = report
         fold_report(self._incidents, report)
         self._findings.update(f.code for f in report.findings)
-        for env_id, status in self._recorded(step.section, step.number).items():
+        for env_id, status in self._recorded(step.section).items():
             if self._statuses.get(env_id) != status.status:
                 self._statuses[env_id] = status.status
                 self._transitions[(env_id, status.status)] += 1
 
-    def _recorded(self, section: Any, step: int) -> dict[str, EnvironmentStatus]:
+    def _recorded(self, section: Any) -> dict[str, RecordedEnvironment]:
         """The statuses a section records, made once for the same section (the latest
         step's is usually the one the summary shows)."""
         if self._recorded_of is not None and self._recorded_of[0] is section:
             return self._recorded_of[1]
-        statuses = recorded_statuses(section, step)
+        statuses = recorded_environments(section)
         self._recorded_of = (section, statuses)
         return statuses
 
@@ -228,7 +226,7 @@ class ThreadFold:
         pending = self._open_step()
         latest = pending or self._latest
         section = self.reader.latest_section()
-        statuses = self._recorded(section, info.steps)
+        statuses = self._recorded(section)
         return ThreadSummary(
             thread_id=info.thread_id or thread_id,
             path=self.path,

@@ -16,7 +16,7 @@ import dataclasses
 import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from envtui.context.diff import render_diff
 from envtui.context.model import EnvironmentsState
@@ -29,8 +29,11 @@ from envtui.steps.rules import TOOL_CODES, check_calls, check_step, selected_nev
 from envtui.steps.tools import ToolSpec
 from envtui.steps.unchecked import CONTEXT_CODES, EXECUTION_CODE, RULE_CODES, unchecked_codes
 from envtui.steps.values import Finding, StepView, finding
-from envtui.vocabulary.events import LOCAL_ID, Event
 from envtui.vocabulary.profiles import Profile
+from envtui.vocabulary.terms import LOCAL_ID
+
+if TYPE_CHECKING:
+    from envtui.vocabulary.events import Event
 
 MAX_DIFF_LINES = 12
 _ESCAPED = frozenset("&<>\"'")

@@ -14,17 +14,16 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from envtui.rollout.check import RolloutChecker, cut_off_note, thread_findings
+from envtui.rollout.recorded import recorded_environments
 from envtui.rollout.records import RolloutStep
 from envtui.rollout.settled import SettledSteps
 from envtui.rollout.state import BaselineLookup
 from envtui.steps.emit import finding_event
 from envtui.steps.report import StepReport
 from envtui.vocabulary.events import (
-    LOCAL_ID,
     EnvironmentRemoved,
     EnvironmentStatus,
     Event,
-    LiveState,
     StepRecorded,
     StepTool,
     WarningMessage,
@@ -134,39 +133,19 @@ class RecordedTable:
         return changes
 
 
-RECORDED_STATUS: dict[str, LiveState] = {
-    "available": "ready",
-    "starting": "starting",
-    "failed": "unavailable",
-}
-"""A snapshot's status in the dashboard's words: available is ready, failed unavailable."""
-
-
 def recorded_statuses(section: Any, step: int) -> dict[str, EnvironmentStatus]:
-    """Each environment as a rollout's snapshot recorded it at ``step`` (not a live status).
-
-    The primary is the one the snapshot flags (or the only one, when it is available);
-    an entry of a shape Codex does not write is left out.
-    """
-    entries = section.get("environments") if isinstance(section, dict) else None
-    if not isinstance(entries, dict):
-        return {}
-    statuses: dict[str, EnvironmentStatus] = {}
-    for env_id, entry in entries.items():
-        raw = entry.get("status") if isinstance(entry, dict) else None
-        status = RECORDED_STATUS.get(raw) if isinstance(raw, str) else None
-        if status is None or not isinstance(entry, dict):
-            continue
-        shell, cwd, error = (entry.get(k) for k in ("shell", "cwd", "error"))
-        primary = entry.get("is_primary") is True or (len(entries) == 1 and status == "ready")
-        statuses[env_id] = EnvironmentStatus(
+    """Each environment as a rollout's snapshot recorded it at ``step`` (not a live status),
+    as the message the dashboard's table takes."""
+    return {
+        env_id: EnvironmentStatus(
             environment_id=env_id,
-            kind="local" if env_id == LOCAL_ID else "remote",
-            status=status,
-            primary=primary,
-            shell=shell if isinstance(shell, str) else None,
-            cwd=cwd if isinstance(cwd, str) else None,
-            error=error if isinstance(error, str) and status == "unavailable" else None,
+            kind=env.kind,
+            status=env.status,
+            primary=env.primary,
+            shell=env.shell,
+            cwd=env.cwd,
+            error=env.error,
             recorded_step=step,
         )
-    return statuses
+        for env_id, env in recorded_environments(section).items()
+    }

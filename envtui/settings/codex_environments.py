@@ -26,8 +26,8 @@ from envtui.settings.config import (
     find_line,
     websocket_url_problem,
 )
-from envtui.vocabulary.events import LOCAL_ID
 from envtui.vocabulary.limits import TooLargeError, load_toml, read_text_bounded
+from envtui.vocabulary.terms import LOCAL_ID
 from envtui.vocabulary.validation import Seconds, first_error, key_path
 
 _ID = re.compile(r"[A-Za-z0-9_-]+")

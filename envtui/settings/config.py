@@ -38,11 +38,11 @@ from envtui.context.paths import path_text
 from envtui.settings.alerts_config import AlertsConfig
 from envtui.settings.locations import CONFIG_VARIABLE, default_config_file
 from envtui.settings.suggestions import keys_at
-from envtui.vocabulary.events import LOCAL_ID
 from envtui.vocabulary.limits import TooLargeError, load_toml, read_text_bounded
 from envtui.vocabulary.profiles import DEFAULT_PROFILE, Profile
 from envtui.vocabulary.safe_text import one_line
 from envtui.vocabulary.suggest import did_you_mean
+from envtui.vocabulary.terms import LOCAL_ID
 from envtui.vocabulary.validation import FirstError, Seconds, every_error, key_path
 
 ENVIRONMENT_KINDS = ("local", "ssh", "exec-server")

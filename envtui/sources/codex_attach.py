@@ -40,7 +40,6 @@ from envtui.sources.rollout_follow import RolloutFollower, read_window
 from envtui.vocabulary.events import (
     Event,
     EventSink,
-    SourceState,
     SourceStatus,
     WarningMessage,
     connection_change,
@@ -48,6 +47,7 @@ from envtui.vocabulary.events import (
 )
 from envtui.vocabulary.limits import KIB, TooLargeError
 from envtui.vocabulary.stopping import cancel_and_wait, wait_for_stop
+from envtui.vocabulary.terms import SourceState
 from envtui.vocabulary.thread_messages import RequestAnswered
 
 __all__ = ["CodexError", "CodexOptions", "CodexSource", "OperatedCodex"]

@@ -30,8 +30,9 @@ from envtui.sources.engine import Engine, LiveRun
 from envtui.steps.capture import StepContext, route
 from envtui.steps.tools import EXEC_COMMAND
 from envtui.steps.values import ToolCall
-from envtui.vocabulary.events import LOCAL_ID, EventSink
+from envtui.vocabulary.events import EventSink
 from envtui.vocabulary.stopping import cancel_and_wait, wait_for_stop
+from envtui.vocabulary.terms import LOCAL_ID
 
 THREAD = "demo-thread"
 BUILD_DELAY = 4.0

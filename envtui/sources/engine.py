@@ -35,15 +35,10 @@ from envtui.steps.selection import Selection, SelectionSnapshot
 from envtui.steps.tools import ToolSpec
 from envtui.steps.unchecked import CONTEXT_CODES, EXECUTION_CODE, unchecked_codes
 from envtui.steps.values import Finding, ToolCall
-from envtui.vocabulary.events import (
-    ConnectionState,
-    EnvironmentStatus,
-    Event,
-    EventSink,
-    connection_change,
-)
+from envtui.vocabulary.events import EnvironmentStatus, Event, EventSink, connection_change
 from envtui.vocabulary.profiles import Profile
 from envtui.vocabulary.stopping import CLEANUP_GRACE, wait_for_stop, within
+from envtui.vocabulary.terms import ConnectionState
 
 
 class Engine:

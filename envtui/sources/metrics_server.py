@@ -26,8 +26,9 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metri
 from prometheus_client.registry import Collector, CollectorRegistry
 
 from envtui.sources.metrics_state import MetricsSnapshot, MetricsState
-from envtui.vocabulary.events import Event, EventSink, LiveState, Source
+from envtui.vocabulary.events import Event, EventSink, Source
 from envtui.vocabulary.safe_text import for_terminal
+from envtui.vocabulary.terms import LiveState
 from envtui.vocabulary.thread_messages import WaitingReason
 
 STATUSES: tuple[LiveState, ...] = ("starting", "ready", "unavailable")

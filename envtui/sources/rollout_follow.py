@@ -21,16 +21,10 @@ from envtui.rollout.emit import ConnectionEvents, RolloutEvents
 from envtui.rollout.fork_parent import ParentRollouts
 from envtui.rollout.state import BaselineLookup
 from envtui.sources.file_windows import FileView, FileWindow, LocalFile
-from envtui.vocabulary.events import (
-    Event,
-    EventSink,
-    SourceState,
-    SourceStatus,
-    WarningMessage,
-    thread_event,
-)
+from envtui.vocabulary.events import Event, EventSink, SourceStatus, WarningMessage, thread_event
 from envtui.vocabulary.profiles import Profile
 from envtui.vocabulary.stopping import wait_for_stop
+from envtui.vocabulary.terms import SourceState
 
 POLL = 1.0
 """Seconds between two looks at a followed file that has not grown."""

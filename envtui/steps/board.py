@@ -22,7 +22,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from envtui.vocabulary.events import EnvironmentStatus, LiveState
+from envtui.vocabulary.events import EnvironmentStatus
+from envtui.vocabulary.terms import LiveState
 
 Describe = Callable[[str], EnvironmentStatus]
 """An environment's current status as a message; its ``primary`` flag is ignored."""

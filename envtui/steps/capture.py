@@ -28,8 +28,8 @@ from envtui.steps.section import SectionSettings, section_for
 from envtui.steps.selection import SelectionSnapshot
 from envtui.steps.tools import ToolSpec
 from envtui.steps.values import Finding, Note, StepView, ToolCall
-from envtui.vocabulary.events import ConnectionState
 from envtui.vocabulary.profiles import Profile
+from envtui.vocabulary.terms import ConnectionState
 
 
 @dataclass(frozen=True)

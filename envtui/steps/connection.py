@@ -11,8 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
-from envtui.vocabulary.events import ConnectionState, Event, connection_change
+from envtui.vocabulary.terms import ConnectionState
+
+if TYPE_CHECKING:
+    from envtui.vocabulary.events import Event
 
 _BEGINNING = datetime.min.replace(tzinfo=UTC)
 _END = datetime.max.replace(tzinfo=UTC)
@@ -29,6 +33,8 @@ class ConnectionTimeline:
     """The latest connection state per environment at or before a moment."""
 
     def __init__(self, events: Iterable[Event]) -> None:
+        from envtui.vocabulary.events import connection_change  # a timeline has events
+
         changes = []
         for event in events:
             change = connection_change(event.msg)

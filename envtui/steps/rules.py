@@ -26,8 +26,8 @@ from envtui.steps.tools import (
     by_name,
 )
 from envtui.steps.values import Finding, Note, StepView, ToolCall, finding
-from envtui.vocabulary.events import ConnectionState
 from envtui.vocabulary.profiles import Profile
+from envtui.vocabulary.terms import ConnectionState
 
 DEFAULT_FEATURES = ToolFeatures()
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
-from envtui.vocabulary.events import LiveState
+from envtui.vocabulary.terms import LiveState
 
 if TYPE_CHECKING:  # only named in annotations: the command line need not load asyncio
     import asyncio

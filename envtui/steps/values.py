@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from envtui.steps.selection import SelectionSnapshot
-from envtui.vocabulary.events import LOCAL_ID
+from envtui.vocabulary.terms import LOCAL_ID
 
 Severity = Literal["warning", "error"]
 NoteCode = Literal[

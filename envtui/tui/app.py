@@ -42,16 +42,10 @@ from envtui.tui.palette import EnvtuiCommands
 from envtui.tui.render_caches import bound_split_cells
 from envtui.tui.terminal_writer import install as install_surviving_writer
 from envtui.tui.themes import DEFAULT_THEME, STATUS_VARIABLES, available_themes
-from envtui.vocabulary.events import (
-    Event,
-    Source,
-    SourceState,
-    SourceStatus,
-    WarningMessage,
-    thread_event,
-)
+from envtui.vocabulary.events import Event, Source, SourceStatus, WarningMessage, thread_event
 from envtui.vocabulary.safe_text import for_terminal, one_line
 from envtui.vocabulary.stopping import on_signals
+from envtui.vocabulary.terms import SourceState
 
 __all__ = ["DashboardOptions", "EnvTuiApp", "EnvtuiCommands", "Notice"]
 

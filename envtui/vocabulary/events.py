@@ -32,30 +32,22 @@ from envtui.vocabulary.incident_messages import (
     IncidentAcknowledged,
     IncidentOpened,
     IncidentResolved,
-    IncidentSeverity,
     VocabularyMessage,
 )
 from envtui.vocabulary.limits import JsonInputError, LineTooLong, load_json
 from envtui.vocabulary.safe_text import dumps_json_line
+from envtui.vocabulary.terms import (
+    THREAD_EVENT_ID,
+    ConnectionState,
+    LiveState,
+    Severity,
+    SourceState,
+)
 from envtui.vocabulary.thread_messages import THREAD_MESSAGES, AnyThreadMessage
 from envtui.vocabulary.validation import first_error
 
 if TYPE_CHECKING:
     import asyncio
-
-THREAD_EVENT_ID = ""
-"""The ``id`` of thread-level events such as connection changes: no submission caused them."""
-
-LOCAL_ID = "local"
-"""The id Codex reserves for the built-in local environment."""
-
-LiveState = Literal["starting", "ready", "unavailable"]
-ConnectionState = Literal["connected", "disconnected"]
-"""A remote environment's connection, as the latest connection event left it."""
-Severity = IncidentSeverity
-SourceState = Literal["up", "down", "restarting", "ended"]
-"""A source's own state: producing events, stopped with a reason, being restarted, or done
-(a replay or a rollout read to its end)."""
 
 
 def aware_time(value: datetime) -> datetime:

@@ -17,7 +17,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-IncidentSeverity = Literal["info", "warning", "error"]
+from envtui.vocabulary.terms import Severity as IncidentSeverity
 
 
 class VocabularyMessage(BaseModel):

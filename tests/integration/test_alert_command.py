@@ -30,10 +30,10 @@ from envtui.vocabulary.events import (
     EnvironmentStatus,
     Event,
     FindingReported,
-    LiveState,
     StepRecorded,
     thread_event,
 )
+from envtui.vocabulary.terms import LiveState
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 

@@ -17,13 +17,8 @@ from envtui.settings.alerts_config import AlertsConfig
 from envtui.settings.config import ConfigError, parse_config
 from envtui.sources.alerts import MAX_PER_RUN, batch_json
 from envtui.tui.alerting import Alerting, notification_sequence
-from envtui.vocabulary.events import (
-    EnvironmentRemoved,
-    EnvironmentStatus,
-    Event,
-    LiveState,
-    thread_event,
-)
+from envtui.vocabulary.events import EnvironmentRemoved, EnvironmentStatus, Event, thread_event
+from envtui.vocabulary.terms import LiveState
 
 AT = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 

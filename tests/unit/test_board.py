@@ -10,11 +10,11 @@ from envtui.vocabulary.events import (
     EnvironmentDisconnected,
     EnvironmentStatus,
     Event,
-    LiveState,
     WarningMessage,
     connection_states,
     thread_event,
 )
+from envtui.vocabulary.terms import LiveState
 
 
 class Statuses:

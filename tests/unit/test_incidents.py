@@ -167,6 +167,37 @@ def test_an_old_recording_folds_to_the_same_incidents(stream: list[Step]) -> Non
     assert shape(old) == shape(new)
 
 
+@EXAMPLES
+@given(st.lists(steps(), max_size=25))
+def test_a_fold_without_messages_holds_the_same_incidents_and_says_nothing(
+    stream: list[Step],
+) -> None:
+    """The sessions index asks the fold, never reads its messages: it makes none, and its
+    incidents, episodes and version are those of a fold that does."""
+    talking, quiet = IncidentFold(), IncidentFold(messages=False)
+    said: list[object] = []
+    for number, step in enumerate(stream, start=1):
+        for event in events_of(step, number, announced=True):
+            said += talking.apply(event)
+            assert quiet.apply(event) == []
+    said += talking.settle()
+    assert quiet.settle() == []
+
+    def shape(fold: IncidentFold) -> list[tuple[object, ...]]:
+        return [
+            (i.code, i.environment_id, i.first_step, i.last_step, i.steps, i.state)
+            for i in fold.incidents()
+        ]
+
+    assert shape(quiet) == shape(talking)
+    assert quiet.open_codes() == talking.open_codes()
+    assert quiet.episodes == talking.episodes
+    assert quiet.version == talking.version
+    assert len(said) == len(talking.incidents()) + sum(
+        1 for i in talking.incidents() if i.state == "resolved"
+    )  # the talking fold did say each opening and each resolution
+
+
 def test_a_flapping_condition_is_one_incident_per_episode_and_the_store_says_so() -> None:
     raised = frozenset({("stale-available", "flaky")})
     stream = [

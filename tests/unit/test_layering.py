@@ -331,6 +331,28 @@ def test_envtui_render_imports_no_pydantic() -> None:
     assert result.stdout.startswith(b'{"text":"<environment_context>'), result.stdout[:200]
 
 
+def test_envtui_sessions_indexes_a_tree_without_pydantic(tmp_path: Path) -> None:
+    """The index's start-up budget leaves no room for the event models either: a tree
+    whose rollouts carry snapshots, a compaction and a live thread's active incident is
+    indexed and printed, with not even pydantic_core loaded."""
+    from tests.support.data.session_trees import copy_real, with_wrong_last_context
+
+    copy_real(tmp_path)
+    with_wrong_last_context(tmp_path, ago=0.0)
+    code = (
+        "import sys\n"
+        "from envtui.cli import main\n"
+        f"code = main(['sessions', {str(tmp_path)!r}, '--json'])\n"
+        "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('pydantic', 'pydantic_core'))\n"
+        "print('loaded:', loaded, file=sys.stderr)\n"
+        "raise SystemExit(code)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, check=False)
+    assert result.stderr == b"loaded: []\n"
+    assert result.returncode == 1  # the live thread's incident
+    assert b'"incidents":["context-mismatch"]' in result.stdout
+
+
 def test_a_bad_document_still_gets_pydantics_words_in_a_fresh_interpreter() -> None:
     """The other side of the cut: pydantic is imported when a document has an error."""
     code = "from envtui.cli import main\nraise SystemExit(main(['render', '-']))\n"
