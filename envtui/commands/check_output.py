@@ -51,7 +51,7 @@ class ReportWriter:
         self.out = out if out is not None else sys.stdout
         self.steps = 0
         self.findings = 0
-        self.incidents = IncidentFold() if as_json else None
+        self.incidents = IncidentFold(messages=False) if as_json else None
         """The findings folded into incidents, for the JSON (the text does not list them)."""
         self._held: list[str] = []  # findings' JSON on its way to the spool
         self._held_size = 0
