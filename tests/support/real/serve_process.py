@@ -34,15 +34,23 @@ class Served:
         return f"http://127.0.0.1:{self.port}"
 
     def dashboards(self) -> list[psutil.Process]:
-        """The server's children that still run (one per open websocket)."""
-        running = []
-        for child in psutil.Process(self.process.pid).children():
-            try:
-                if child.status() != psutil.STATUS_ZOMBIE:
-                    running.append(child)
-            except psutil.NoSuchProcess:
-                pass
-        return running
+        """The server's dashboards that still run (one per open websocket)."""
+        return dashboard_children(self.process.pid)
+
+
+def dashboard_children(server: int) -> list[psutil.Process]:
+    """The children of the server ``server`` that are dashboards and still run: ``python -m
+    envtui …``, or the shell textual-serve starts it with (``exec`` …). The server's own
+    source has children too (the demo's local environment runs each step's command), and
+    one of those, running at the moment of counting, is no dashboard."""
+    running = []
+    for child in psutil.Process(server).children():
+        try:
+            if child.status() != psutil.STATUS_ZOMBIE and "-m envtui" in " ".join(child.cmdline()):
+                running.append(child)
+        except psutil.NoSuchProcess:
+            pass
+    return running
 
 
 def start_serve(arguments: list[str], home: Path) -> tuple[subprocess.Popen[bytes], str, Path]:

@@ -44,6 +44,7 @@ from tests.support.real.browser import (
     wait_for_port,
     wait_for_screen,
 )
+from tests.support.real.serve_process import dashboard_children
 from tests.support.waiting import poll_until
 
 PORT = 47652
@@ -81,8 +82,8 @@ def printed_url(workdir: Path) -> str:
 
 
 def dashboards(server: subprocess.Popen[bytes]) -> list[psutil.Process]:
-    """The server's children: one dashboard per open tab."""
-    return psutil.Process(server.pid).children()
+    """The server's dashboards: one per open tab."""
+    return dashboard_children(server.pid)
 
 
 def ended(processes: list[psutil.Process]) -> bool:
