@@ -137,15 +137,6 @@ def recorded_statuses(section: Any, step: int) -> dict[str, EnvironmentStatus]:
     """Each environment as a rollout's snapshot recorded it at ``step`` (not a live status),
     as the message the dashboard's table takes."""
     return {
-        env_id: EnvironmentStatus(
-            environment_id=env_id,
-            kind=env.kind,
-            status=env.status,
-            primary=env.primary,
-            shell=env.shell,
-            cwd=env.cwd,
-            error=env.error,
-            recorded_step=step,
-        )
+        env_id: EnvironmentStatus(**env.as_fields(), recorded_step=step)
         for env_id, env in recorded_environments(section).items()
     }

@@ -32,6 +32,10 @@ class RecordedEnvironment:
     cwd: str | None
     error: str | None
 
+    def as_fields(self) -> dict[str, Any]:
+        """Its fields by name: those of the ``environment_status`` message it becomes."""
+        return {name: getattr(self, name) for name in self.__slots__}
+
 
 def recorded_environments(section: Any) -> dict[str, RecordedEnvironment]:
     """Each environment a snapshot section records (not a live status), by id.
