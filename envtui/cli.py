@@ -241,6 +241,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     replaced = stop_by_default()
     try:
         return _main(argv)
+    except Exception:
+        # the signal, wrapped by a library or by Python itself (an error in a class body's
+        # ``__set_name__`` becomes a RuntimeError) while the command line was being built
+        if _received:
+            return 128 + _received[-1]
+        raise
     finally:
         _restore(replaced)  # a caller in the same process (a test) keeps its own handlers
 

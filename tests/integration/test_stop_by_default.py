@@ -83,3 +83,37 @@ def test_a_signal_a_library_wrapped_in_its_own_error_still_ends_as_the_signal(
         "swallowed\ncleaned up\n",
         "",
     )
+
+
+WHILE_BUILDING = """
+import os, signal, sys, time, types
+import envtui.cli as cli
+
+def add_parser(sub):
+    # Python wraps an error raised in a class body's __set_name__ (a pydantic field while
+    # a command's module is imported) in a RuntimeError of its own
+    try:
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(30)
+    except BaseException as exc:
+        raise RuntimeError("Error calling __set_name__ on 'Field' instance") from exc
+
+module = types.ModuleType("slow_command")
+module.add_parser = add_parser
+sys.modules["slow_command"] = module
+cli.COMMAND_MODULES["slow"] = "slow_command"
+raise SystemExit(cli.main(["slow"]))
+"""
+
+
+def test_a_signal_while_the_command_line_is_built_ends_as_the_signal(tmp_path: Path) -> None:
+    script = tmp_path / "slow.py"
+    script.write_text(WHILE_BUILDING)
+    result = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=Path(__file__).parents[2],
+    )
+    assert (result.returncode, result.stdout, result.stderr) == (128 + signal.SIGTERM, "", "")
