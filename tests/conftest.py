@@ -14,6 +14,12 @@ import pytest
 
 from tests.support.leftovers import RUN_MARKER, end_leftovers, leftover_processes, run_mark
 
+sys.dont_write_bytecode = False
+"""Each test module is compiled with its assertions rewritten once and kept, as pytest does by
+default, even where the environment says not to write bytecode (``PYTHONDONTWRITEBYTECODE``):
+otherwise each of the run's workers rewrites every test module again on every run, about a
+quarter of the unit suite's CPU time. The files go to the ``__pycache__`` folders git ignores."""
+
 LEFTOVER_GRACE = 10.0
 """Seconds the run's processes get to end after the last test (a killed tmux server's
 dashboard, a replay told to quit) before they count as left behind."""
