@@ -16,6 +16,7 @@ from typing import Any
 
 from envtui.context import SECTION_ID
 from envtui.context.patch import apply_world_patch, remove_null_object_fields
+from envtui.rollout.check_memo import KEPT, same_json
 from envtui.rollout.items import text_of
 
 MAX_FORK_DEPTH = 16
@@ -44,10 +45,22 @@ BaselineLookup = Callable[[ForkOrigin], tuple[dict[str, Any] | None, str | None]
 
 
 class WorldReplay:
-    """The world state so far: None until a full ``world_state`` (or a fork's baseline)."""
+    """The world state so far: None until a full ``world_state`` (or a fork's baseline).
+
+    A rollout whose primary moves at every step patches its world back and forth between a
+    few states. The last few patches are remembered with the world they were applied to and
+    the world they gave, and a world equal to one of the last few (as :func:`same_json`
+    tells) is that one: the same patch on the same world gives the same object again, without
+    merging, and everything that remembers snapshots by identity after this (the check's
+    restored states, its rendered blocks, its rules) finds it at once. Worlds are never
+    changed in place, so sharing them is safe.
+    """
 
     def __init__(self) -> None:
         self.world: dict[str, Any] | None = None
+        self._patched: list[tuple[dict[str, Any], dict[str, Any], dict[str, Any]]] = []
+        """(world before, patch, world after) of the last few patches, newest last."""
+        self._recent: list[dict[str, Any]] = []  # the last few distinct worlds, newest last
 
     def section(self) -> Any:
         return self.world.get(SECTION_ID) if self.world is not None else None
@@ -68,14 +81,30 @@ class WorldReplay:
         previous = self.section()
         try:
             if payload.get("full") is True:
-                self.world = remove_null_object_fields(state)
+                self.world = self._known(remove_null_object_fields(state))
                 return None, self.section(), None
             if self.world is None:
                 return previous, previous, _no_baseline(line, fork)
-            self.world = apply_world_patch(self.world, state)
+            self.world = self._patch(self.world, state)
         except RecursionError:
             return None  # nested deeper than anything Codex writes
         return previous, self.section(), None
+
+    def _patch(self, world: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
+        for before, seen, after in self._patched[::-1]:
+            if before is world and same_json(seen, patch):
+                return after
+        after = self._known(apply_world_patch(world, patch))
+        self._patched = [*self._patched[1 - KEPT :], (world, patch, after)]
+        return after
+
+    def _known(self, world: dict[str, Any]) -> dict[str, Any]:
+        """``world``, or the recent world that is the same."""
+        for seen in self._recent[::-1]:
+            if same_json(seen, world):
+                return seen
+        self._recent = [*self._recent[1 - KEPT :], world]
+        return world
 
 
 def _no_baseline(line: int, fork: ForkOrigin | None) -> str:

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from envtui.context import SECTION_ID
 from envtui.rollout.check_memo import KEPT, Recent, Restorer, same_json
+from envtui.rollout.state import WorldReplay
 
 SNAPSHOT = {"environments": {"local": {"cwd": "/w", "status": "available", "is_primary": True}}}
 
@@ -32,3 +36,41 @@ def test_recent_keeps_its_last_answers_only() -> None:
     assert recent.get(keys[0]) is None
     assert recent.get((keys[-1][0], "text " + str(KEPT))) == (KEPT,)  # strings by value
     assert recent.get((object(), keys[-1][1])) is None  # objects by identity
+
+
+def _world_state(state: dict[str, Any], *, full: bool = False) -> dict[str, Any]:
+    return {"full": full, "state": state}
+
+
+def _primary(env: str) -> dict[str, Any]:
+    moved = {e: {"is_primary": e == env} for e in ("local", "build")}
+    return {SECTION_ID: {"environments": moved}}
+
+
+def test_a_world_patched_back_and_forth_is_the_same_object_each_time() -> None:
+    replay = WorldReplay()
+    both = {
+        "local": {"cwd": "/w", "status": "available", "is_primary": True},
+        "build": {"cwd": "/b", "status": "available", "is_primary": False},
+    }
+    replay.read_item(_world_state({SECTION_ID: {"environments": both}}, full=True), 1, None)
+    first = replay.section()
+    replay.read_item(_world_state(_primary("build")), 2, None)
+    moved = replay.section()
+    assert moved["environments"]["build"]["is_primary"] is True
+    replay.read_item(_world_state(_primary("local")), 3, None)
+    assert replay.section() is first  # patched back: the world it was
+    replay.read_item(_world_state(_primary("build")), 4, None)
+    assert replay.section() is moved
+    assert first["environments"]["local"]["is_primary"] is True  # never changed in place
+
+
+def test_a_patch_that_differs_only_in_type_or_key_order_is_applied_anew() -> None:
+    replay = WorldReplay()
+    base = {"local": {"cwd": "/w", "status": "available", "is_primary": True}}
+    replay.read_item(_world_state({SECTION_ID: {"environments": base}}, full=True), 1, None)
+    start = replay.world
+    replay.read_item(_world_state({SECTION_ID: {"environments": {"local": {"n": 1}}}}), 2, None)
+    replay.adopt(start)
+    replay.read_item(_world_state({SECTION_ID: {"environments": {"local": {"n": True}}}}), 3, None)
+    assert replay.section()["environments"]["local"]["n"] is True  # not the 1 of the same patch
