@@ -6,6 +6,7 @@ Exit codes: 0 without findings, 1 with findings, 2 on bad input.
 from __future__ import annotations
 
 import argparse
+import itertools
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -124,12 +125,14 @@ def _check_rollout(args: argparse.Namespace) -> int:
     checker: RolloutChecker | None = None
     try:
         with handle:
-            for number, line in enumerate(handle, start=1):
-                for step in reader.read_line(number, line):
-                    checker = checker or _checker(reader, args, events, tools, extra_notes)
-                    writer.step(checker.check(step))
-                if number >= HEAD_LINES and not reader.info.items:
-                    break  # garbage: not read to its end
+            lines = enumerate(handle, start=1)
+            for part in (itertools.islice(lines, HEAD_LINES), lines):
+                for number, line in part:
+                    for step in reader.read_line(number, line):
+                        checker = checker or _checker(reader, args, events, tools, extra_notes)
+                        writer.step(checker.check(step))
+                if not reader.info.items:
+                    break  # no item in the head: garbage, not read to its end
         if not reader.info.items:
             return fail(COMMAND, f"{args.rollout}: {no_item_reason(reader.info.lines)}")
         for step in reader.finish():

@@ -12,7 +12,6 @@ the request was sent.
 
 from __future__ import annotations
 
-import dataclasses
 import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -245,7 +244,7 @@ class RolloutChecker:
         view, notes = rules.view, rules.notes
         findings = [_at_step(f, step.number) for f in rules.findings]
         if step.calls:
-            calls = check_calls(dataclasses.replace(view, number=step.number), step.calls)
+            calls = check_calls(view.at_step(step.number), step.calls)
             split = next(
                 (i for i, f in enumerate(findings) if f.code not in TOOL_CODES), len(findings)
             )
@@ -256,8 +255,9 @@ class RolloutChecker:
         """What the rules said of a key equal to ``key``: looked up by identity first, the
         usual case (a state restored once is the same object), and the cheapest."""
         recent = self._recent_rules[::-1]
+        state, tools, connection = key
         for seen in recent:
-            if all(a is b for a, b in zip(seen.key, key, strict=True)):
+            if seen.key[0] is state and seen.key[1] is tools and seen.key[2] is connection:
                 return seen
         for seen in recent:
             if all(a is b or a == b for a, b in zip(seen.key, key, strict=True)):

@@ -25,7 +25,12 @@ def same_json(a: Any, b: Any) -> bool:
     """Whether two parsed JSON values are the same: equal, of the same types, their keys in
     the same order (``1`` is not ``true``; ``{"a", "b"}`` is not ``{"b", "a"}``). Their
     ``repr`` tells all of that for JSON's types, at C speed."""
-    return a is b or (_equal(a, b) and _written(a) == _written(b))
+    return a is b or (_equal(a, b) and written(a) == written(b))
+
+
+def same_json_as(a: Any, a_written: str | None, b: Any) -> bool:
+    """:func:`same_json`, with ``a``'s ``repr`` (from :func:`written`) made once before."""
+    return a is b or (_equal(a, b) and a_written is not None and a_written == written(b))
 
 
 def _equal(a: Any, b: Any) -> bool:
@@ -35,7 +40,8 @@ def _equal(a: Any, b: Any) -> bool:
         return False
 
 
-def _written(value: Any) -> str | None:
+def written(value: Any) -> str | None:
+    """``repr(value)``, which tells JSON values apart; None when too deep to write."""
     try:
         return repr(value)
     except RecursionError:
@@ -99,5 +105,5 @@ class _Restored:
         if not _equal(self.raw, raw):
             return False
         if self.written is None:
-            self.written = _written(self.raw)
-        return self.written is not None and self.written == _written(raw)
+            self.written = written(self.raw)
+        return self.written is not None and self.written == written(raw)

@@ -72,12 +72,33 @@ class Item(NamedTuple):
 
 
 def parse_item(raw: str) -> Item | None:
-    """The line's item, or None when the line is broken (or blank: ``raw.strip()`` tells)."""
+    """The line's item, or None when the line is broken (or blank: ``raw.strip()`` tells).
+
+    :func:`_scan_whole` and :func:`item_of`, written out: every line of a rollout comes here.
+    """
     try:
-        value, whole = _scan_whole(raw)
-        return item_of(value if whole else _parse_stripped(raw))
+        try:
+            value, end = _SCAN(raw, 0)
+        except StopIteration:
+            value = _parse_stripped(raw)  # whitespace first, or nothing
+        else:
+            if end != len(raw) and raw[end:].strip(" \t\r\n"):
+                return None  # something after the value
     except (ValueError, RecursionError):
         return None
+    kind = value.get("type") if type(value) is dict else None
+    if type(kind) is not str:
+        return item_of(value)  # a subclass of str or dict cannot come from JSON: never here
+    payload = value.get("payload")
+    timestamp = value.get("timestamp")
+    return _new_item(
+        Item,
+        (
+            kind,
+            payload if type(payload) is dict else {},
+            timestamp if type(timestamp) is str else None,
+        ),
+    )
 
 
 def item_of(value: Any) -> Item | None:

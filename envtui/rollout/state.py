@@ -12,11 +12,11 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from envtui.context import SECTION_ID
 from envtui.context.patch import apply_world_patch, remove_null_object_fields
-from envtui.rollout.check_memo import KEPT, same_json
+from envtui.rollout.check_memo import KEPT, same_json, same_json_as, written
 from envtui.rollout.items import text_of
 
 MAX_FORK_DEPTH = 16
@@ -58,8 +58,7 @@ class WorldReplay:
 
     def __init__(self) -> None:
         self.world: dict[str, Any] | None = None
-        self._patched: list[tuple[dict[str, Any], dict[str, Any], dict[str, Any]]] = []
-        """(world before, patch, world after) of the last few patches, newest last."""
+        self._patched: list[_Patched] = []  # the last few patches, newest last
         self._recent: list[dict[str, Any]] = []  # the last few distinct worlds, newest last
 
     def section(self) -> Any:
@@ -91,11 +90,11 @@ class WorldReplay:
         return previous, self.section(), None
 
     def _patch(self, world: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
-        for before, seen, after in self._patched[::-1]:
-            if before is world and same_json(seen, patch):
-                return after
+        for seen in self._patched[::-1]:
+            if seen.before is world and same_json_as(seen.patch, seen.written, patch):
+                return seen.after
         after = self._known(apply_world_patch(world, patch))
-        self._patched = [*self._patched[1 - KEPT :], (world, patch, after)]
+        self._patched = [*self._patched[1 - KEPT :], _Patched(world, patch, written(patch), after)]
         return after
 
     def _known(self, world: dict[str, Any]) -> dict[str, Any]:
@@ -105,6 +104,16 @@ class WorldReplay:
                 return seen
         self._recent = [*self._recent[1 - KEPT :], world]
         return world
+
+
+class _Patched(NamedTuple):
+    """A patch applied: the world it was applied to, the patch (and its ``repr``), the world
+    it gave."""
+
+    before: dict[str, Any]
+    patch: dict[str, Any]
+    written: str | None
+    after: dict[str, Any]
 
 
 def _no_baseline(line: int, fork: ForkOrigin | None) -> str:
