@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import sys
 import tempfile
+from functools import lru_cache
 from typing import IO, Any
 
 from envtui.incidents.fold import IncidentFold
@@ -31,11 +32,17 @@ def finding_line(f: Finding) -> str:
     return f"{step}: {f.code}: {f.tool or '-'}: {f.environment_id or '-'}: {f.message}"
 
 
+@lru_cache(maxsize=64)
+def _codes_json(codes: tuple[str, ...]) -> str:
+    """A step's finding codes as JSON: the same few lists come at step after step."""
+    return dumps_json_line(list(codes))
+
+
 def _step_json(report: StepReport) -> str:
     """A step's JSON; most steps sent nothing and have no notes, and are written directly."""
     if report.context is None and not report.notes:
         line = "null" if report.line is None else str(report.line)
-        codes = dumps_json_line([f.code for f in report.findings]) if report.findings else "[]"
+        codes = _codes_json(tuple(f.code for f in report.findings)) if report.findings else "[]"
         return (
             f'{{"step":{report.number},"turn":{report.turn},"line":{line},'
             f'"context":null,"findings":{codes},"notes":[]}}'

@@ -242,7 +242,7 @@ class RolloutChecker:
             rules = _Rules(key, view, result.findings, notes, unchecked_codes(result.notes))
             self._recent_rules = [*self._recent_rules[1 - KEPT :], rules]
         view, notes = rules.view, rules.notes
-        findings = [_at_step(f, step.number) for f in rules.findings]
+        findings = [f.at_step(step.number) for f in rules.findings]
         if step.calls:
             calls = check_calls(view.at_step(step.number), step.calls)
             split = next(
@@ -311,11 +311,6 @@ def thread_findings(checker: RolloutChecker) -> list[Finding]:
         return []
     resolved = tuple(env for env, ok in checker.selected.items() if ok)
     return selected_never_resolved(checker.selected, [StepView(number=None, ready=resolved)])
-
-
-def _at_step(f: Finding, number: int) -> Finding:
-    """``f`` found at step ``number`` (as ``dataclasses.replace``, without its overhead)."""
-    return Finding(f.code, f.severity, number, f.tool, f.environment_id, f.message, f.extra)
 
 
 def _one_per_step(mismatches: list[Finding], blocks: int) -> Finding:

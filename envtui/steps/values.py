@@ -123,6 +123,16 @@ class Finding:
     message: str
     extra: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
+    def at_step(self, number: int | None) -> Finding:
+        """The same finding at step ``number``: its fields copied as they are but for the
+        step (what ``dataclasses.replace`` gives, without a frozen dataclass's field-by-field
+        ``__init__``: a long rollout's steps repeat the same findings)."""
+        found: Finding = object.__new__(Finding)
+        fields = found.__dict__
+        fields.update(self.__dict__)
+        fields["step"] = number
+        return found
+
     def as_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
             "code": self.code,

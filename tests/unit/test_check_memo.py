@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from envtui.context import SECTION_ID
 from envtui.rollout.check_memo import KEPT, Recent, Restorer, same_json
 from envtui.rollout.state import WorldReplay
+from envtui.steps.values import finding
 
 SNAPSHOT = {"environments": {"local": {"cwd": "/w", "status": "available", "is_primary": True}}}
 
@@ -74,3 +76,10 @@ def test_a_patch_that_differs_only_in_type_or_key_order_is_applied_anew() -> Non
     replay.adopt(start)
     replay.read_item(_world_state({SECTION_ID: {"environments": {"local": {"n": True}}}}), 3, None)
     assert replay.section()["environments"]["local"]["n"] is True  # not the 1 of the same patch
+
+
+def test_a_finding_of_the_steps_before_moved_to_a_new_step_is_the_same_but_for_its_step() -> None:
+    found = finding("missing-environment-id", 3, "the words", tools=["a", "b"], rule="r")
+    moved = found.at_step(9)
+    assert moved == dataclasses.replace(found, step=9)
+    assert (moved.step, found.step, moved.extra) == (9, 3, {"rule": "r"})
