@@ -25,7 +25,7 @@ import pytest
 from tests.support.liveness import alive
 from tests.support.real.codex_approvals import WHERE, ApprovalCodex, approval_codex, escalated
 from tests.support.real.codex_tools import CODEX_0150, needs_codex, needs_codex_0150
-from tests.support.waiting import pilot_wait_until, poll_until, wait_until
+from tests.support.waiting import pilot_wait_until, poll_until, running, wait_until
 
 from envtui.environments.app_server import CodexOptions
 from envtui.sources.codex_attach import CodexSource, OperatedCodex
@@ -68,19 +68,10 @@ def _statuses(events: list[Event]) -> list[str]:
 async def _operated_source(
     codex: ApprovalCodex, events: list[Event]
 ) -> AsyncIterator[tuple[CodexSource, asyncio.Task[None]]]:
-    """A source whose requests the test answers, running until the block ends (stopped
-    then, and waited for) or until it ends by itself (its error, if any, is raised)."""
+    """A source whose requests the test answers, running for the length of the block."""
     source = CodexSource(_options(codex), events.append, operator=True)
-    stop = asyncio.Event()
-    task = asyncio.ensure_future(source.run(stop))
-    try:
+    async with running(source.run) as task:
         yield source, task
-    finally:
-        stop.set()
-        if not task.done():
-            await asyncio.wait_for(task, timeout=30)
-        elif not task.cancelled():
-            task.result()
 
 
 async def test_an_approval_for_a_remote_is_approved_with_the_key_runs_there_and_a_decline_reaches_the_rollout(
