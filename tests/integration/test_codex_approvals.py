@@ -74,6 +74,19 @@ async def _operated_source(
         yield source, task
 
 
+@contextlib.asynccontextmanager
+async def _asked(
+    tmp_path: Path, command: str
+) -> AsyncIterator[tuple[ApprovalCodex, CodexSource, asyncio.Task[None], list[Event]]]:
+    """Codex asking to run ``command`` on devbox outside the sandbox, the request pending:
+    the Codex, the source (see :func:`_operated_source`) and the events so far."""
+    codex = approval_codex(tmp_path, [escalated(command, "devbox"), {"message": "done"}])
+    events: list[Event] = []
+    async with _operated_source(codex, events) as (source, task):
+        await wait_until(lambda: any(isinstance(e.msg, RequestPending) for e in events), timeout=90)
+        yield codex, source, task, events
+
+
 async def test_an_approval_for_a_remote_is_approved_with_the_key_runs_there_and_a_decline_reaches_the_rollout(
     tmp_path: Path,
 ) -> None:
@@ -196,10 +209,7 @@ def test_read_only_declines_every_request_at_once_and_says_so(tmp_path: Path) ->
 async def test_a_request_asked_again_on_resume_is_one_request_and_one_answer_resolves_it(
     tmp_path: Path,
 ) -> None:
-    codex = approval_codex(tmp_path, [escalated("echo resumed", "devbox"), {"message": "done"}])
-    events: list[Event] = []
-    async with _operated_source(codex, events) as (source, _):
-        await wait_until(lambda: any(isinstance(e.msg, RequestPending) for e in events), timeout=90)
+    async with _asked(tmp_path, "echo resumed") as (codex, source, _, events):
         rpc = source.client.requests.rpc
         assert rpc is not None
         result = await rpc.request("thread/resume", {"threadId": source.thread_id}, timeout=60)
@@ -228,10 +238,7 @@ async def test_a_request_asked_again_on_resume_is_one_request_and_one_answer_res
 async def test_a_request_pending_when_the_app_server_dies_is_gone_not_waiting_for_ever(
     tmp_path: Path,
 ) -> None:
-    codex = approval_codex(tmp_path, [escalated("echo cut-off", "devbox"), {"message": "done"}])
-    events: list[Event] = []
-    async with _operated_source(codex, events) as (source, task):
-        await wait_until(lambda: any(isinstance(e.msg, RequestPending) for e in events), timeout=90)
+    async with _asked(tmp_path, "echo cut-off") as (_, source, task, events):
         pid = source.client.app_server_pid
         assert pid is not None
         os.kill(pid, signal.SIGKILL)
