@@ -110,8 +110,9 @@ class Finding:
     message: str
     extra: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
-    def as_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
+    def as_fields(self) -> dict[str, Any]:
+        """The finding's own fields, without ``extra``: what a finding event carries."""
+        return {
             "code": self.code,
             "severity": self.severity,
             "step": self.step,
@@ -119,8 +120,9 @@ class Finding:
             "environment_id": self.environment_id,
             "message": self.message,
         }
-        data.update(self.extra)
-        return data
+
+    def as_json(self) -> dict[str, Any]:
+        return {**self.as_fields(), **self.extra}
 
 
 def finding(
