@@ -13,14 +13,13 @@ from envtui.steps.tools import ToolSpec
 from envtui.steps.unchecked import CONTEXT_CODES, EXECUTION_CODE, unchecked_codes
 from envtui.steps.values import Finding
 from envtui.vocabulary.events import (
-    EnvironmentRemoved,
-    EnvironmentStatus,
     Event,
     FindingReported,
     StepRecorded,
     StepTool,
     thread_event,
 )
+from envtui.vocabulary.incident_messages import VocabularyMessage
 
 
 def finding_event(finding: Finding) -> FindingReported:
@@ -36,7 +35,7 @@ def record_events(
     record: StepRecorded,
     findings: Sequence[Finding],
     at: datetime | None,
-    changes: Sequence[EnvironmentStatus | EnvironmentRemoved] = (),
+    changes: Sequence[VocabularyMessage] = (),
 ) -> list[Event]:
     """A step's events in their order: its record, the environments table's changes (a
     rollout's recorded table; a live step's statuses come from the environments), then one

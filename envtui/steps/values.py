@@ -100,6 +100,10 @@ class ToolCall:
     call_id: str | None = None
 
 
+FINDING_FIELDS = ("code", "severity", "step", "tool", "environment_id", "message")
+"""A finding's own fields, in the order its JSON and its event have them."""
+
+
 @dataclass(frozen=True)
 class Finding:
     code: str
@@ -112,14 +116,7 @@ class Finding:
 
     def as_fields(self) -> dict[str, Any]:
         """The finding's own fields, without ``extra``: what a finding event carries."""
-        return {
-            "code": self.code,
-            "severity": self.severity,
-            "step": self.step,
-            "tool": self.tool,
-            "environment_id": self.environment_id,
-            "message": self.message,
-        }
+        return {name: getattr(self, name) for name in FINDING_FIELDS}
 
     def as_json(self) -> dict[str, Any]:
         return {**self.as_fields(), **self.extra}
