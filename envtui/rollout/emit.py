@@ -18,14 +18,13 @@ from envtui.rollout.recorded import recorded_environments
 from envtui.rollout.records import RolloutStep
 from envtui.rollout.settled import SettledSteps
 from envtui.rollout.state import BaselineLookup
-from envtui.steps.emit import finding_event
+from envtui.steps.emit import finding_event, record_events, step_tools
 from envtui.steps.report import StepReport
 from envtui.vocabulary.events import (
     EnvironmentRemoved,
     EnvironmentStatus,
     Event,
     StepRecorded,
-    StepTool,
     WarningMessage,
     thread_event,
 )
@@ -100,9 +99,7 @@ class RecordedTable:
 
     def step_events(self, step: RolloutStep, report: StepReport, thread: str | None) -> list[Event]:
         """The step's record, the table's changes, then one event per finding."""
-        tools = None
-        if step.tools is not None:
-            tools = [StepTool(name=t.name, environment_id=t.environment_id) for t in step.tools]
+        tools = step_tools(step.tools) if step.tools is not None else None
         record = StepRecorded(
             step=step.number,
             thread=thread,
@@ -114,10 +111,7 @@ class RecordedTable:
             unchecked=sorted(report.unchecked),
             findings=len(report.findings),
         )
-        events = [thread_event(record, at=step.at)]
-        events += [thread_event(change, at=step.at) for change in self._changes(step)]
-        events += [thread_event(finding_event(f), at=step.at) for f in report.findings]
-        return events
+        return record_events(record, report.findings, step.at, self._changes(step))
 
     def _changes(self, step: RolloutStep) -> list[EnvironmentStatus | EnvironmentRemoved]:
         current = recorded_statuses(step.section, step.number)

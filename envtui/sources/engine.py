@@ -122,28 +122,24 @@ CallPlanner = Callable[[StepContext], Sequence[ToolCall]]
 TurnHook = Callable[[int], Awaitable[None]]
 
 
+@dataclasses.dataclass(eq=False)
 class LiveRun:
-    def __init__(
-        self,
-        engine: Engine,
-        sink: EventSink,
-        *,
-        step_interval: float = 2.0,
-        turn_steps: int = 20,
-        thread: str | None = None,
-        plan_calls: CallPlanner | None = None,
-        route_live: Callable[[ToolCall], str | None] | None = None,
-        on_turn: TurnHook | None = None,
-    ) -> None:
-        self.engine = engine
-        self._sink = sink
-        self.step_interval = step_interval
-        self.turn_steps = turn_steps
-        self.thread = thread
-        self._plan_calls = plan_calls
-        self._route_live = route_live
-        self._on_turn = on_turn
-        self.capture = StepCapture(engine.section_settings)
+    """Steps ``engine`` (see the module): a turn every ``turn_steps`` steps, one every
+    ``step_interval`` seconds, each step's events to ``sink``."""
+
+    engine: Engine
+    sink: EventSink
+    _: dataclasses.KW_ONLY
+    step_interval: float = 2.0
+    turn_steps: int = 20
+    thread: str | None = None
+    plan_calls: CallPlanner | None = None
+    route_live: Callable[[ToolCall], str | None] | None = None
+    on_turn: TurnHook | None = None
+    capture: StepCapture = dataclasses.field(init=False)
+
+    def __post_init__(self) -> None:
+        self.capture = StepCapture(self.engine.section_settings)
 
     async def run(self, stop: asyncio.Event) -> None:
         self.engine.start()
@@ -152,8 +148,8 @@ class LiveRun:
             pending: tuple[StepContext, Sequence[ToolCall]] | None = None
             while not stop.is_set():
                 turn_number += 1
-                if self._on_turn is not None:
-                    await self._on_turn(turn_number)
+                if self.on_turn is not None:
+                    await self.on_turn(turn_number)
                 turn = self.engine.manager.snapshot()
                 for _ in range(self.turn_steps):
                     if await wait_for_stop(stop, self.step_interval):
@@ -163,8 +159,8 @@ class LiveRun:
                         turn.refreshed(), connection=dict(self.engine.connection)
                     )
                     for event in step_events(step, thread=self.thread, executed=executed):
-                        self._sink(event)
-                    calls = self._plan_calls(step) if self._plan_calls is not None else ()
+                        self.sink(event)
+                    calls = self.plan_calls(step) if self.plan_calls is not None else ()
                     pending = (step, calls) if calls else None
         finally:
             await self.engine.aclose()
@@ -175,10 +171,10 @@ class LiveRun:
         The findings (about ``step``) go out with the next step's, whose record says the
         rule ran; None when nothing routes calls here, so the rule did not run.
         """
-        if self._route_live is None:
+        if self.route_live is None:
             return None
         executed = [
-            ToolCall(c.tool, c.environment_id, self._route_live(c), c.call_id) for c in calls
+            ToolCall(c.tool, c.environment_id, self.route_live(c), c.call_id) for c in calls
         ]
         result = check_step(
             step.view, step.tools, self.capture.profile, calls=executed, connection=None

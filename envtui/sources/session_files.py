@@ -10,17 +10,11 @@ from __future__ import annotations
 
 import functools
 import os
-import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO, Protocol
+from typing import TYPE_CHECKING, BinaryIO, Protocol, Unpack
 
-from envtui.sources.tree_listing import (
-    COLD_TURNS,
-    HOT_FOR,
-    FileInfo,
-    TreeListing,
-)
+from envtui.sources.tree_listing import FileInfo, ListingPace, TreeListing
 
 if TYPE_CHECKING:
     from envtui.vocabulary.events import Source
@@ -61,17 +55,10 @@ class LocalSessionFiles:
     """A sessions tree on this machine, listed as :class:`TreeListing` says (the cost of a
     listing follows what changed), and read with one file kept open at a time."""
 
-    def __init__(
-        self,
-        root: Path,
-        *,
-        hot_for: float = HOT_FOR,
-        cold_turns: int = COLD_TURNS,
-        clock: Callable[[], float] = time.time,
-    ) -> None:
+    def __init__(self, root: Path, **pace: Unpack[ListingPace]) -> None:
         self.root = root
         self.name = str(root)
-        self._tree = TreeListing(root, hot_for=hot_for, cold_turns=cold_turns, clock=clock)
+        self._tree = TreeListing(root, **pace)
         self._open_file: BinaryIO | None = None
 
     @property

@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, TypedDict
 
 HOT_FOR = 300.0
 """Seconds since its last write within which a file is looked at on every refresh."""
@@ -36,6 +36,15 @@ MAX_DEPTH = 4
 """``sessions/YYYY/MM/DD/rollout-….jsonl`` is three folders down; one more is tolerated."""
 ROLLOUT_PREFIX = "rollout-"
 ROLLOUT_SUFFIX = ".jsonl"
+
+
+class ListingPace(TypedDict, total=False):
+    """How often a :class:`TreeListing` looks at its files (see the module), for those that
+    make one."""
+
+    hot_for: float
+    cold_turns: int
+    clock: Callable[[], float]
 
 
 class FileInfo(NamedTuple):

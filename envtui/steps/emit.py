@@ -1,13 +1,15 @@
 """A captured step as events: the step record, then one event per finding of its check.
 
-(A rollout's steps become events in :mod:`envtui.rollout.emit`, with the same finding
-events.)"""
+(A rollout's steps become events in :mod:`envtui.rollout.emit` through the same record and
+finding events, with its recorded table's changes between them.)"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 
 from envtui.steps.capture import StepContext
+from envtui.steps.tools import ToolSpec
 from envtui.steps.unchecked import CONTEXT_CODES, EXECUTION_CODE, unchecked_codes
 from envtui.steps.values import Finding
 from envtui.vocabulary.events import (
@@ -17,17 +19,31 @@ from envtui.vocabulary.events import (
     StepTool,
     thread_event,
 )
+from envtui.vocabulary.incident_messages import VocabularyMessage
 
 
 def finding_event(finding: Finding) -> FindingReported:
-    return FindingReported(
-        code=finding.code,
-        severity=finding.severity,
-        step=finding.step,
-        tool=finding.tool,
-        environment_id=finding.environment_id,
-        message=finding.message,
-    )
+    return FindingReported(**finding.as_fields())
+
+
+def step_tools(tools: Sequence[ToolSpec]) -> list[StepTool]:
+    """The tools a step offered, as its record names them."""
+    return [StepTool(name=t.name, environment_id=t.environment_id) for t in tools]
+
+
+def record_events(
+    record: StepRecorded,
+    findings: Sequence[Finding],
+    at: datetime | None,
+    changes: Sequence[VocabularyMessage] = (),
+) -> list[Event]:
+    """A step's events in their order: its record, the environments table's changes (a
+    rollout's recorded table; a live step's statuses come from the environments), then one
+    event per finding."""
+    events = [thread_event(record, at=at)]
+    events += [thread_event(change, at=at) for change in changes]
+    events += [thread_event(finding_event(f), at=at) for f in findings]
+    return events
 
 
 def step_events(
@@ -51,11 +67,9 @@ def step_events(
         diff=step.diff_text,
         snapshot=step.section,
         patch=step.patch,
-        tools=[StepTool(name=t.name, environment_id=t.environment_id) for t in step.tools],
+        tools=step_tools(step.tools),
         notes=[note.text for note in step.notes],
         unchecked=unchecked_codes(step.notes, not_run),
         findings=len(findings),
     )
-    events = [thread_event(record, at=step.at)]
-    events += [thread_event(finding_event(f), at=step.at) for f in findings]
-    return events
+    return record_events(record, findings, step.at)

@@ -113,6 +113,10 @@ class ToolCall:
     call_id: str | None = None
 
 
+FINDING_FIELDS = ("code", "severity", "step", "tool", "environment_id", "message")
+"""A finding's own fields, in the order its JSON and its event have them."""
+
+
 @dataclass(frozen=True)
 class Finding:
     code: str
@@ -133,17 +137,13 @@ class Finding:
         fields["step"] = number
         return found
 
+    def as_fields(self) -> dict[str, Any]:
+        """The finding's own fields, without ``extra``: what a finding event carries."""
+        fields = self.__dict__  # its fields as set in order, FINDING_FIELDS then extra
+        return {name: fields[name] for name in FINDING_FIELDS}
+
     def as_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "code": self.code,
-            "severity": self.severity,
-            "step": self.step,
-            "tool": self.tool,
-            "environment_id": self.environment_id,
-            "message": self.message,
-        }
-        data.update(self.extra)
-        return data
+        return {**self.as_fields(), **self.extra}
 
 
 def finding(

@@ -62,22 +62,8 @@ def local_tools(environ: Mapping[str, str] | None = None) -> list[Tool]:
 
 async def run_tool(tool: Tool, text: str, timeout: float = TOOL_TIMEOUT) -> bool:
     """Give ``text`` to ``tool``; True when it took it (exit status 0 in time)."""
-    try:
-        process = await asyncio.create_subprocess_exec(
-            *tool.command,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.DEVNULL,
-            stderr=asyncio.subprocess.DEVNULL,
-            start_new_session=True,
-        )
-    except OSError:
-        return False
-    communicate = asyncio.ensure_future(process.communicate(text.encode("utf-8")))
-    if not await within(timeout, asyncio.shield(communicate)):
-        await cancel_and_wait(communicate)
-        await _end_group(process)
-        return False
-    return process.returncode == 0
+    ran = await _run_bounded(tool.command, timeout, feed=text.encode("utf-8"))
+    return ran is not None and ran[0] == 0
 
 
 async def tmux_clipboard(environ: Mapping[str, str] | None = None) -> str | None:
@@ -85,24 +71,36 @@ async def tmux_clipboard(environ: Mapping[str, str] | None = None) -> str | None
     env = os.environ if environ is None else environ
     if not env.get("TMUX") or shutil.which("tmux") is None:
         return None
+    query = ("tmux", "show-options", "-gv", "set-clipboard")
+    ran = await _run_bounded(query, TOOL_TIMEOUT, read_output=True)
+    if ran is None:
+        return None
+    return ran[1].decode("utf-8", "replace").strip() or None
+
+
+async def _run_bounded(
+    command: Sequence[str], timeout: float, *, feed: bytes | None = None, read_output: bool = False
+) -> tuple[int | None, bytes] | None:
+    """``command`` with ``feed`` on its input: its exit status and (``read_output``) its
+    standard output; None when it did not start or ran out of time (it is then ended with
+    its process group). Output that is not read goes nowhere, so that a child a tool leaves
+    behind to keep the clipboard cannot hold the copy up by holding a pipe open."""
     try:
         process = await asyncio.create_subprocess_exec(
-            "tmux",
-            "show-options",
-            "-gv",
-            "set-clipboard",
-            stdout=asyncio.subprocess.PIPE,
+            *command,
+            stdin=asyncio.subprocess.PIPE if feed is not None else None,
+            stdout=asyncio.subprocess.PIPE if read_output else asyncio.subprocess.DEVNULL,
             stderr=asyncio.subprocess.DEVNULL,
             start_new_session=True,
         )
     except OSError:
         return None
-    output = asyncio.ensure_future(process.communicate())
-    if not await within(TOOL_TIMEOUT, asyncio.shield(output)):
-        await cancel_and_wait(output)
+    communicate = asyncio.ensure_future(process.communicate(feed))
+    if not await within(timeout, asyncio.shield(communicate)):
+        await cancel_and_wait(communicate)
         await _end_group(process)
         return None
-    return output.result()[0].decode("utf-8", "replace").strip() or None
+    return process.returncode, communicate.result()[0] or b""
 
 
 async def _end_group(process: asyncio.subprocess.Process) -> None:

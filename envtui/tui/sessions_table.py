@@ -17,7 +17,6 @@ from typing import Any, ClassVar
 from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.coordinate import Coordinate
-from textual.widgets import DataTable
 
 from envtui.incidents.thread_summary import ThreadSummary
 from envtui.tui.format import matches
@@ -29,12 +28,12 @@ from envtui.tui.sessions_format import (
     sort_value,
     written_text,
 )
-from envtui.tui.widgets import IdCell
+from envtui.tui.widgets import IdCell, KeyedTable
 
 KEYS = tuple(key for key, _, _ in SESSION_COLUMNS)
 
 
-class SessionsTable(DataTable[Text]):
+class SessionsTable(KeyedTable):
     """See the module. ``enter`` opens the thread under the cursor (the footer says so)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -127,12 +126,6 @@ class SessionsTable(DataTable[Text]):
     def restyle(self) -> None:
         """The theme changed: every cell again, in the new colours (at the next sync)."""
         self._shown = {key: dict.fromkeys(KEYS, "") for key in self._shown}
-
-    def selected_id(self) -> str | None:
-        if not self.row_count:
-            return None
-        value = self.coordinate_to_cell_key(self.cursor_coordinate).row_key.value
-        return str(value) if value is not None else None
 
     def select(self, thread_id: str | None) -> None:
         """Keep the cursor on the same thread after rows moved."""

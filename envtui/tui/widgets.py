@@ -52,7 +52,18 @@ CACHED_CELLS = 2_000
 CACHED_ROWS = 200
 
 
-class EnvironmentTable(DataTable[Text]):
+class KeyedTable(DataTable[Text]):
+    """A table whose rows are keyed by the id of what each shows."""
+
+    def selected_id(self) -> str | None:
+        """The id of the row under the cursor; None when there is no row."""
+        if not self.row_count:
+            return None
+        value = self.coordinate_to_cell_key(self.cursor_coordinate).row_key.value
+        return str(value) if value is not None else None
+
+
+class EnvironmentTable(KeyedTable):
     """Environments, updated in place by key; the cursor stays on the same environment.
 
     ``filter``, ``sort_key`` and ``sort_reverse`` are reactive: whoever holds the rows (the
@@ -86,12 +97,6 @@ class EnvironmentTable(DataTable[Text]):
         self._keys: frozenset[str] = frozenset()  # the columns laid out
         self._error_room = (0, 0)  # (for this width, the longest error seen)
         bound_caches(self, cells=CACHED_CELLS, rows=CACHED_ROWS)  # see table_caches
-
-    def selected_id(self) -> str | None:
-        if not self.row_count:
-            return None
-        value = self.coordinate_to_cell_key(self.cursor_coordinate).row_key.value
-        return str(value) if value is not None else None
 
     def select(self, env_id: str | None) -> None:
         """Put the cursor on ``env_id``'s row, if it is shown."""

@@ -10,12 +10,14 @@ thread's rollout: the ground truth, not envtui's own account.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -23,7 +25,7 @@ import pytest
 from tests.support.liveness import alive
 from tests.support.real.codex_approvals import WHERE, ApprovalCodex, approval_codex, escalated
 from tests.support.real.codex_tools import CODEX_0150, needs_codex, needs_codex_0150
-from tests.support.waiting import pilot_wait_until, poll_until, wait_until
+from tests.support.waiting import pilot_wait_until, poll_until, running, wait_until
 
 from envtui.environments.app_server import CodexOptions
 from envtui.sources.codex_attach import CodexSource, OperatedCodex
@@ -60,6 +62,29 @@ def _options(codex: ApprovalCodex, **fields: object) -> CodexOptions:
 
 def _statuses(events: list[Event]) -> list[str]:
     return [e.msg.status for e in events if isinstance(e.msg, ThreadStatusChanged)]
+
+
+@contextlib.asynccontextmanager
+async def _operated_source(
+    codex: ApprovalCodex, events: list[Event]
+) -> AsyncIterator[tuple[CodexSource, asyncio.Task[None]]]:
+    """A source whose requests the test answers, running for the length of the block."""
+    source = CodexSource(_options(codex), events.append, operator=True)
+    async with running(source.run) as task:
+        yield source, task
+
+
+@contextlib.asynccontextmanager
+async def _asked(
+    tmp_path: Path, command: str
+) -> AsyncIterator[tuple[ApprovalCodex, CodexSource, asyncio.Task[None], list[Event]]]:
+    """Codex asking to run ``command`` on devbox outside the sandbox, the request pending:
+    the Codex, the source (see :func:`_operated_source`) and the events so far."""
+    codex = approval_codex(tmp_path, [escalated(command, "devbox"), {"message": "done"}])
+    events: list[Event] = []
+    async with _operated_source(codex, events) as (source, task):
+        await wait_until(lambda: any(isinstance(e.msg, RequestPending) for e in events), timeout=90)
+        yield codex, source, task, events
 
 
 async def test_an_approval_for_a_remote_is_approved_with_the_key_runs_there_and_a_decline_reaches_the_rollout(
@@ -184,13 +209,7 @@ def test_read_only_declines_every_request_at_once_and_says_so(tmp_path: Path) ->
 async def test_a_request_asked_again_on_resume_is_one_request_and_one_answer_resolves_it(
     tmp_path: Path,
 ) -> None:
-    codex = approval_codex(tmp_path, [escalated("echo resumed", "devbox"), {"message": "done"}])
-    events: list[Event] = []
-    source = CodexSource(_options(codex), events.append, operator=True)
-    stop = asyncio.Event()
-    task = asyncio.ensure_future(source.run(stop))
-    try:
-        await wait_until(lambda: any(isinstance(e.msg, RequestPending) for e in events), timeout=90)
+    async with _asked(tmp_path, "echo resumed") as (codex, source, _, events):
         rpc = source.client.requests.rpc
         assert rpc is not None
         result = await rpc.request("thread/resume", {"threadId": source.thread_id}, timeout=60)
@@ -214,21 +233,12 @@ async def test_a_request_asked_again_on_resume_is_one_request_and_one_answer_res
             what="the command's output in the next model request",
         )
         assert len([e for e in events if isinstance(e.msg, RequestPending)]) == 1
-    finally:
-        stop.set()
-        await asyncio.wait_for(task, timeout=30)
 
 
 async def test_a_request_pending_when_the_app_server_dies_is_gone_not_waiting_for_ever(
     tmp_path: Path,
 ) -> None:
-    codex = approval_codex(tmp_path, [escalated("echo cut-off", "devbox"), {"message": "done"}])
-    events: list[Event] = []
-    source = CodexSource(_options(codex), events.append, operator=True)
-    stop = asyncio.Event()
-    task = asyncio.ensure_future(source.run(stop))
-    try:
-        await wait_until(lambda: any(isinstance(e.msg, RequestPending) for e in events), timeout=90)
+    async with _asked(tmp_path, "echo cut-off") as (_, source, task, events):
         pid = source.client.app_server_pid
         assert pid is not None
         os.kill(pid, signal.SIGKILL)
@@ -239,10 +249,6 @@ async def test_a_request_pending_when_the_app_server_dies_is_gone_not_waiting_fo
         answer = RequestAnswered(request_id=0, kind="command", answer="accept")
         assert source.answer(answer) == "request #0 is no longer pending"
         assert not alive(pid)
-    finally:
-        stop.set()
-        if not task.done():
-            await asyncio.wait_for(task, timeout=30)
 
 
 def test_a_failed_start_names_codexs_error_line_not_a_backtrace_frame(tmp_path: Path) -> None:
@@ -324,10 +330,7 @@ async def test_0150_asks_in_the_same_words_and_takes_the_same_answers(tmp_path: 
         codex=CODEX_0150,
     )
     events: list[Event] = []
-    source = CodexSource(_options(codex), events.append, operator=True)
-    stop = asyncio.Event()
-    task = asyncio.ensure_future(source.run(stop))
-    try:
+    async with _operated_source(codex, events) as (source, _):
 
         def asked() -> list[int | str]:
             return [e.msg.request_id for e in events if isinstance(e.msg, RequestPending)]
@@ -342,9 +345,6 @@ async def test_0150_asks_in_the_same_words_and_takes_the_same_answers(tmp_path: 
         pending = [e.msg for e in events if isinstance(e.msg, RequestPending)]
         assert [(a.environment_id, a.decisions[0]) for a in pending] == [("local", "accept")] * 2
         assert any("approved-output" in told for told in codex.told())
-    finally:
-        stop.set()
-        await asyncio.wait_for(task, timeout=30)
 
 
 async def test_a_request_left_unanswered_is_withdrawn_when_its_turn_is_interrupted(

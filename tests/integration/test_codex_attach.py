@@ -18,7 +18,7 @@ import pytest
 from tests.support.liveness import alive
 from tests.support.real.codex_tools import needs_codex, offline_codex, stdio_remote
 from tests.support.real.ssh_servers import SSHD, OpenSshServer, free_port
-from tests.support.waiting import pilot_wait_until, wait_until
+from tests.support.waiting import pilot_wait_until, running, wait_until
 
 from envtui.cli import main
 from envtui.dashboard.store import Store
@@ -66,13 +66,8 @@ async def attached(
         prompt=prompt,
     )
     source = CodexSource(options, sink)
-    stop = asyncio.Event()
-    task = asyncio.ensure_future(source.run(stop))
-    try:
+    async with running(source.run):
         yield source, store, events
-    finally:
-        stop.set()
-        await asyncio.wait_for(task, timeout=30)
 
 
 def _exec_server_pids(source: CodexSource) -> list[int]:
@@ -343,9 +338,7 @@ async def test_resuming_a_thread_by_id(tmp_path: Path) -> None:
         codex=str(offline_codex(tmp_path)), codex_home=home, thread=thread, poll_interval=0.3
     )
     resumed = CodexSource(options, store.apply)
-    stop = asyncio.Event()
-    task = asyncio.ensure_future(resumed.run(stop))
-    try:
+    async with running(resumed.run):
         await wait_until(
             lambda: (
                 {r.id: r.status for r in store.environments.values()}
@@ -356,6 +349,3 @@ async def test_resuming_a_thread_by_id(tmp_path: Path) -> None:
         assert resumed.thread_id == thread
         assert store.environments["local"].cwd == str(work)
         await wait_until(lambda: bool(store.steps), timeout=30, what="the resumed thread's steps")
-    finally:
-        stop.set()
-        await asyncio.wait_for(task, timeout=30)

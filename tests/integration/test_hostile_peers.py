@@ -24,7 +24,7 @@ from tests.support.fakes.recorded_manager import managed
 from tests.support.files import FAKE_APP_SERVER, FAKE_EXEC_SERVER
 from tests.support.liveness import alive
 from tests.support.real.ssh_servers import InProcessServer, in_process_server
-from tests.support.waiting import wait_until
+from tests.support.waiting import running, wait_until
 
 from envtui.environments.exec_server import ExecServerEnvironment, ExecServerSettings
 from envtui.environments.jsonrpc import MAX_UNSENT_REPLIES
@@ -117,13 +117,8 @@ async def attached(tmp_path: Path, mode: str) -> AsyncIterator[tuple[CodexSource
     events: list[Event] = []
     options = CodexOptions(codex=app_server(tmp_path, mode), cwd=str(tmp_path), poll_interval=0.2)
     source = CodexSource(options, events.append)
-    stop = asyncio.Event()
-    task = asyncio.ensure_future(source.run(stop))
-    try:
+    async with running(source.run, timeout=15):
         yield source, events
-    finally:
-        stop.set()
-        await asyncio.wait_for(task, timeout=15)
 
 
 def statuses(events: list[Event]) -> list[tuple[str, str, bool]]:

@@ -12,7 +12,7 @@ import pytest
 
 from tests.support.data.session_trees import HOSTILE_IDS, thread_id, with_environments
 from tests.support.real.prometheus_server import PROMETHEUS, prometheus, query
-from tests.support.real.ssh_servers import SSHD, OpenSshServer, free_port
+from tests.support.real.ssh_servers import SSHD, OpenSshServer, environments_toml, free_port
 from tests.support.waiting import wait_until
 
 pytestmark = [
@@ -28,24 +28,9 @@ pytestmark = [
 
 
 def _config(path: Path, server: OpenSshServer, cwd: Path) -> Path:
-    settings = server.settings()
-    path.write_text(
-        f"""
-[[environments]]
-id = "build"
-kind = "ssh"
-cwd = "{cwd}"
-host = "127.0.0.1"
-port = {server.port}
-user = "{settings.user}"
-identity_files = ["{settings.identity_files[0] if settings.identity_files else ""}"]
-known_hosts = "{settings.known_hosts[0]}"
-keepalive_interval = 0.5
-keepalive_count_max = 2
-backoff_initial = 0.2
-backoff_max = 1
-"""
-    )
+    entry = server.environment("build", str(cwd))
+    entry.update(keepalive_interval=0.5, keepalive_count_max=2, backoff_initial=0.2, backoff_max=1)
+    path.write_text(environments_toml([entry]))
     return path
 
 

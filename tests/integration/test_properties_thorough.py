@@ -32,6 +32,13 @@ def body(test: Callable[..., None]) -> Callable[..., None]:
     return inner
 
 
+def fold_streams(max_size: int) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """The incident fold's thorough count, given streams of up to ``max_size`` steps as the
+    unit test's are."""
+    streams = st.lists(incidents.steps(), max_size=max_size)
+    return lambda test: THOROUGH_FOLDS(given(streams)(test))
+
+
 @THOROUGH
 @given(unit.states())
 def test_full_render_round_trips_thoroughly(state: EnvironmentsState) -> None:
@@ -68,22 +75,19 @@ def test_mutated_documents_get_the_same_answer_thoroughly(data: st.DataObject) -
     body(documents.test_mutated_documents_get_the_same_answer)(data)
 
 
-@THOROUGH_FOLDS
-@given(st.lists(incidents.steps(), max_size=25))
+@fold_streams(max_size=25)
 def test_one_incident_per_episode_thoroughly(stream: list[incidents.Step]) -> None:
     body(incidents.test_one_incident_per_episode_with_its_steps_and_resolution)(stream)
 
 
-@THOROUGH_FOLDS
-@given(st.lists(incidents.steps(), max_size=25))
+@fold_streams(max_size=25)
 def test_acknowledgement_never_hides_a_new_episode_thoroughly(
     stream: list[incidents.Step],
 ) -> None:
     body(incidents.test_acknowledgement_never_hides_a_new_episode)(stream)
 
 
-@THOROUGH_FOLDS
-@given(st.lists(incidents.steps(), max_size=20))
+@fold_streams(max_size=20)
 def test_an_old_recording_folds_to_the_same_incidents_thoroughly(
     stream: list[incidents.Step],
 ) -> None:

@@ -21,10 +21,10 @@ from tests.support.liveness import alive
 from tests.support.real.serve_process import (
     Served,
     browser_client,
-    free_port,
     logged_in,
+    open_tabs,
     screen_bytes,
-    start_serve,
+    start_served,
     stop_serve,
 )
 from tests.support.waiting import poll_until
@@ -34,14 +34,12 @@ MAX_SESSIONS = 2
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    port = free_port()
     home = tmp_path_factory.mktemp("serve-home")
-    arguments = ["--port", str(port), "--max-sessions", str(MAX_SESSIONS), "--", "demo"]
-    process, url, log = start_serve(arguments, home)
+    served = start_served(["--max-sessions", str(MAX_SESSIONS), "--", "demo"], home)
     try:
-        yield Served(process, port, url, log)
+        yield served
     finally:
-        stop_serve(process)
+        stop_serve(served.process)
 
 
 def _no_dashboards_left(served: Served) -> None:
@@ -105,13 +103,10 @@ async def test_one_dashboard_more_than_max_sessions_is_refused_with_the_reason(
 ) -> None:
     async with browser_client() as client:
         await logged_in(client, served)
-        url = f"ws://127.0.0.1:{served.port}/ws?width=120&height=40"
-        headers = {"Origin": served.origin}
-        open_ = [await client.ws_connect(url, headers=headers) for _ in range(MAX_SESSIONS)]
-        try:
-            for websocket in open_:
+        async with open_tabs(client, served, MAX_SESSIONS) as tabs:
+            for websocket in tabs:
                 await screen_bytes(websocket, 1_000)  # each has its dashboard
-            extra = await client.ws_connect(url, headers=headers)
+            extra = await client.ws_connect(served.tab_url, headers={"Origin": served.origin})
             async with asyncio.timeout(30):  # closed at once, never left hanging
                 refusal = await extra.receive()
             assert refusal.type == aiohttp.WSMsgType.CLOSE
@@ -126,9 +121,6 @@ async def test_one_dashboard_more_than_max_sessions_is_refused_with_the_reason(
             assert len(dashboards) == MAX_SESSIONS
             rss = sum(p.memory_info().rss for p in dashboards) / 2**20
             print(f"{MAX_SESSIONS} dashboards at the cap: {rss:.0f} MB RSS together")
-        finally:
-            for websocket in open_:
-                await websocket.close()
     _no_dashboards_left(served)
     async with browser_client() as client:  # room again
         await logged_in(client, served)
@@ -166,15 +158,14 @@ def test_a_token_file_fixes_the_token(tmp_path: Path) -> None:
     """The printed address carries the file's token, and the page takes it."""
     token_file = tmp_path / "token"
     token_file.write_text("my-fixed-token\n", encoding="utf-8")
-    port = free_port()
-    process, url, _ = start_serve(["--port", str(port), "--token-file", str(token_file)], tmp_path)
+    served = start_served(["--token-file", str(token_file)], tmp_path)
     try:
-        assert url == f"http://127.0.0.1:{port}/?token=my-fixed-token"
-        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        assert served.url == f"http://127.0.0.1:{served.port}/?token=my-fixed-token"
+        connection = http.client.HTTPConnection("127.0.0.1", served.port, timeout=30)
         connection.request("GET", "/?token=my-fixed-token")
         answer = connection.getresponse()
         assert answer.status == 303  # the file's token is the one taken
-        assert f"envtui-serve-{port}=" in answer.getheader("Set-Cookie", "")
+        assert f"envtui-serve-{served.port}=" in answer.getheader("Set-Cookie", "")
         connection.close()
     finally:
-        assert stop_serve(process) == 0
+        assert stop_serve(served.process) == 0

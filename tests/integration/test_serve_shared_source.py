@@ -10,25 +10,26 @@ its connections, and removes the stream. ``serve -- codex`` with three tabs runs
 from __future__ import annotations
 
 import asyncio
-import getpass
 from pathlib import Path
 
 import psutil
 import pytest
 
-from tests.support.liveness import alive
 from tests.support.real.codex_tools import CODEX, needs_codex
 from tests.support.real.serve_process import (
     Served,
     browser_client,
-    free_port,
     logged_in,
+    open_tabs,
     screen_bytes,
-    start_serve,
-    stop_serve,
+    serving,
 )
-from tests.support.real.ssh_servers import SSHD, OpenSshServer
-from tests.support.real.ssh_servers import free_port as free_ssh_port
+from tests.support.real.ssh_servers import (
+    SSHD,
+    OpenSshServer,
+    environments_toml,
+    open_ssh_server,
+)
 from tests.support.waiting import wait_until
 
 needs_sshd = pytest.mark.skipif(
@@ -40,22 +41,9 @@ HOSTS = ("alpha", "beta")
 
 
 def _config(tmp_path: Path, server: OpenSshServer) -> Path:
-    entries = [
-        f"""
-[[environments]]
-id = "{name}"
-kind = "ssh"
-cwd = "/"
-host = "127.0.0.1"
-port = {server.port}
-user = "{getpass.getuser()}"
-identity_files = ["{server.directory / "clientkey"}"]
-known_hosts = "{server.directory / "known_hosts"}"
-"""
-        for name in HOSTS
-    ]
     config = tmp_path / "envtui.toml"
-    config.write_text("step_interval = 1\n" + "".join(entries))
+    entries = [server.environment(name, "/") for name in HOSTS]
+    config.write_text("step_interval = 1\n" + environments_toml(entries))
     return config
 
 
@@ -69,16 +57,10 @@ async def test_every_tab_follows_one_source_with_one_ssh_connection_per_host(
 ) -> None:
     sshd_dir = tmp_path / "sshd"
     sshd_dir.mkdir()
-    sshd = OpenSshServer(sshd_dir, free_ssh_port()).start()
-    try:
-        await sshd.accepting()
+    async with open_ssh_server(sshd_dir) as sshd:
         config = _config(tmp_path, sshd)
-        port = free_port()
-        arguments = ["--port", str(port), "--", "watch", "--config", str(config)]
-        process, url, log = start_serve(arguments, tmp_path)
-        served = Served(process, port, url, log)
-        try:
-            assert "a dashboard per tab, at most 8 on one shared source" in log.read_text()
+        with serving(["--", "watch", "--config", str(config)], tmp_path) as served:
+            assert "a dashboard per tab, at most 8 on one shared source" in served.log.read_text()
             await wait_until(  # async: the loop closes the probe's connection meanwhile
                 lambda: len(sshd.children()) == len(HOSTS),
                 what=f"the source's connections (sshd children: {sshd.children()})",
@@ -87,26 +69,17 @@ async def test_every_tab_follows_one_source_with_one_ssh_connection_per_host(
             assert most == len(HOSTS)  # not one per host per tab
             assert stream.is_file()
             assert stream.stat().st_size > 0  # what the tabs followed
-        finally:
-            started = psutil.Process(process.pid).children(recursive=True)
-            assert stop_serve(process) == 0, log.read_text(errors="replace")
-        assert not any(alive(p.pid) for p in started)
         assert not stream.parent.exists()  # the stream and its folder are removed
         await wait_until(lambda: not sshd.children(), what="the source's connections to close")
-    finally:
-        sshd.stop()
 
 
 async def _three_tabs(served: Served, sshd: OpenSshServer) -> tuple[int, Path]:
     """Open three tabs; the most connections the sshd held meanwhile, and the stream the
     tabs' dashboards follow."""
-    headers = {"Origin": served.origin}
-    url = f"ws://127.0.0.1:{served.port}/ws?width=120&height=40"
     most = 0
     async with browser_client() as client:
         await logged_in(client, served)
-        tabs = [await client.ws_connect(url, headers=headers) for _ in range(TABS)]
-        try:
+        async with open_tabs(client, served, TABS) as tabs:
             for tab in tabs:
                 await screen_bytes(tab, 1_000)  # each shows its dashboard
                 most = max(most, len(sshd.children()))
@@ -120,9 +93,6 @@ async def _three_tabs(served: Served, sshd: OpenSshServer) -> tuple[int, Path]:
                 assert "--follow" in dashboard.cmdline()
             rss = sum(p.memory_info().rss for p in dashboards) / 2**20
             print(f"{TABS} tabs: {rss:.0f} MB RSS together, {most} SSH connections")
-        finally:
-            for tab in tabs:
-                await tab.close()
     return most, stream
 
 
@@ -143,29 +113,16 @@ async def test_every_tab_of_a_served_codex_shares_one_app_server(tmp_path: Path)
     assert CODEX is not None
     home = tmp_path / "codex-home"
     home.mkdir()
-    port = free_port()
-    arguments = ["--port", str(port), "--", "codex", "--codex", str(CODEX), "--cwd",
-                 str(tmp_path), "--codex-home", str(home)]  # fmt: skip
-    process, url, log = start_serve(arguments, tmp_path)
-    served = Served(process, port, url, log)
-    try:
+    arguments = ["--", "codex", "--codex", str(CODEX), "--cwd", str(tmp_path),
+                 "--codex-home", str(home)]  # fmt: skip
+    with serving(arguments, tmp_path) as served:  # the app-server ends with the server
         await wait_until(lambda: len(_app_servers(served)) == 1, what="the one app-server")
-        headers = {"Origin": served.origin}
         async with browser_client() as client:
             await logged_in(client, served)
-            ws = f"ws://127.0.0.1:{port}/ws?width=120&height=40"
-            tabs = [await client.ws_connect(ws, headers=headers) for _ in range(TABS)]
-            try:
+            async with open_tabs(client, served, TABS) as tabs:
                 for tab in tabs:
                     await screen_bytes(tab, 1_000)
                 dashboards = _tab_dashboards(served)
                 assert len(dashboards) == TABS
                 assert all("--answers" in p.cmdline() for p in dashboards)  # they answer too
                 assert len(_app_servers(served)) == 1  # not one per tab
-            finally:
-                for tab in tabs:
-                    await tab.close()
-    finally:
-        started = psutil.Process(process.pid).children(recursive=True)
-        assert stop_serve(process) == 0, log.read_text(errors="replace")
-    assert not any(alive(p.pid) for p in started)  # the app-server ended with the server

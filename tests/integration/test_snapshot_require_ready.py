@@ -4,15 +4,18 @@ exit code a CI step can fail on."""
 from __future__ import annotations
 
 import asyncio
-import getpass
-import json
 import os
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.support.real.ssh_servers import SSHD, OpenSshServer, free_port
+from tests.support.real.ssh_servers import (
+    SSHD,
+    OpenSshServer,
+    environments_toml,
+    open_ssh_server,
+)
 
 pytestmark = pytest.mark.skipif(
     SSHD is None,
@@ -21,28 +24,13 @@ pytestmark = pytest.mark.skipif(
 
 
 def write_config(tmp_path: Path, server: OpenSshServer) -> Path:
-    """``local`` and ``real`` (the sshd), written as TOML (JSON strings are TOML strings)."""
+    """``local`` and ``real`` (the sshd)."""
     entries: list[dict[str, object]] = [
         {"id": "local", "kind": "local", "cwd": str(tmp_path)},
-        {
-            "id": "real",
-            "kind": "ssh",
-            "cwd": str(tmp_path),
-            "host": "127.0.0.1",
-            "port": server.port,
-            "user": getpass.getuser(),
-            "identity_files": [str(server.directory / "clientkey")],
-            "known_hosts": str(server.directory / "known_hosts"),
-            "connect_timeout": 5,
-        },
+        {**server.environment("real", str(tmp_path)), "connect_timeout": 5},
     ]
     config = tmp_path / "config.toml"
-    config.write_text(
-        "".join(
-            "[[environments]]\n" + "".join(f"{k} = {json.dumps(v)}\n" for k, v in entry.items())
-            for entry in entries
-        )
-    )
+    config.write_text(environments_toml(entries))
     return config
 
 
@@ -76,9 +64,7 @@ async def snapshot(config: Path, tmp_path: Path, *require: str) -> tuple[int, st
 async def test_require_ready_passes_while_sshd_is_up_and_fails_once_it_is_down(
     tmp_path: Path,
 ) -> None:
-    server = OpenSshServer(tmp_path, free_port()).start()
-    try:
-        await server.accepting()
+    async with open_ssh_server(tmp_path) as server:
         config = write_config(tmp_path, server)
         assert await snapshot(config, tmp_path) == (0, "")
         server.stop()
@@ -93,5 +79,3 @@ async def test_require_ready_passes_while_sshd_is_up_and_fails_once_it_is_down(
         assert "not ready: real" in err
         code, err = await snapshot(config, tmp_path, "nope")
         assert (code, err) == (2, "envtui snapshot: --require-ready: not configured: nope\n")
-    finally:
-        server.stop()

@@ -2,13 +2,15 @@
 
 The bound is a guard against a hang, never a timing: a minute by default, so a loaded
 machine (CI runs the whole suite on 2 cores) is slow, not failed. A wait that passes
-returns as soon as its condition holds."""
+returns as soon as its condition holds. A task run for the length of a block is waited for
+at its end with the same kind of bound."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from textual.pilot import Pilot
@@ -60,3 +62,22 @@ def poll_until(
             raise AssertionError(f"timed out after {timeout} s waiting for {described}")
         time.sleep(interval)  # the poll interval of this bounded wait
     return time.monotonic() - start
+
+
+@contextlib.asynccontextmanager
+async def running(
+    run: Callable[[asyncio.Event], Awaitable[None]], timeout: float = 30.0
+) -> AsyncIterator[asyncio.Task[None]]:
+    """``run(stop)`` as a task for the length of the block; then ``stop`` is set and the task
+    waited for (``timeout``: the hang guard). A task that ended by itself before (the test
+    may wait for its end) raises its error, if it had one, here."""
+    stop = asyncio.Event()
+    task = asyncio.ensure_future(run(stop))
+    try:
+        yield task
+    finally:
+        stop.set()
+        if not task.done():
+            await asyncio.wait_for(task, timeout=timeout)
+        elif not task.cancelled():
+            task.result()

@@ -5,14 +5,17 @@ keys in the footer and a breadcrumb in the header."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.app import App
+from textual.pilot import Pilot
 from textual.widgets import Static
 
 from tests.support.data.session_trees import copy_real, with_wrong_last_context
@@ -184,16 +187,30 @@ def counted_app(root: Path, polls: list[int]) -> SessionsApp:
     return SessionsApp(watch, lambda s: files.rollout_source(s.path), options)
 
 
-async def test_a_poll_that_changes_nothing_touches_no_widget(
-    tree: Path, utc: None, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    touches = Touches(monkeypatch)
+@pytest.fixture
+def touches(monkeypatch: pytest.MonkeyPatch) -> Touches:
+    return Touches(monkeypatch)
+
+
+@contextlib.asynccontextmanager
+async def settled_app(
+    tree: Path, touches: Touches
+) -> AsyncIterator[tuple[SessionsApp, Pilot[Any], list[int]]]:
+    """:func:`counted_app` at 160x45 with its four rows, three polls in (the counts of each
+    poll's changes), and what it touched until then forgotten."""
     polls: list[int] = []
     app = counted_app(tree, polls)
     async with app.run_test(size=(160, 45)) as pilot:
         await pilot_wait_until(pilot, lambda: app.sessions.table.row_count == 4, what="rows")
         await pilot_wait_until(pilot, lambda: len(polls) >= 3, what="polls")
         touches.calls.clear()
+        yield app, pilot, polls
+
+
+async def test_a_poll_that_changes_nothing_touches_no_widget(
+    tree: Path, utc: None, touches: Touches
+) -> None:
+    async with settled_app(tree, touches) as (_, pilot, polls):
         seen = len(polls)
         await pilot_wait_until(pilot, lambda: len(polls) >= seen + 30, what="30 more polls")
         await pilot.pause(1.2)  # a tick of the clock too (pinned: no age moves)
@@ -202,16 +219,9 @@ async def test_a_poll_that_changes_nothing_touches_no_widget(
 
 
 async def test_a_changed_thread_updates_its_own_row_only(
-    tree: Path, utc: None, monkeypatch: pytest.MonkeyPatch
+    tree: Path, utc: None, touches: Touches
 ) -> None:
-    touches = Touches(monkeypatch)
-    polls: list[int] = []
-    app = counted_app(tree, polls)
-    async with app.run_test(size=(160, 45)) as pilot:
-        table = app.sessions.table
-        await pilot_wait_until(pilot, lambda: table.row_count == 4, what="rows")
-        await pilot_wait_until(pilot, lambda: len(polls) >= 3, what="polls")
-        touches.calls.clear()
+    async with settled_app(tree, touches) as (app, pilot, _):
         path = next(tree.rglob("*896e*.jsonl"))
         thread = "01a22cff-896e-72e3-9e88-aa3318667467"
         before = app.sessions.threads[thread].bad_lines

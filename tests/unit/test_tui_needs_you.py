@@ -7,7 +7,12 @@ acts on them is tests/integration/test_codex_approvals.py.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+
 import pytest
+from textual.pilot import Pilot
 from textual.widgets import Input, Static
 
 from tests.support.scenarios.incident_steps import feed
@@ -26,6 +31,7 @@ from envtui.tui.app import DashboardOptions, EnvTuiApp
 from envtui.tui.main_screen import MainScreen
 from envtui.tui.needs_you import ConfirmAnswer, NeedsYouPanel, ReplyScreen
 from envtui.tui.widgets import EnvironmentTable
+from envtui.vocabulary.events import Event
 from envtui.vocabulary.thread_messages import RequestAnswered
 
 pytestmark = [pytest.mark.tui, pytest.mark.filterwarnings("ignore::DeprecationWarning")]
@@ -48,6 +54,25 @@ def make_app(answers: Answers | None) -> EnvTuiApp:
     return EnvTuiApp(None, DashboardOptions(source_name="codex", clock=clock, answer=answers))
 
 
+@contextlib.asynccontextmanager
+async def asked(
+    answers: Answers | None, *events: Event
+) -> AsyncIterator[tuple[EnvTuiApp, Pilot[Any]]]:
+    """The dashboard at 150x44 with the two environments and ``events`` drawn (none given:
+    the thread waits on a command's approval)."""
+    app = make_app(answers)
+    async with app.run_test(size=(150, 44)) as pilot:
+        await feed(app, pilot, [*environments(), *(events or (waiting(), command_request()))])
+        yield app, pilot
+
+
+async def confirmed(app: EnvTuiApp, pilot: Pilot[Any], key: str) -> None:
+    """Press ``key``, then ``enter`` once its confirmation line is up."""
+    await pilot.press(key)
+    await pilot_wait_until(pilot, lambda: isinstance(app.screen, ConfirmAnswer))
+    await pilot.press("enter")
+
+
 def panel(app: EnvTuiApp) -> str:
     return str(app.screen.query_one(NeedsYouPanel).render())
 
@@ -62,9 +87,7 @@ def error_cell(app: EnvTuiApp, environment: str) -> str:
 
 
 async def test_a_pending_approval_names_its_environment_command_cwd_reason_and_wait() -> None:
-    app = make_app(Answers())
-    async with app.run_test(size=(150, 44)) as pilot:
-        await feed(app, pilot, [*environments(), waiting(), command_request(seconds=10)])
+    async with asked(Answers(), waiting(), command_request(seconds=10)) as (app, _):
         shown = panel(app)
         assert "#0 command on devbox (exec-server, not primary) · waiting 20 s" in shown
         assert f"$ {COMMAND}" in shown
@@ -79,9 +102,7 @@ async def test_a_pending_approval_names_its_environment_command_cwd_reason_and_w
 
 async def test_o_shows_the_confirmation_line_and_enter_sends_approve_once_with_its_key() -> None:
     answers = Answers()
-    app = make_app(answers)
-    async with app.run_test(size=(150, 44)) as pilot:
-        await feed(app, pilot, [*environments(), waiting(), command_request()])
+    async with asked(answers) as (app, pilot):
         await pilot.press("o")
         await pilot_wait_until(pilot, lambda: isinstance(app.screen, ConfirmAnswer))
         assert isinstance(app.screen, ConfirmAnswer)
@@ -105,9 +126,7 @@ async def test_o_shows_the_confirmation_line_and_enter_sends_approve_once_with_i
 
 async def test_escape_at_the_confirmation_sends_nothing() -> None:
     answers = Answers()
-    app = make_app(answers)
-    async with app.run_test(size=(150, 44)) as pilot:
-        await feed(app, pilot, [*environments(), waiting(), command_request()])
+    async with asked(answers) as (app, pilot):
         await pilot.press("x")
         await pilot_wait_until(pilot, lambda: isinstance(app.screen, ConfirmAnswer))
         assert app.screen.line.startswith("decline #0: ")  # type: ignore[attr-defined]
@@ -119,9 +138,7 @@ async def test_escape_at_the_confirmation_sends_nothing() -> None:
 
 async def test_approve_for_the_session_is_refused_where_codex_does_not_offer_it() -> None:
     answers = Answers()
-    app = make_app(answers)
-    async with app.run_test(size=(150, 44)) as pilot:
-        await feed(app, pilot, [*environments(), waiting(), command_request()])
+    async with asked(answers) as (app, pilot):
         await pilot.press("O")
         await pilot.pause()
         assert isinstance(app.screen, MainScreen)
@@ -132,22 +149,16 @@ async def test_approve_for_the_session_is_refused_where_codex_does_not_offer_it(
 
 async def test_approve_for_the_session_is_sent_where_codex_offers_it() -> None:
     answers = Answers()
-    app = make_app(answers)
     offered = ["accept", "acceptForSession", "cancel"]
-    async with app.run_test(size=(150, 44)) as pilot:
-        await feed(app, pilot, [*environments(), waiting(), command_request(decisions=offered)])
+    async with asked(answers, waiting(), command_request(decisions=offered)) as (app, pilot):
         assert "O: approve for the session" in panel(app)
-        await pilot.press("O")
-        await pilot_wait_until(pilot, lambda: isinstance(app.screen, ConfirmAnswer))
-        await pilot.press("enter")
+        await confirmed(app, pilot, "O")
         await pilot_wait_until(pilot, lambda: bool(answers.sent))
         assert [(a.answer, a.key) for a in answers.sent] == [("accept_for_session", "O")]
 
 
 async def test_a_resolved_request_leaves_the_panel_and_the_table() -> None:
-    app = make_app(Answers())
-    async with app.run_test(size=(150, 44)) as pilot:
-        await feed(app, pilot, [*environments(), waiting(), command_request()])
+    async with asked(Answers()) as (app, pilot):
         await feed(app, pilot, [resolved(how="withdrawn"), waiting("idle", 21)])
         assert not app.screen.query_one(NeedsYouPanel).has_class("-visible")
         assert "needs you" not in error_cell(app, "devbox")
@@ -157,10 +168,8 @@ async def test_a_resolved_request_leaves_the_panel_and_the_table() -> None:
 
 async def test_w_moves_the_keys_to_the_next_request() -> None:
     answers = Answers()
-    app = make_app(answers)
-    async with app.run_test(size=(150, 44)) as pilot:
-        second = command_request(1, 12, environment_id="local", command="/bin/true")
-        await feed(app, pilot, [*environments(), waiting(), command_request(), second])
+    second = command_request(1, 12, environment_id="local", command="/bin/true")
+    async with asked(answers, waiting(), command_request(), second) as (app, pilot):
         assert "▶ #0 command" in panel(app)
         await pilot.press("w")
         await pilot_wait_until(
@@ -173,9 +182,7 @@ async def test_w_moves_the_keys_to_the_next_request() -> None:
 
 async def test_questions_are_shown_and_answered_in_text() -> None:
     answers = Answers()
-    app = make_app(answers)
-    async with app.run_test(size=(150, 44)) as pilot:
-        await feed(app, pilot, [*environments(), waiting("waiting_on_input"), question_request()])
+    async with asked(answers, waiting("waiting_on_input"), question_request()) as (app, pilot):
         assert "Colour: Which colour? [red: warm | blue | any text]" in panel(app)
         assert "r: answer · x: decline" in panel(app)
         await pilot.press("r")
@@ -195,10 +202,7 @@ async def test_questions_are_shown_and_answered_in_text() -> None:
 
 
 async def test_a_secret_answer_is_typed_hidden_and_not_repeated() -> None:
-    answers = Answers()
-    app = make_app(answers)
-    async with app.run_test(size=(150, 44)) as pilot:
-        await feed(app, pilot, [*environments(), question_request(secret=True)])
+    async with asked(Answers(), question_request(secret=True)) as (app, pilot):
         await pilot.press("r")
         await pilot_wait_until(pilot, lambda: isinstance(app.screen, ReplyScreen))
         assert app.screen.query_one(Input).password
@@ -209,9 +213,7 @@ async def test_a_secret_answer_is_typed_hidden_and_not_repeated() -> None:
 
 
 async def test_a_view_that_cannot_answer_says_so_and_sends_nothing() -> None:
-    app = make_app(None)
-    async with app.run_test(size=(150, 44)) as pilot:
-        await feed(app, pilot, [*environments(), waiting(), command_request()])
+    async with asked(None) as (app, pilot):
         assert "this view cannot answer Codex" in panel(app)
         await pilot.press("o")
         await pilot.pause()
@@ -220,13 +222,8 @@ async def test_a_view_that_cannot_answer_says_so_and_sends_nothing() -> None:
 
 
 async def test_an_answer_codex_can_no_longer_take_is_said_and_the_request_stays() -> None:
-    answers = Answers(problem="request #0 is no longer pending")
-    app = make_app(answers)
-    async with app.run_test(size=(150, 44)) as pilot:
-        await feed(app, pilot, [*environments(), waiting(), command_request()])
-        await pilot.press("o")
-        await pilot_wait_until(pilot, lambda: isinstance(app.screen, ConfirmAnswer))
-        await pilot.press("enter")
+    async with asked(Answers(problem="request #0 is no longer pending")) as (app, pilot):
+        await confirmed(app, pilot, "o")
         await pilot_wait_until(
             pilot,
             lambda: any(

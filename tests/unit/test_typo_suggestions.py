@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.main_in_process import run_cli
+
 from envtui.cli import main
 from envtui.settings.config import Config, ConfigError, parse_config
 from envtui.settings.suggestions import keys_at
@@ -56,10 +58,11 @@ def test_a_config_typo_reaches_the_command_line_in_one_line(
 ) -> None:
     config = tmp_path / "c.toml"
     config.write_text('[[environments]]\nid = "a"\nkind = "local"\ncwdd = "/srv"\n')
-    assert main(["snapshot", "--config", str(config)]) == 2
-    assert capsys.readouterr().err == (
+    assert run_cli(["snapshot", "--config", str(config)], capsys) == (
+        2,
+        "",
         f"envtui snapshot: error: {config}:4: environments[0].cwdd: unknown key; "
-        "did you mean 'cwd'?\n"
+        "did you mean 'cwd'?\n",
     )
 
 

@@ -4,12 +4,14 @@ its address (token included), its dashboards (its child processes), its screen b
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import re
 import signal
 import socket
 import subprocess
 import sys
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,6 +19,7 @@ import aiohttp
 import psutil
 
 from tests.support.files import ROOT
+from tests.support.liveness import alive
 from tests.support.waiting import poll_until
 
 
@@ -32,6 +35,11 @@ class Served:
     @property
     def origin(self) -> str:
         return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def tab_url(self) -> str:
+        """A dashboard's websocket, as a browser's tab of 120x40 opens it."""
+        return f"ws://127.0.0.1:{self.port}/ws?width=120&height=40"
 
     def dashboards(self) -> list[psutil.Process]:
         """The server's dashboards that still run (one per open websocket)."""
@@ -74,6 +82,26 @@ def start_serve(arguments: list[str], home: Path) -> tuple[subprocess.Popen[byte
     return process, found[0], log
 
 
+def start_served(arguments: list[str], home: Path) -> Served:
+    """``envtui serve --port PORT ARGUMENTS`` on a free loopback port (see start_serve)."""
+    port = free_port()
+    process, url, log = start_serve(["--port", str(port), *arguments], home)
+    return Served(process, port, url, log)
+
+
+@contextlib.contextmanager
+def serving(arguments: list[str], home: Path) -> Iterator[Served]:
+    """:func:`start_served` for the length of the block; then Ctrl+C: it exits 0 (else its
+    log is the message), and, when the block passed, nothing it started is left."""
+    served = start_served(arguments, home)
+    try:
+        yield served
+    finally:
+        started = psutil.Process(served.process.pid).children(recursive=True)
+        assert stop_serve(served.process) == 0, served.log.read_text(errors="replace")
+    assert not any(alive(p.pid) for p in started)
+
+
 def stop_serve(process: subprocess.Popen[bytes]) -> int:
     """Ctrl+C to its group (it ends its dashboards); killed if it does not exit."""
     if process.poll() is None:
@@ -100,6 +128,20 @@ def browser_client() -> aiohttp.ClientSession:
 async def logged_in(client: aiohttp.ClientSession, served: Served) -> None:
     async with client.get(served.url) as page:
         assert page.status == 200
+
+
+@contextlib.asynccontextmanager
+async def open_tabs(
+    client: aiohttp.ClientSession, served: Served, count: int
+) -> AsyncIterator[list[aiohttp.ClientWebSocketResponse]]:
+    """``count`` tabs of a logged-in ``client`` (their websockets), closed at the end."""
+    headers = {"Origin": served.origin}
+    tabs = [await client.ws_connect(served.tab_url, headers=headers) for _ in range(count)]
+    try:
+        yield tabs
+    finally:
+        for tab in tabs:
+            await tab.close()
 
 
 async def screen_bytes(websocket: aiohttp.ClientWebSocketResponse, enough: int) -> int:

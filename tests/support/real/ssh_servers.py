@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import getpass
+import json
 import os
 import shutil
 import signal
@@ -234,6 +235,19 @@ class OpenSshServer:
             writer.close()
             return
 
+    def environment(self, environment_id: str, cwd: str) -> dict[str, object]:
+        """A config's ``[[environments]]`` entry for this server, as :meth:`settings` are."""
+        return {
+            "id": environment_id,
+            "kind": "ssh",
+            "cwd": cwd,
+            "host": "127.0.0.1",
+            "port": self.port,
+            "user": getpass.getuser(),
+            "identity_files": [str(self.directory / "clientkey")],
+            "known_hosts": str(self.directory / "known_hosts"),
+        }
+
     def settings(self, **overrides: Any) -> SshSettings:
         """Settings for this server as the current user, with its temporary keys."""
         values: dict[str, Any] = {
@@ -265,6 +279,26 @@ class OpenSshServer:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.process.pid, signal.SIGTERM)
             self.process.wait(timeout=10)
+
+
+def environments_toml(entries: list[dict[str, object]]) -> str:
+    """Config entries as ``[[environments]]`` tables (JSON values are TOML values)."""
+    return "".join(
+        "[[environments]]\n" + "".join(f"{k} = {json.dumps(v)}\n" for k, v in entry.items())
+        for entry in entries
+    )
+
+
+@contextlib.asynccontextmanager
+async def open_ssh_server(directory: Path) -> AsyncIterator[OpenSshServer]:
+    """An :class:`OpenSshServer` of ``directory`` on a free port, accepting; stopped at the
+    end of the block."""
+    server = OpenSshServer(directory, free_port()).start()
+    try:
+        await server.accepting()
+        yield server
+    finally:
+        server.stop()
 
 
 def free_port() -> int:

@@ -34,6 +34,20 @@ def status(env_id: str, state: str, seconds: float, **fields: Any) -> Event:
     return thread_event(msg, at=at(seconds))
 
 
+def local_ready(seconds: float, *, primary: bool) -> Event:
+    """The local environment ready, in bash at /repo."""
+    return status(
+        "local",
+        "ready",
+        seconds,
+        kind="local",
+        primary=primary,
+        shell="bash",
+        shell_path="/bin/bash",
+        cwd="/repo",
+    )
+
+
 def step_state(number: int) -> EnvironmentsState:
     envs = {
         "local": EnvironmentState(cwd="/repo", shell="bash", is_primary=number == 1),
@@ -70,16 +84,7 @@ def scripted_events() -> list[Event]:
     return [
         status("build", "starting", 0, cwd="/srv/build"),
         status("local", "starting", 0, kind="local", cwd="/repo"),
-        status(
-            "local",
-            "ready",
-            1,
-            kind="local",
-            primary=True,
-            shell="bash",
-            shell_path="/bin/bash",
-            cwd="/repo",
-        ),
+        local_ready(1, primary=True),
         status(
             "legacy",
             "unavailable",
@@ -92,31 +97,13 @@ def scripted_events() -> list[Event]:
         status(
             "build", "ready", 4, primary=True, shell="zsh", shell_path="/bin/zsh", cwd="/srv/build"
         ),
-        status(
-            "local",
-            "ready",
-            4,
-            kind="local",
-            primary=False,
-            shell="bash",
-            shell_path="/bin/bash",
-            cwd="/repo",
-        ),
+        local_ready(4, primary=False),
         step_event(2, 5),
         thread_event(EnvironmentDisconnected(environment_id="build"), at=at(6)),
         status(
             "build", "unavailable", 6, cwd="/srv/build", error="connection lost: Connection lost"
         ),
-        status(
-            "local",
-            "ready",
-            6,
-            kind="local",
-            primary=True,
-            shell="bash",
-            shell_path="/bin/bash",
-            cwd="/repo",
-        ),
+        local_ready(6, primary=True),
         thread_event(
             FindingReported(
                 code="stale-available",
