@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -30,19 +31,29 @@ from playwright.sync_api import Page, sync_playwright
 from tests.support.real.browser import CATCH_TERMINAL, SCREEN_TEXT, launch, wait_for_port
 
 PORT = 47653
-URL = f"http://127.0.0.1:{PORT}/"
 HEADER = "envtui ·"
 """The dashboard's header: on screen once the first frame is drawn."""
 DEMO = [sys.executable, "-m", "envtui", "demo"]
 
 
 def start_server(workdir: Path) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "envtui", "serve", "--port", str(PORT)],
-        cwd=workdir,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    with (workdir / "serve.log").open("wb") as log:
+        return subprocess.Popen(
+            [sys.executable, "-m", "envtui", "serve", "--port", str(PORT)],
+            cwd=workdir,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+
+
+def printed_url(workdir: Path) -> str:
+    """The address the server printed, with its token (the page answers 401 without)."""
+    log = workdir / "serve.log"
+    deadline = time.monotonic() + 60
+    while not (found := re.findall(r" on (http://\S+?), a dashboard", log.read_text())):
+        assert time.monotonic() < deadline, log.read_text()
+        time.sleep(0.01)  # the poll interval of this bounded wait
+    return str(found[0])
 
 
 def stop_server(server: subprocess.Popen[bytes]) -> None:
@@ -91,7 +102,7 @@ def first_frame_in_page(page: Page, workdir: Path) -> tuple[float, float, subpro
     start = time.perf_counter()
     server = start_server(workdir)
     listening = wait_for_port("127.0.0.1", PORT)
-    page.goto(URL)
+    page.goto(printed_url(workdir))
     page.wait_for_function(f"() => ({SCREEN_TEXT})().includes({HEADER!r})", timeout=60_000)
     return listening, time.perf_counter() - start, server
 
@@ -137,7 +148,11 @@ def measure(rounds: int, settle: float) -> None:
         _, _, server = first_frame_in_page(page, workdir)
         with in_tmux(workdir, *size):
             time.sleep(settle)  # both run the demo: steps, events, reconnections
-            (served_pid,) = [child.pid for child in psutil.Process(server.pid).children()]
+            (served_pid,) = [
+                child.pid
+                for child in psutil.Process(server.pid).children()
+                if "-m envtui" in " ".join(child.cmdline())  # not a step the source runs
+            ]
             web_rss, web_uss = memory(served_pid)
             term_rss, term_uss = memory(tmux_pid())
             server_rss, _ = memory(server.pid)
