@@ -20,7 +20,7 @@ from textual.widgets import Static
 
 from tests.support.fakes.tab_server import WAIT, TabServer
 
-from envtui.tui.app import DriverClass
+from envtui.tui.app import DriverClass, EnvTuiApp
 from envtui.tui.tab_host import TabHost
 
 pytestmark = pytest.mark.tui
@@ -235,3 +235,19 @@ def test_quit_all_ends_every_tab(tabs: Tabs) -> None:
     for tab in opened:
         tab.wait_closed()
         assert tab.meta_types()[-1] == "exit"
+
+
+def test_a_dashboard_whose_tab_closes_as_it_opens_quits_without_an_error(
+    tabs: Tabs, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """A page reloaded at once: the quit comes while the dashboard mounts its widgets."""
+    for pause in range(20):
+        tab = tabs.open(lambda driver: EnvTuiApp(None, driver_class=driver))
+        if pause % 4:
+            tab.wait_for_bytes(100 * pause)  # some of its first frame
+        tab.send_meta({"type": "quit"})
+        tab.wait_closed()
+    assert tabs.host.wait(WAIT)
+    errors = capfd.readouterr().err
+    assert "Traceback" not in errors, errors
+    assert 1 not in [app.return_code for app in tabs.apps]  # Textual's code for an error

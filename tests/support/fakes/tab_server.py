@@ -82,6 +82,9 @@ class TabServer:
                 raise AssertionError(f"timed out waiting for {what}")
             self.read()
 
+    def wait_for_bytes(self, count: int) -> None:
+        self.wait(lambda: len(self.screen) >= count, f"{count} bytes of the screen")
+
     def wait_for_text(self, text: str) -> None:
         self.wait(lambda: text.encode() in self.screen, repr(text))
 
