@@ -53,16 +53,13 @@ def test_a_served_codex_tab_replays_the_stream_and_answers_through_the_server(
     codex.chmod(0o755)
     checked = check_dashboard(["codex", "--codex", str(codex), "--cwd", str(tmp_path)])
     assert isinstance(checked, argparse.Namespace)
-    shared = shared_for(checked)
+    shared = shared_for(checked, tmp_path)
     assert shared is not None
-    try:
-        arguments = shared.tab_arguments()
-        assert arguments[arguments.index("--answers") + 1] == str(shared.folder / "answers.sock")
-        parser = argparse.ArgumentParser()
-        dashboard.add_parsers(parser.add_subparsers(dest="command"))
-        (shared.folder / "events.jsonl").write_text("")
-        tab = dashboard.source_for(parser.parse_args(arguments))
-        assert not isinstance(tab, int)
-        assert isinstance(getattr(tab[1], "answer", None), AnswerRelay)  # the keys answer
-    finally:
-        shared.remove()
+    arguments = shared.tab_arguments()
+    assert arguments[arguments.index("--answers") + 1] == str(tmp_path / "answers.sock")
+    parser = argparse.ArgumentParser()
+    dashboard.add_parsers(parser.add_subparsers(dest="command"))
+    (tmp_path / "events.jsonl").write_text("")
+    tab = dashboard.source_for(parser.parse_args(arguments))
+    assert not isinstance(tab, int)
+    assert isinstance(getattr(tab[1], "answer", None), AnswerRelay)  # the keys answer
