@@ -13,16 +13,8 @@ import aiohttp
 import pytest
 
 from tests.support.liveness import alive
-from tests.support.real.serve_process import (
-    Served,
-    browser_client,
-    free_port,
-    logged_in,
-    screen_bytes,
-    start_serve,
-    stop_serve,
-    tab_hosts,
-)
+from tests.support.real import serve_process as serving
+from tests.support.real.serve_process import Served, tab_hosts
 from tests.support.waiting import wait_until
 
 from envtui.commands.hosted_tabs import IDLE_LINGER
@@ -32,12 +24,12 @@ WAIT = 60.0 + IDLE_LINGER
 
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[Served]:
-    port = free_port()
-    process, url, log = start_serve(["--port", str(port), "--", "demo"], tmp_path)
+    port = serving.free_port()
+    process, url, log = serving.start_serve(["--port", str(port), "--", "demo"], tmp_path)
     try:
         yield Served(process, port, url, log)
     finally:
-        assert stop_serve(process) == 0, log.read_text(errors="replace")
+        assert serving.stop_serve(process) == 0, log.read_text(errors="replace")
 
 
 async def _open_tab(
@@ -46,7 +38,7 @@ async def _open_tab(
     tab = await client.ws_connect(
         f"ws://127.0.0.1:{served.port}/ws?width=100&height=30", headers={"Origin": served.origin}
     )
-    await screen_bytes(tab, 1_000)  # its dashboard draws
+    await serving.screen_bytes(tab, 1_000)  # its dashboard draws
     return tab
 
 
@@ -54,8 +46,8 @@ async def test_the_tab_host_ends_once_no_tab_wanted_it_and_the_next_tab_starts_a
     served: Served,
 ) -> None:
     (first,) = tab_hosts(served.process.pid)  # ready before the first tab
-    async with browser_client() as client:
-        await logged_in(client, served)
+    async with serving.browser_client() as client:
+        await serving.logged_in(client, served)
         tabs = [await _open_tab(client, served) for _ in range(2)]
         assert len(served.dashboards()) == 2
         assert tab_hosts(served.process.pid) == [first]  # both in the one host
@@ -74,13 +66,13 @@ async def test_the_tab_host_ends_once_no_tab_wanted_it_and_the_next_tab_starts_a
 async def test_tabs_whose_host_died_are_closed_and_the_next_tab_gets_a_new_host(
     served: Served,
 ) -> None:
-    async with browser_client() as client:
-        await logged_in(client, served)
+    async with serving.browser_client() as client:
+        await serving.logged_in(client, served)
         orphaned = await _open_tab(client, served)
         (host,) = tab_hosts(served.process.pid)
         os.kill(host.pid, signal.SIGKILL)
         with pytest.raises(AssertionError, match="websocket ended"):
-            await screen_bytes(orphaned, 10**9)  # closed, not left hanging
+            await serving.screen_bytes(orphaned, 10**9)  # closed, not left hanging
         await orphaned.close()
         replacement = await _open_tab(client, served)
         assert [h.pid for h in tab_hosts(served.process.pid)] != [host.pid]
