@@ -22,6 +22,7 @@ from envtui.settings.locations import export_dir
 if TYPE_CHECKING:  # the config and event models load when a command runs, not for --help
     from envtui.settings.alerts_config import AlertsConfig
     from envtui.settings.config import Config
+    from envtui.tui.app import DriverClass, EnvTuiApp
     from envtui.vocabulary.events import Source
     from envtui.vocabulary.thread_messages import RequestAnswered
 
@@ -96,7 +97,22 @@ def _run_app(
     source: Source,
     answer: Callable[[RequestAnswered], str | None] | None = None,
 ) -> int:
-    command = args.mode
+    try:
+        app_for(args, config, source, answer).run()
+    finally:
+        end_leftover_processes()
+    return 0
+
+
+def app_for(
+    args: argparse.Namespace,
+    config: Config,
+    source: Source,
+    answer: Callable[[RequestAnswered], str | None] | None = None,
+    driver_class: DriverClass | None = None,
+) -> EnvTuiApp:
+    """The dashboard of a command on its source, drawn by ``driver_class`` (None: in the
+    terminal); ``envtui serve`` makes one per browser tab."""
     from datetime import UTC
 
     from envtui.tui.app import EnvTuiApp
@@ -104,7 +120,7 @@ def _run_app(
     options = dashboard_options(
         args,
         config,
-        source_name=SOURCES[command].title(args),
+        source_name=SOURCES[args.mode].title(args),
         environment_events=config.environment_events,
         status_history=config.status_history,
         alerts=alerts_for(args, config),
@@ -112,11 +128,7 @@ def _run_app(
         export_dir=Path(args.export_dir) if args.export_dir else export_dir(),
         answer=answer,
     )
-    try:
-        EnvTuiApp(source, options).run()
-    finally:
-        end_leftover_processes()
-    return 0
+    return EnvTuiApp(source, options, driver_class=driver_class)
 
 
 def alerts_for(args: argparse.Namespace, config: Config) -> AlertsConfig | None:

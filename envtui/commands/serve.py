@@ -1,12 +1,13 @@
-"""``envtui serve``: any dashboard command in a browser, through textual-serve.
+"""``envtui serve``: any dashboard command in a browser, through textual-serve's page.
 
-textual-serve answers each browser tab with a dashboard process of its own, started from a
-command line and driven over a websocket; closing the tab ends that process. This command
-checks the dashboard's arguments with the dashboard's own parser first (a typo fails at
-once, not in every tab), builds the command line, binds loopback unless told otherwise,
-makes the token and the rules of who is answered (:mod:`envtui.commands.web_access`), and
-leaves the serving and the shutdown to :mod:`envtui.commands.web_server`, which loads
-textual-serve (and aiohttp) only when this command runs.
+Each browser tab gets a dashboard of its own, driven over a websocket; all of them run in
+one tab host process beside the server (:mod:`envtui.commands.serve_tabs`), and closing
+the tab ends its dashboard. This command checks the dashboard's arguments with the
+dashboard's own parser first (a typo fails at once, not in every tab), binds loopback
+unless told otherwise, makes the token and the rules of who is answered
+(:mod:`envtui.commands.web_access`), and leaves the serving and the shutdown to
+:mod:`envtui.commands.web_server`, which loads textual-serve (and aiohttp) only when this
+command runs.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import argparse
 import ipaddress
 import shlex
 import sys
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -43,9 +45,9 @@ DEFAULT_MAX_SESSIONS = 8
 SERVE = Command(
     "serve",
     summary="a dashboard command in the browser (textual-serve)",
-    description="Serve a dashboard command to web browsers: one dashboard process per "
-    "browser tab; a live command's source (demo, watch, codex) runs once, and every tab "
-    "shows its events, a late tab from the state the others show. Dashboard arguments go "
+    description="Serve a dashboard command to web browsers: a dashboard per browser tab, "
+    "all in one process; a live command's source (demo, watch, codex) runs once, and every "
+    "tab shows its events, a late tab from the state the others show. Dashboard arguments go "
     "after `--` (default: demo), e.g. `envtui serve -- watch --config envtui.toml`.",
     options=Group(
         Arg(
@@ -116,15 +118,6 @@ def check_dashboard(arguments: Sequence[str]) -> argparse.Namespace | int:
         )
     prepared = dashboard.source_for(args)
     return prepared if isinstance(prepared, int) else args
-
-
-def served_command(arguments: Sequence[str]) -> str:
-    """The shell command line textual-serve runs per tab: this Python's ``envtui``.
-
-    ``exec`` makes the dashboard the shell's own process, so the server's children are the
-    dashboards themselves; ``shlex`` quotes every argument.
-    """
-    return "exec " + shlex.join([sys.executable, "-m", "envtui", *arguments])
 
 
 def is_loopback(host: str) -> bool:
@@ -213,9 +206,11 @@ def run(args: argparse.Namespace) -> int:
     from envtui.commands.shared_source import shared_for  # asyncio and the writer: only here
 
     title = shlex.join(["envtui", *arguments])
-    shared = shared_for(checked)
+    folder = Path(tempfile.mkdtemp(prefix="envtui-serve-"))  # 0700: this user's alone
+    shared = shared_for(checked, folder)
     return serve_dashboards(
-        served_command(shared.tab_arguments() if shared else arguments),
+        shared.tab_arguments() if shared else arguments,
+        folder=folder,
         shared=shared,
         title=title,
         host=args.host,

@@ -4,14 +4,15 @@ A live dashboard command (``demo``, ``watch``, ``codex``) served to ten tabs mus
 ten SSH connections to every host, ten app-servers and ten alert commands. So the server
 runs the command's source once, in its own event loop, and writes the events as
 ``envtui events`` does (the incidents derived after each step's findings included) to a
-stream in a private folder; each tab's dashboard is ``envtui replay STREAM --follow
+stream in the server's private folder; each tab's dashboard (in the tab host,
+:mod:`envtui.commands.serve_tabs`) is the dashboard of ``envtui replay STREAM --follow
 --speed 0``, which reads what was written so far (a tab that opens late starts from the
 state the others show) and then what comes. ``--metrics`` is served once, by the server.
 
 For ``codex``, Codex's approvals and questions are shown in every tab, and a tab's answer
 goes back to the server over a Unix socket beside the stream
 (:mod:`envtui.commands.shared_answers`), which sends it to the one app-server. ``replay``
-and ``rollout`` read a file of their own and are served as they are, a dashboard per tab.
+and ``rollout`` read a file of their own and are served as they are, each tab reading it.
 
 The alert command (``--alert-command``, or the config's ``[alerts] command``) runs here,
 once per burst whatever the number of tabs, from a store of the server's own that sees
@@ -23,9 +24,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import shutil
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -45,12 +44,11 @@ STREAM_NAME = "events.jsonl"
 ANSWERS_NAME = "answers.sock"
 
 
-def shared_for(args: argparse.Namespace) -> SharedSource | None:
-    """The shared source of a served live command (its arguments already checked), with a
-    fresh private folder for its stream; None for a command that reads a file."""
+def shared_for(args: argparse.Namespace, folder: Path) -> SharedSource | None:
+    """The shared source of a served live command (its arguments already checked), its
+    stream in the server's private ``folder``; None for a command that reads a file."""
     if args.mode not in LIVE_COMMANDS:
         return None
-    folder = Path(tempfile.mkdtemp(prefix="envtui-serve-"))  # 0700: this user's alone
     return SharedSource(args, SOURCES[args.mode].title(args), folder)
 
 
@@ -154,10 +152,6 @@ class SharedSource:
         self._stop.set()
         if self._task is not None:
             await asyncio.wait({self._task}, timeout=grace)
-
-    def remove(self) -> None:
-        """Remove the stream and its folder (after the tabs' dashboards ended)."""
-        shutil.rmtree(self.folder, ignore_errors=True)
 
     def report(self) -> int:
         """The server's exit code for how the source ended: 1 with the reason if it failed,

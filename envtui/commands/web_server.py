@@ -1,15 +1,19 @@
-"""textual-serve's server, run so that every dashboard process it started ends with it.
+"""textual-serve's page, with every tab's dashboard in one tab host, and a shutdown that
+ends everything it started.
 
-textual-serve starts one dashboard per browser tab (a child of this process) and ends it
-when the tab closes. Its own ``serve()`` leaves the shutdown to aiohttp's defaults: with
-a tab open, a SIGTERM left textual-serve 1.1.3's server and that tab's dashboard running
-(for more than 15 s when tried), and nothing there ends a dashboard that ignores the quit
-message or what a dashboard started. So here a stop signal
-(:func:`envtui.vocabulary.stopping.stop_on_signals`) ends the server in this order: stop listening
-and close the tabs' connections (aiohttp; textual-serve then sends each dashboard its
-quit message), ask each dashboard to quit once more (SIGTERM, on which Textual's web
-driver exits the app cleanly), wait for them and everything they started, then kill what
-is left (:mod:`envtui.environments.processes`).
+textual-serve gives the page, its scripts and the downloads; each tab's websocket gets a
+:class:`~envtui.commands.hosted_tabs.HostedTab`: a dashboard in the tab host process
+(:mod:`envtui.commands.serve_tabs`), which runs every tab's app, instead of a dashboard
+process per tab (textual-serve's own way: ten tabs were ten interpreters, eight times the
+memory of one dashboard in a terminal). Closing the tab ends its dashboard.
+
+textual-serve's own ``serve()`` leaves the shutdown to aiohttp's defaults: with a tab open,
+a SIGTERM left textual-serve 1.1.3's server and that tab's dashboard running (for more
+than 15 s when tried). So here a stop signal (:func:`envtui.vocabulary.stopping.stop_on_signals`)
+ends the server in this order: stop listening and close the tabs' connections (aiohttp;
+each tab's dashboard is then asked to quit), stop the shared source, ask the tab host to
+quit (SIGTERM, on which it asks every tab to quit), wait for it and everything it
+started, then kill what is left (:mod:`envtui.environments.processes`).
 
 Before any of that, every request passes :mod:`envtui.commands.web_guard` (its own Host
 and Origin, the token), and the dashboards are counted: at ``--max-sessions`` a new tab's
@@ -24,18 +28,21 @@ import asyncio
 import json
 import logging
 import os
+import shutil
 import signal
 import sys
 import time
+from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 import aiohttp_jinja2
 import jinja2
 import psutil
 from aiohttp import WSCloseCode, WSMsgType, web
-from textual_serve.app_service import AppService
 from textual_serve.server import Server
 
+from envtui.commands.hosted_tabs import HostedTab, TabHosts
 from envtui.commands.web_access import Access, clamp_size
 from envtui.commands.web_guard import add_safety_headers, guard
 from envtui.environments.processes import alive, descendants, end
@@ -46,9 +53,9 @@ if TYPE_CHECKING:
     from envtui.commands.shared_source import SharedSource
 
 QUIT_GRACE = 10.0
-"""Seconds a dashboard gets to quit (its source ends its own processes) before it is killed."""
+"""Seconds the tab host gets to quit (each tab's replay closes its file) before it is killed."""
 HANDLER_GRACE = 2.0
-"""Seconds aiohttp then gives the tabs' handlers; a killed dashboard's tab never answers."""
+"""Seconds aiohttp then gives the tabs' handlers; a killed tab host's tab never answers."""
 KILL_GRACE = 2.0
 """Seconds for the killed to be gone before the server exits."""
 POLL = 0.05
@@ -67,14 +74,15 @@ class DashboardServer(Server):
     ``tests/unit/test_serve_upstream.py`` holds to the signatures used here:
     ``handle_index`` and ``handle_download`` (the page, through the routes named
     ``websocket`` and ``static``, and the browser's downloads), ``statics_path``,
-    ``templates_path``, ``download_manager`` and ``debug``, and :class:`AppService`, one
-    dashboard process. The websocket handler is this class's own, since textual-serve's
-    takes any size a client asks for, at the start and in every resize message.
+    ``templates_path`` and ``download_manager``, and :class:`AppService` (which
+    :class:`HostedTab` is). The websocket handler is this class's own, since textual-serve's
+    starts a process per tab and takes any size a client asks for, at the start and in
+    every resize message.
     """
 
     def __init__(
         self,
-        command: str,
+        hosts: TabHosts,
         *,
         host: str,
         port: int,
@@ -84,7 +92,9 @@ class DashboardServer(Server):
         max_sessions: int,
         shared: SharedSource | None = None,
     ) -> None:
+        command = " ".join(hosts.arguments)  # textual-serve's name for what each tab runs
         super().__init__(command, host=host, port=port, title=title, public_url=public_url)
+        self.hosts = hosts
         self.access = access
         self.max_sessions = max_sessions
         self.shared = shared
@@ -118,8 +128,8 @@ class DashboardServer(Server):
         logging.getLogger("asyncssh").setLevel(logging.WARNING)  # the shared source's SSH
 
     async def handle_dashboard_socket(self, request: web.Request) -> web.WebSocketResponse:
-        """One tab's dashboard: refused with a reason at the cap (no process started),
-        else started at the clamped size and driven until either side closes."""
+        """One tab's dashboard: refused with a reason at the cap (nothing started), else
+        started in the tab host at the clamped size and driven until either side closes."""
         websocket = web.WebSocketResponse(heartbeat=HEARTBEAT)
         await websocket.prepare(request)
         if self.full():
@@ -136,13 +146,12 @@ class DashboardServer(Server):
             await websocket.close()
 
         try:
-            service = AppService(
-                self.command,
+            service = HostedTab(
+                self.hosts,
                 write_bytes=websocket.send_bytes,
                 write_str=websocket.send_str,
                 close=close,
                 download_manager=self.download_manager,
-                debug=self.debug,
             )
             await service.start(width, height)
             try:
@@ -158,9 +167,10 @@ class DashboardServer(Server):
         return websocket
 
     async def end_all(self, app: web.Application) -> None:
-        """The shared source first (what it started ends with it), then the dashboards."""
+        """The shared source first (what it started ends with it), then the tab host."""
         if self.shared is not None:
             await self.shared.stop(CLEANUP_GRACE)
+        self.hosts.close()
         await end_dashboards(os.getpid(), QUIT_GRACE)
 
     async def run_until_stopped(self, address_line: str) -> None:
@@ -178,6 +188,7 @@ class DashboardServer(Server):
                 await web.TCPSite(runner, self.host, self.port).start()
                 if self.shared is not None and self.shared.start(stop):
                     return  # an unusable --metrics address, said (nothing started yet)
+                await self.hosts.ready()  # so the first tab finds its dashboard quickly
                 print(for_terminal(address_line), flush=True)
                 await stop.wait()
         finally:
@@ -185,7 +196,7 @@ class DashboardServer(Server):
 
 
 class Driven(Protocol):
-    """What :func:`relay` drives: textual-serve's :class:`AppService`, one dashboard."""
+    """What :func:`relay` drives: a :class:`HostedTab`, one dashboard."""
 
     async def send_bytes(self, data: bytes) -> bool: ...
     async def set_terminal_size(self, width: int, height: int) -> None: ...
@@ -219,12 +230,12 @@ async def relay(websocket: web.WebSocketResponse, service: Driven) -> None:
 
 
 async def end_dashboards(server: int, grace: float) -> None:
-    """Ask the server's children to quit, wait ``grace`` seconds for them and for every
-    process they started, then kill the rest.
+    """Ask the server's children (the tab host) to quit, wait ``grace`` seconds for them
+    and for every process they started, then kill the rest.
 
-    The processes below the dashboards are remembered before anything is signalled, so one
-    whose dashboard died is still found. Waiting polls instead of reaping: asyncio's child
-    watcher reaps the dashboards, and a zombie already counts as ended.
+    The processes below the children are remembered before anything is signalled, so one
+    whose parent died is still found. Waiting polls instead of reaping: asyncio's child
+    watcher reaps the tab host, and a zombie already counts as ended.
     """
     everyone = descendants(server)
     end({p for p in everyone if _parent(p) == server}, signal.SIGTERM)
@@ -247,8 +258,9 @@ def _parent(process: psutil.Process) -> int | None:
 
 
 def serve_dashboards(
-    command: str,
+    arguments: Sequence[str],
     *,
+    folder: Path,
     title: str,
     host: str,
     port: int,
@@ -258,10 +270,11 @@ def serve_dashboards(
     address_line: str,
     shared: SharedSource | None = None,
 ) -> int:
-    """Serve ``command`` to browsers until stopped; 0, or 1 when the address is unusable
-    or the shared source failed."""
+    """Serve the dashboard command ``arguments`` to browsers until stopped, with the tab
+    host's sockets (and the shared source's stream) in the private ``folder``, removed at
+    the end; 0, or 1 when the address is unusable or the shared source failed."""
     server = DashboardServer(
-        command,
+        TabHosts(folder, arguments),
         host=host,
         port=port,
         title=title,
@@ -279,6 +292,5 @@ def serve_dashboards(
         print(for_terminal(message), file=sys.stderr)
         return 1
     finally:
-        if shared is not None:
-            shared.remove()
+        shutil.rmtree(folder, ignore_errors=True)
     return shared.report() if shared is not None else 0

@@ -24,6 +24,7 @@ from typing import Any, ClassVar
 
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.driver import Driver
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.theme import Theme
@@ -47,7 +48,11 @@ from envtui.vocabulary.safe_text import for_terminal, one_line
 from envtui.vocabulary.stopping import on_signals
 from envtui.vocabulary.terms import SourceState
 
-__all__ = ["DashboardOptions", "EnvTuiApp", "EnvtuiCommands", "Notice"]
+__all__ = ["DashboardOptions", "DriverClass", "EnvTuiApp", "EnvtuiCommands", "Notice"]
+
+DriverClass = type[Driver]
+"""How an app draws: the terminal's driver, or a browser tab's
+(:class:`~envtui.tui.served_driver.ServedDriver`)."""
 
 ALERT_CHECK = 0.25
 """Seconds between two looks at the store's alert queue (paused or not)."""
@@ -112,8 +117,17 @@ class EnvTuiApp(App[None]):
     QUIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
     """A polite kill and a closed terminal: both quit exactly as ``q`` does."""
 
-    def __init__(self, source: Source | None, options: DashboardOptions | None = None) -> None:
-        super().__init__()
+    def __init__(
+        self,
+        source: Source | None,
+        options: DashboardOptions | None = None,
+        *,
+        driver_class: DriverClass | None = None,
+    ) -> None:
+        """``driver_class``: how it draws (None: the terminal's, or what ``TEXTUAL_DRIVER``
+        names); a browser tab of ``envtui serve`` is drawn by a
+        :class:`~envtui.tui.served_driver.ServedDriver`."""
+        super().__init__(driver_class=driver_class)
         install_surviving_writer()  # a terminal gone as the dashboard quits cannot hang it
         bound_split_cells()  # Rich's split segments: see render_caches
         self._notices: deque[Notice] = deque(maxlen=MAX_NOTICES)

@@ -110,6 +110,8 @@ class MainScreen(DashboardActions):
         yield KeyBar(id="keys")
 
     def on_mount(self) -> None:
+        if not self.app.is_running:  # it quits as it starts (a tab closed as it opened):
+            return  # its widgets are being removed, some already gone
         self.set_interval(1.0, self.flush)  # the clock and relative times; stops with the screen
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._restyle())
         self._restore()

@@ -1,6 +1,6 @@
 """A real ``envtui serve`` process on a loopback port, asked by aiohttp as a browser, an
 attacker or a flood would ask it: what it refuses, what it answers, how many dashboards it
-runs. Its dashboards are the demo, counted as the server's child processes (psutil).
+runs. Its dashboards are the demo's, counted as the tab host's connections to its tabs.
 
 The browser's side of the same (a page on another port in a real Chromium) is in
 ``test_serve_browser.py``.
@@ -21,11 +21,14 @@ from tests.support.liveness import alive
 from tests.support.real.serve_process import (
     Served,
     browser_client,
+    drawn_size,
+    first_frame,
     logged_in,
     open_tabs,
     screen_bytes,
     start_served,
     stop_serve,
+    tab_hosts,
 )
 from tests.support.waiting import poll_until
 
@@ -119,8 +122,9 @@ async def test_one_dashboard_more_than_max_sessions_is_refused_with_the_reason(
                 assert page.headers["Retry-After"] == "5"
             dashboards = served.dashboards()
             assert len(dashboards) == MAX_SESSIONS
-            rss = sum(p.memory_info().rss for p in dashboards) / 2**20
-            print(f"{MAX_SESSIONS} dashboards at the cap: {rss:.0f} MB RSS together")
+            (host,) = tab_hosts(served.process.pid)
+            rss = host.memory_info().rss / 2**20
+            print(f"{MAX_SESSIONS} dashboards at the cap: {rss:.0f} MB RSS, their tab host")
     _no_dashboards_left(served)
     async with browser_client() as client:  # room again
         await logged_in(client, served)
@@ -136,10 +140,8 @@ async def test_a_huge_terminal_size_is_clamped_before_the_dashboard_starts(
             headers={"Origin": served.origin},
         )
         try:
-            await screen_bytes(websocket, 1_000)
-            (dashboard,) = served.dashboards()
-            environment = dashboard.environ()  # the size textual-serve started it with
-            assert (environment["COLUMNS"], environment["ROWS"]) == ("500", "200")
+            assert drawn_size(await first_frame(websocket)) == (500, 200)
+            assert len(served.dashboards()) == 1
         finally:
             await websocket.close()
     _no_dashboards_left(served)

@@ -2,8 +2,8 @@
 
 Three tabs (aiohttp websockets, as a browser opens them) on a config of two SSH hosts: the
 sshd sees two connections (it forks one child per connection), not six, and each tab's
-dashboard is a replay following the server's stream. Ctrl+C ends the tabs, the source and
-its connections, and removes the stream. ``serve -- codex`` with three tabs runs one real
+dashboard (in the tab host) is a replay following the server's stream. Ctrl+C ends the
+tabs, the source and its connections, and removes the stream. ``serve -- codex`` with three tabs runs one real
 ``codex app-server``.
 """
 
@@ -23,6 +23,7 @@ from tests.support.real.serve_process import (
     open_tabs,
     screen_bytes,
     serving,
+    tab_hosts,
 )
 from tests.support.real.ssh_servers import (
     SSHD,
@@ -47,8 +48,11 @@ def _config(tmp_path: Path, server: OpenSshServer) -> Path:
     return config
 
 
-def _tab_dashboards(served: Served) -> list[psutil.Process]:
-    return [p for p in served.dashboards() if "replay" in p.cmdline()]
+def _tab_host_command(served: Served) -> list[str]:
+    """The command line of the tab host: the dashboard every tab gets, after ``--``."""
+    (host,) = tab_hosts(served.process.pid)
+    command = host.cmdline()
+    return command[command.index("--") + 1 :]
 
 
 @needs_sshd
@@ -69,6 +73,8 @@ async def test_every_tab_follows_one_source_with_one_ssh_connection_per_host(
             assert most == len(HOSTS)  # not one per host per tab
             assert stream.is_file()
             assert stream.stat().st_size > 0  # what the tabs followed
+            assert stream.parent.stat().st_mode & 0o777 == 0o700  # and the tabs' sockets
+            assert {p.name for p in stream.parent.glob("tabs-*.sock")} == {"tabs-1.sock"}
         assert not stream.parent.exists()  # the stream and its folder are removed
         await wait_until(lambda: not sshd.children(), what="the source's connections to close")
 
@@ -83,16 +89,17 @@ async def _three_tabs(served: Served, sshd: OpenSshServer) -> tuple[int, Path]:
             for tab in tabs:
                 await screen_bytes(tab, 1_000)  # each shows its dashboard
                 most = max(most, len(sshd.children()))
-            dashboards = _tab_dashboards(served)
-            assert len(dashboards) == TABS
+            assert len(served.dashboards()) == TABS
             for _ in range(20):  # two seconds of steps with every tab open
                 most = max(most, len(sshd.children()))
                 await asyncio.sleep(0.1)  # the poll interval of this bounded watch
-            (stream,) = {Path(p.cmdline()[p.cmdline().index("replay") + 1]) for p in dashboards}
-            for dashboard in dashboards:
-                assert "--follow" in dashboard.cmdline()
-            rss = sum(p.memory_info().rss for p in dashboards) / 2**20
-            print(f"{TABS} tabs: {rss:.0f} MB RSS together, {most} SSH connections")
+            command = _tab_host_command(served)
+            assert command[:2] == ["replay", command[1]]
+            assert "--follow" in command
+            stream = Path(command[1])
+            (host,) = tab_hosts(served.process.pid)
+            rss = host.memory_info().rss / 2**20
+            print(f"{TABS} tabs: {rss:.0f} MB RSS in their tab host, {most} SSH connections")
     return most, stream
 
 
@@ -122,7 +129,6 @@ async def test_every_tab_of_a_served_codex_shares_one_app_server(tmp_path: Path)
             async with open_tabs(client, served, TABS) as tabs:
                 for tab in tabs:
                     await screen_bytes(tab, 1_000)
-                dashboards = _tab_dashboards(served)
-                assert len(dashboards) == TABS
-                assert all("--answers" in p.cmdline() for p in dashboards)  # they answer too
+                assert len(served.dashboards()) == TABS
+                assert "--answers" in _tab_host_command(served)  # the tabs answer too
                 assert len(_app_servers(served)) == 1  # not one per tab

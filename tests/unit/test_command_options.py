@@ -135,8 +135,8 @@ def _screens(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     given: list[Any] = []
 
     class Screen:
-        def __init__(self, *parts: Any) -> None:
-            given.append(parts[-1])
+        def __init__(self, *parts: Any, **how: Any) -> None:
+            given.append(parts[-1])  # the options (how it draws: its driver, by keyword)
 
         def run(self) -> None:
             pass

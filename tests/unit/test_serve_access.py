@@ -8,9 +8,7 @@ may start it. The served subprocess, a real browser and the session cap are in
 
 from __future__ import annotations
 
-import shlex
 import socket
-import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -21,6 +19,7 @@ from aiohttp import web
 from aiohttp.test_utils import TestServer
 from yarl import URL
 
+from envtui.commands.hosted_tabs import TabHosts
 from envtui.commands.web_access import (
     MAX_SIZE,
     MIN_SIZE,
@@ -156,12 +155,12 @@ def _free_port() -> int:
 
 
 @asynccontextmanager
-async def _served(marker: Path) -> AsyncIterator[tuple[aiohttp.ClientSession, int]]:
-    """The guarded app on a loopback port; its dashboard command would create ``marker``."""
+async def _served(folder: Path) -> AsyncIterator[tuple[aiohttp.ClientSession, int]]:
+    """The guarded app on a loopback port; a tab that reached its dashboard would start the
+    tab host, with its socket in ``folder``."""
     port = _free_port()
-    command = f"touch {shlex.quote(str(marker))}; exec {shlex.quote(sys.executable)} -c pass"
     server = DashboardServer(
-        command,
+        TabHosts(folder, ["demo"]),
         host="127.0.0.1",
         port=port,
         title="t",
@@ -180,8 +179,7 @@ async def _served(marker: Path) -> AsyncIterator[tuple[aiohttp.ClientSession, in
 
 
 async def test_refused_requests_never_reach_the_dashboard(tmp_path: Path) -> None:
-    marker = tmp_path / "started"
-    async with _served(marker) as (client, port):
+    async with _served(tmp_path) as (client, port):
         base = f"http://127.0.0.1:{port}"
         async with client.get(f"{base}/", headers={"Host": f"evil.example:{port}"}) as r:
             assert r.status == 403
@@ -208,13 +206,13 @@ async def test_refused_requests_never_reach_the_dashboard(tmp_path: Path) -> Non
             with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
                 await client.ws_connect(url, headers={"Origin": base})
             assert refused.value.status in (401, 403, 404), disguised
-    assert not marker.exists()
+    assert list(tmp_path.iterdir()) == []  # no tab host was started
 
 
 async def test_the_token_becomes_a_strict_http_only_cookie_and_the_page_loads(
     tmp_path: Path,
 ) -> None:
-    async with _served(tmp_path / "started") as (client, port):
+    async with _served(tmp_path) as (client, port):
         base = f"http://127.0.0.1:{port}"
         url = f"{base}/?token={TOKEN}&fontsize=20"
         async with client.get(url, allow_redirects=False) as r:
@@ -240,7 +238,7 @@ async def test_the_token_becomes_a_strict_http_only_cookie_and_the_page_loads(
 async def test_another_loopback_name_is_sent_to_the_address_the_cookie_belongs_to(
     tmp_path: Path,
 ) -> None:
-    async with _served(tmp_path / "started") as (client, port):
+    async with _served(tmp_path) as (client, port):
         headers = {"Host": f"localhost:{port}"}
         async with client.get(
             f"http://127.0.0.1:{port}/?token=x", headers=headers, allow_redirects=False
@@ -250,7 +248,7 @@ async def test_another_loopback_name_is_sent_to_the_address_the_cookie_belongs_t
 
 
 class Recorder:
-    """Stands in for the dashboard process behind the relay: what reached it, in order."""
+    """Stands in for the tab's dashboard behind the relay: what reached it, in order."""
 
     def __init__(self) -> None:
         self.calls: list[tuple[object, ...]] = []

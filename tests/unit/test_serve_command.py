@@ -6,7 +6,6 @@ Serving itself, in a real Chromium, is in ``tests/integration/test_serve_browser
 from __future__ import annotations
 
 import argparse
-import shlex
 import sys
 from pathlib import Path
 
@@ -14,6 +13,7 @@ import pytest
 
 from tests.support.main_in_process import run_cli
 
+from envtui.commands.hosted_tabs import host_command
 from envtui.commands.serve import (
     REMOTE_WARNING,
     check_address,
@@ -21,7 +21,6 @@ from envtui.commands.serve import (
     dashboard_arguments,
     public_url,
     remote_warning,
-    served_command,
 )
 from envtui.commands.shared_source import shared_for
 
@@ -45,11 +44,11 @@ def test_the_dashboard_arguments_follow_the_double_dash_and_default_to_the_demo(
     assert dashboard_arguments(["--"]) == ["demo"]
 
 
-def test_the_served_command_runs_this_python_with_every_argument_quoted() -> None:
-    command = served_command(["replay", "my run; rm -rf ~.jsonl", "--speed", "0"])
-    assert command.startswith("exec ")
-    assert shlex.split(command)[1:] == [
-        sys.executable, "-m", "envtui", "replay", "my run; rm -rf ~.jsonl", "--speed", "0",
+def test_the_tab_host_runs_this_python_with_its_socket_and_every_argument_as_given() -> None:
+    command = host_command(7, ["replay", "my run; rm -rf ~.jsonl", "--speed", "0"])
+    assert command == [
+        sys.executable, "-m", "envtui.commands.serve_tabs", "--listen-fd", "7", "--",
+        "replay", "my run; rm -rf ~.jsonl", "--speed", "0",
     ]  # fmt: skip
 
 
@@ -170,24 +169,18 @@ def test_a_live_command_is_served_as_one_source_that_every_tab_follows(tmp_path:
     config = tmp_path / "envtui.toml"
     config.write_text('[[environments]]\nid = "local"\nkind = "local"\ncwd = "/"\n')
     arguments = ["watch", "--config", str(config), "--utc", "--theme", "nord"]
-    shared = shared_for(_checked(arguments))
+    shared = shared_for(_checked(arguments), tmp_path)
     assert shared is not None
-    try:
-        assert shared.folder.stat().st_mode & 0o777 == 0o700  # the stream is this user's
-        assert shared.tab_arguments() == [
-            "replay", str(shared.folder / "events.jsonl"), "--follow", "--speed", "0",
-            "--title", "watch", "--config", str(config), "--theme", "nord", "--utc",
-        ]  # fmt: skip
-    finally:
-        shared.remove()
-    assert not shared.folder.exists()
+    assert shared.tab_arguments() == [
+        "replay", str(tmp_path / "events.jsonl"), "--follow", "--speed", "0",
+        "--title", "watch", "--config", str(config), "--theme", "nord", "--utc",
+    ]  # fmt: skip
 
 
 def test_a_command_that_reads_a_file_is_served_a_dashboard_per_tab(tmp_path: Path) -> None:
     recording = tmp_path / "run.jsonl"
     recording.write_text("")
-    assert shared_for(_checked(["replay", str(recording)])) is None
-    demo = shared_for(_checked(["demo"]))
+    assert shared_for(_checked(["replay", str(recording)]), tmp_path) is None
+    demo = shared_for(_checked(["demo"]), tmp_path)
     assert demo is not None
     assert demo.title == "demo"
-    demo.remove()

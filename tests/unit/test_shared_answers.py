@@ -6,10 +6,11 @@ import argparse
 import asyncio
 from pathlib import Path
 
-from envtui.commands import dashboard
+from envtui.commands import serve_tabs
 from envtui.commands.serve import check_dashboard
 from envtui.commands.shared_answers import AnswerRelay, serve_answers
 from envtui.commands.shared_source import shared_for
+from envtui.tui.served_driver import ServedDriver
 from envtui.vocabulary.thread_messages import RequestAnswered
 
 ANSWER = RequestAnswered(
@@ -53,16 +54,15 @@ def test_a_served_codex_tab_replays_the_stream_and_answers_through_the_server(
     codex.chmod(0o755)
     checked = check_dashboard(["codex", "--codex", str(codex), "--cwd", str(tmp_path)])
     assert isinstance(checked, argparse.Namespace)
-    shared = shared_for(checked)
+    shared = shared_for(checked, tmp_path)
     assert shared is not None
-    try:
-        arguments = shared.tab_arguments()
-        assert arguments[arguments.index("--answers") + 1] == str(shared.folder / "answers.sock")
-        parser = argparse.ArgumentParser()
-        dashboard.add_parsers(parser.add_subparsers(dest="command"))
-        (shared.folder / "events.jsonl").write_text("")
-        tab = dashboard.source_for(parser.parse_args(arguments))
-        assert not isinstance(tab, int)
-        assert isinstance(getattr(tab[1], "answer", None), AnswerRelay)  # the keys answer
-    finally:
-        shared.remove()
+    arguments = shared.tab_arguments()
+    assert arguments[arguments.index("--answers") + 1] == str(tmp_path / "answers.sock")
+    (tmp_path / "events.jsonl").write_text("")
+    tab = check_dashboard(arguments)  # as the tab host reads its command line
+    assert isinstance(tab, argparse.Namespace)
+    app = serve_tabs.dashboard(tab, ServedDriver)  # a tab's dashboard, as the host makes it
+    assert isinstance(app.options.answer, AnswerRelay)  # the keys answer, through the server
+    assert app.options.answer.path == tmp_path / "answers.sock"
+    assert app.options.source_name == "codex"
+    assert app.driver_class is ServedDriver

@@ -1,10 +1,11 @@
 """A real ``envtui serve`` process on a loopback port, and aiohttp asking it as a browser would:
-its address (token included), its dashboards (its child processes), its screen bytes."""
+its address (token included), its tab host and the tabs' dashboards in it, its screen bytes."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import os
 import re
 import signal
@@ -41,24 +42,73 @@ class Served:
         """A dashboard's websocket, as a browser's tab of 120x40 opens it."""
         return f"ws://127.0.0.1:{self.port}/ws?width=120&height=40"
 
-    def dashboards(self) -> list[psutil.Process]:
-        """The server's dashboards that still run (one per open websocket)."""
-        return dashboard_children(self.process.pid)
+    def dashboards(self) -> list[TabDashboard]:
+        """The server's tab dashboards that still run (one per open websocket)."""
+        return tab_dashboards(self.process.pid)
 
 
-def dashboard_children(server: int) -> list[psutil.Process]:
-    """The children of the server ``server`` that are dashboards and still run: ``python -m
-    envtui …``, or the shell textual-serve starts it with (``exec`` …). The server's own
-    source has children too (the demo's local environment runs each step's command), and
-    one of those, running at the moment of counting, is no dashboard."""
-    running = []
+HOST_MODULE = "envtui.commands.serve_tabs"
+
+
+@dataclass(frozen=True)
+class TabDashboard:
+    """One tab's dashboard in the tab host: the socket the host holds for it until its
+    app has ended (the host closes it then). A socket is named by its inode, which no
+    later tab reuses (a file descriptor number may be)."""
+
+    host: int
+    """The tab host's process id."""
+    socket: str
+    """``socket:[INODE]``, as ``/proc/HOST/fd`` shows it."""
+
+    def running(self) -> bool:
+        return self.socket in _sockets(self.host).values()
+
+
+def tab_hosts(server: int) -> list[psutil.Process]:
+    """The server's tab host processes that still run (one, or none while idle)."""
+    hosts = []
     for child in psutil.Process(server).children():
         try:
-            if child.status() != psutil.STATUS_ZOMBIE and "-m envtui" in " ".join(child.cmdline()):
-                running.append(child)
+            if child.status() != psutil.STATUS_ZOMBIE and HOST_MODULE in child.cmdline():
+                hosts.append(child)
         except psutil.NoSuchProcess:
             pass
-    return running
+    return hosts
+
+
+def tab_dashboards(server: int) -> list[TabDashboard]:
+    """The tabs' dashboards that run in the server's tab host: the host's connections to
+    its tabs' socket (not its listening socket, whose descriptor it was given)."""
+    dashboards = []
+    for host in tab_hosts(server):
+        try:
+            command = host.cmdline()
+            listening = int(command[command.index("--listen-fd") + 1])
+            connections = host.net_connections(kind="unix")
+        except psutil.Error:
+            continue
+        sockets = _sockets(host.pid)
+        for connection in connections:
+            if connection.fd != listening and "/tabs-" in connection.laddr:
+                link = sockets.get(connection.fd)
+                if link is not None:
+                    dashboards.append(TabDashboard(host.pid, link))
+    return dashboards
+
+
+def _sockets(pid: int) -> dict[int, str]:
+    """``fd -> socket:[INODE]`` of a process (empty once it is gone)."""
+    found = {}
+    try:
+        for fd in os.listdir(f"/proc/{pid}/fd"):
+            with contextlib.suppress(OSError):
+                link = os.readlink(f"/proc/{pid}/fd/{fd}")
+                if link.startswith("socket:"):
+                    found[int(fd)] = link
+    except OSError:
+        pass
+    return found
 
 
 def start_serve(arguments: list[str], home: Path) -> tuple[subprocess.Popen[bytes], str, Path]:
@@ -155,3 +205,36 @@ async def screen_bytes(websocket: aiohttp.ClientWebSocketResponse, enough: int) 
             elif message.type != aiohttp.WSMsgType.TEXT:
                 raise AssertionError(f"the dashboard's websocket ended: {message}")
     return got
+
+
+CURSOR_TO = re.compile(r"\x1b\[(\d+);(\d+)H")
+ESCAPES = re.compile(r"\x1b\[[0-9;?$]*[A-Za-z]|\x1b\][^\x07]*\x07")
+
+
+def drawn_size(screen: bytes) -> tuple[int, int]:
+    """The size a dashboard drew at, from its first whole frame (:func:`first_frame`): the
+    cells of its first line, and the lowest row it moved the cursor to."""
+    text = screen.decode(errors="replace")
+    rows = [int(row) for row, _ in CURSOR_TO.findall(text)]
+    first = text.split("\x1b[1;1H", 1)[1].split("\x1b[2;1H", 1)[0]
+    return len(ESCAPES.sub("", first).rstrip("\r\n")), max(rows)
+
+
+async def first_frame(websocket: aiohttp.ClientWebSocketResponse) -> bytes:
+    """The screen bytes until the dashboard's first whole frame is in: Textual draws a
+    whole frame from its first row to its last, so it is in once the cursor goes back up
+    (the next frame, the clock's second at least). Bounded."""
+    got = b""
+    async with asyncio.timeout(60):
+        while not _went_back_up(got):
+            message = await websocket.receive()
+            if message.type == aiohttp.WSMsgType.BINARY:
+                got += message.data
+            elif message.type != aiohttp.WSMsgType.TEXT:
+                raise AssertionError(f"the dashboard's websocket ended: {message}")
+    return got
+
+
+def _went_back_up(screen: bytes) -> bool:
+    rows = [int(row) for row, _ in CURSOR_TO.findall(screen.decode(errors="replace"))]
+    return any(later < earlier for earlier, later in itertools.pairwise(rows))

@@ -44,7 +44,7 @@ from tests.support.real.browser import (
     wait_for_port,
     wait_for_screen,
 )
-from tests.support.real.serve_process import dashboard_children
+from tests.support.real.serve_process import TabDashboard, tab_dashboards, tab_hosts
 from tests.support.waiting import poll_until
 
 PORT = 47652
@@ -81,13 +81,13 @@ def printed_url(workdir: Path) -> str:
     return found[0]
 
 
-def dashboards(server: subprocess.Popen[bytes]) -> list[psutil.Process]:
-    """The server's dashboards: one per open tab."""
-    return dashboard_children(server.pid)
+def dashboards(server: subprocess.Popen[bytes]) -> list[TabDashboard]:
+    """The server's dashboards: one per open tab, in its tab host."""
+    return tab_dashboards(server.pid)
 
 
-def ended(processes: list[psutil.Process]) -> bool:
-    return not any(alive(process.pid) for process in processes)
+def ended(tabs: list[TabDashboard]) -> bool:
+    return not any(tab.running() for tab in tabs)
 
 
 def ready_tab(context: BrowserContext, url: str, seen: dict[str, Any] | None = None) -> Page:
@@ -133,7 +133,7 @@ def download(context: BrowserContext, page: Page, *keys: str) -> tuple[str, str]
 
 def use(
     context: BrowserContext, server: subprocess.Popen[bytes], url: str, seen: dict[str, Any]
-) -> list[psutil.Process]:
+) -> list[TabDashboard]:
     """Everything a person does in one tab, then a second tab and Ctrl+C; returns the
     dashboards that ran when Ctrl+C came."""
     page = ready_tab(context, url, seen)
@@ -178,7 +178,7 @@ def use(
 
 def end_server(
     context: BrowserContext, server: subprocess.Popen[bytes], url: str, sig: signal.Signals
-) -> list[psutil.Process]:
+) -> list[TabDashboard]:
     """A tab open, then ``sig`` to the server alone; returns the dashboard that ran."""
     ready_tab(context, url)
     running = dashboards(server)
@@ -203,7 +203,7 @@ def environment_rows(text: str) -> list[str]:
 
 def late(
     context: BrowserContext, server: subprocess.Popen[bytes], url: str, seen: dict[str, Any]
-) -> list[psutil.Process]:
+) -> list[TabDashboard]:
     """A tab open until step 4, then a second tab: the step each showed first, and whether
     both then show the same step and table at once (a tab's own demo would start again)."""
     early = ready_tab(context, url)
@@ -258,7 +258,7 @@ class AttackerPage(BaseHTTPRequestHandler):
 
 def attack(
     context: BrowserContext, server: subprocess.Popen[bytes], url: str, seen: dict[str, Any]
-) -> list[psutil.Process]:
+) -> list[TabDashboard]:
     """The dashboard in one tab, then the attacker's page in another: what it got, and how
     many dashboards ran meanwhile (the one tab's, if the attack is refused)."""
     ready_tab(context, url)
@@ -299,7 +299,8 @@ def _waited(condition: Any) -> bool:
 
 def main(mode: str, artefacts: Path) -> dict[str, Any]:
     seen: dict[str, Any] = {"artefact": str(artefacts / "serve-browser.png")}
-    started: list[psutil.Process] = []
+    started: list[TabDashboard] = []
+    hosts: list[psutil.Process] = []
     with tempfile.TemporaryDirectory() as workdir, sync_playwright() as playwright:
         server = start_server(Path(workdir))
         try:
@@ -308,6 +309,7 @@ def main(mode: str, artefacts: Path) -> dict[str, Any]:
             browser = launch(playwright)
             context = browser.new_context(viewport={"width": 1400, "height": 800})
             context.grant_permissions(["clipboard-read", "clipboard-write"], origin=ORIGIN)
+            hosts = tab_hosts(server.pid)
             if mode == "use":
                 started = use(context, server, url, seen)
             elif mode == "late":
@@ -317,13 +319,17 @@ def main(mode: str, artefacts: Path) -> dict[str, Any]:
             else:
                 started = end_server(context, server, url, SIGNALS[mode])
             seen["dashboards"] = len(started)
+            hosts += [h for h in tab_hosts(server.pid) if h not in hosts]  # one started anew
+            seen["tab_hosts"] = len(hosts)
             seen["server_exit"] = server.wait(timeout=ARRIVAL)
-            seen["dashboards_ended"] = _waited(lambda: ended(started))
+            seen["dashboards_ended"] = _waited(
+                lambda: ended(started) and not any(alive(host.pid) for host in hosts)
+            )
             browser.close()
         finally:
-            for process in started:
+            for host in hosts:
                 with contextlib.suppress(psutil.Error):  # nothing outlives the scenario
-                    process.kill()
+                    host.kill()
             if server.poll() is None:
                 os.killpg(server.pid, signal.SIGKILL)
             server.wait()

@@ -1,0 +1,253 @@
+"""Browser tabs' dashboards in one process: each real Textual app in a thread and event loop
+of its own, drawn over its socket (the server's end played by the test), and what one tab
+does (hang, fail, end) left to that tab."""
+
+from __future__ import annotations
+
+import gc
+import io
+import sys
+import threading
+import weakref
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from textual import events
+from textual._styles_cache import StylesCache
+from textual.app import App, ComposeResult
+from textual.widgets import Static
+
+from tests.support.fakes.tab_server import WAIT, TabServer
+
+from envtui.tui.app import DriverClass, EnvTuiApp
+from envtui.tui.tab_host import TabHost
+
+pytestmark = pytest.mark.tui
+
+
+class Echo(App[None]):
+    """Says the last key and its size. ``x`` raises, ``s`` blocks its own loop until
+    released, ``d`` offers a download."""
+
+    def __init__(self, driver_class: DriverClass) -> None:
+        super().__init__(driver_class=driver_class)
+        self.stuck = threading.Event()
+        self.release = threading.Event()
+        self.delivered: list[events.DeliveryComplete] = []
+
+    def compose(self) -> ComposeResult:
+        yield Static("ready", id="out")
+
+    def on_key(self, event: events.Key) -> None:
+        if event.key == "x":
+            raise RuntimeError("a bug in this tab")
+        if event.key == "s":
+            self.stuck.set()
+            self.release.wait(WAIT)  # a hung call: this app's loop stops here
+        if event.key == "d":
+            self.deliver_text(io.StringIO("the export"), save_filename="step.json", name="step")
+        out = self.query_one("#out", Static)
+        out.update(f"key {event.key} at {self.size.width}x{self.size.height}")
+
+    def on_delivery_complete(self, event: events.DeliveryComplete) -> None:
+        self.delivered.append(event)
+
+
+class Ticker(App[None]):
+    """Draws a new count every 50 ms, for as long as its loop runs."""
+
+    def __init__(self, driver_class: DriverClass) -> None:
+        super().__init__(driver_class=driver_class)
+        self.count = 0
+
+    def compose(self) -> ComposeResult:
+        yield Static("tick 0", id="out")
+
+    def on_mount(self) -> None:
+        self.set_interval(0.05, self.tick)
+
+    def tick(self) -> None:
+        self.count += 1
+        self.query_one("#out", Static).update(f"tick {self.count}")
+
+
+class Tabs:
+    """A tab host whose apps the test chooses, one tab at a time, and keeps to look at."""
+
+    def __init__(self) -> None:
+        self.apps: list[App[Any]] = []
+        self.reports: list[str] = []
+        self.host = TabHost(self._make, self.reports.append)
+        self._next: Callable[[DriverClass], App[Any]] = Echo
+
+    def _make(self, driver: DriverClass) -> App[Any]:
+        app = self._next(driver)
+        self.apps.append(app)
+        return app
+
+    def open(
+        self, kind: Callable[[DriverClass], App[Any]] = Echo, width: int = 80, height: int = 24
+    ) -> TabServer:
+        """A new tab with an app of ``kind``, once that app is tabs."""
+        self._next = kind
+        made = len(self.apps)
+        server, theirs = TabServer.pair()
+        self.host.open(theirs)
+        server.open(width, height)
+        server.wait(lambda: len(self.apps) > made, "the tab's app")
+        return server
+
+
+@pytest.fixture
+def tabs() -> Iterator[Tabs]:
+    made = Tabs()
+    yield made
+    for app in made.apps:  # whatever a failing test left: released, quit, waited for
+        if isinstance(app, Echo):
+            app.release.set()
+    made.host.quit_all()
+    assert made.host.wait(WAIT)
+
+
+def test_a_tab_draws_at_its_size_answers_its_keys_and_ends_on_quit(
+    tabs: Tabs,
+) -> None:
+    tab = tabs.open(Echo, 100, 30)
+    tab.wait_for_text("ready")
+    tab.type("a")
+    tab.wait_for_text("key a at 100x30")
+    tab.send_meta({"type": "resize", "width": 120, "height": 40})
+    tab.type("b")
+    tab.wait_for_text("key b at 120x40")
+    tab.send_meta({"type": "quit"})
+    tab.wait_closed()
+    assert tab.meta_types()[-1] == "exit"
+    assert tabs.host.wait(WAIT)
+    assert tabs.host.running() == 0
+
+
+def test_a_tab_whose_app_hangs_does_not_stop_another_tab_drawing(
+    tabs: Tabs,
+) -> None:
+    stuck, ticking = tabs.open(Echo), tabs.open(Ticker)
+    stuck.wait_for_text("ready")
+    ticking.wait_for_text("tick 1")
+    stuck.type("s")
+    echo, ticker = tabs.apps
+    assert isinstance(echo, Echo)
+    assert isinstance(ticker, Ticker)
+    assert echo.stuck.wait(WAIT)
+    hung_at = ticker.count
+    ticking.wait_for_text(f"tick {hung_at + 20}")  # a second more of frames, and counting
+    stuck.read()
+    assert b"key s" not in stuck.screen  # the hung tab drew nothing meanwhile
+    echo.release.set()
+    stuck.wait_for_text("key s")
+
+
+def test_an_exception_in_one_tabs_app_ends_that_tab_only(tabs: Tabs) -> None:
+    failing, other = tabs.open(), tabs.open()
+    failing.wait_for_text("ready")
+    other.wait_for_text("ready")
+    failing.type("x")
+    failing.wait_closed()
+    assert "exit" in failing.meta_types()
+    other.type("k")
+    other.wait_for_text("key k")
+    assert tabs.host.running() == 1
+
+
+def test_a_download_goes_in_the_chunks_the_server_asks_for_then_the_app_is_told(
+    tabs: Tabs,
+) -> None:
+    tab = tabs.open()
+    tab.wait_for_text("ready")
+    tab.type("d")
+    tab.wait(lambda: "deliver_file_start" in tab.meta_types(), "the download's start")
+    start = tab.metas[tab.meta_types().index("deliver_file_start")]
+    assert str(start["path"]).endswith("step.json")
+    key = str(start["key"])
+    received = b""
+    while True:
+        tab.send_meta({"type": "deliver_chunk_request", "key": key, "size": 4})
+        tab.wait(lambda: bool(tab.chunks), "a chunk")
+        chunk_key, chunk = tab.chunks.pop(0)
+        assert chunk_key == key
+        if not chunk:
+            break
+        assert len(chunk) <= 4
+        received += chunk
+    assert received == b"the export"
+    (echo,) = tabs.apps
+    assert isinstance(echo, Echo)
+    tab.wait(lambda: bool(echo.delivered), "the app told of the delivery")
+    assert echo.delivered[0].name == "step"
+
+
+def test_the_server_closing_a_tabs_socket_ends_its_app(tabs: Tabs) -> None:
+    tab = tabs.open()
+    tab.wait_for_text("ready")
+    tab.connection.close()
+    assert tabs.host.wait(WAIT)
+
+
+def test_a_first_packet_that_is_not_the_size_ends_the_tab_and_starts_no_app(
+    tabs: Tabs,
+) -> None:
+    server, theirs = TabServer.pair()
+    tabs.host.open(theirs)
+    server.type("not a size")
+    server.wait_closed()
+    assert tabs.apps == []
+    assert tabs.reports == [
+        "a tab's dashboard could not start: the tab's first packet is not its size"
+    ]
+
+
+def test_tabs_that_end_out_of_order_leave_the_streams_as_they_were_and_their_apps_go(
+    tabs: Tabs,
+) -> None:
+    streams = sys.stdout, sys.stderr
+    caches_before = sum(isinstance(o, StylesCache) for o in gc.get_objects())
+    opened = [tabs.open() for _ in range(3)]
+    for tab in opened:
+        tab.wait_for_text("ready")
+    apps = [weakref.ref(app) for app in tabs.apps]
+    tabs.apps.clear()
+    for index in (1, 0, 2):  # Textual's redirections undone in another order than done
+        opened[index].send_meta({"type": "quit"})
+        opened[index].wait_closed()
+    assert tabs.host.wait(WAIT)
+    assert (sys.stdout, sys.stderr) == streams
+    gc.collect()
+    assert [app() for app in apps] == [None, None, None]
+    # the widgets' styles caches (with their drawn lines) went with them
+    assert sum(isinstance(o, StylesCache) for o in gc.get_objects()) <= caches_before
+
+
+def test_quit_all_ends_every_tab(tabs: Tabs) -> None:
+    opened = [tabs.open(Echo), tabs.open(Ticker)]
+    opened[0].wait_for_text("ready")
+    opened[1].wait_for_text("tick 1")
+    tabs.host.quit_all()
+    assert tabs.host.wait(WAIT)
+    for tab in opened:
+        tab.wait_closed()
+        assert tab.meta_types()[-1] == "exit"
+
+
+def test_a_dashboard_whose_tab_closes_as_it_opens_quits_without_an_error(
+    tabs: Tabs, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """A page reloaded at once: the quit comes while the dashboard mounts its widgets."""
+    for pause in range(20):
+        tab = tabs.open(lambda driver: EnvTuiApp(None, driver_class=driver))
+        if pause % 4:
+            tab.wait_for_bytes(100 * pause)  # some of its first frame
+        tab.send_meta({"type": "quit"})
+        tab.wait_closed()
+    assert tabs.host.wait(WAIT)
+    errors = capfd.readouterr().err
+    assert "Traceback" not in errors, errors
+    assert 1 not in [app.return_code for app in tabs.apps]  # Textual's code for an error
