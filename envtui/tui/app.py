@@ -40,7 +40,7 @@ from envtui.tui.keymap import binding_ids, check_keymap
 from envtui.tui.main_screen import MainScreen
 from envtui.tui.options import DashboardOptions
 from envtui.tui.palette import EnvtuiCommands
-from envtui.tui.render_caches import bound_split_cells
+from envtui.tui.render_caches import bound_ansi_styles, bound_split_cells
 from envtui.tui.terminal_writer import install as install_surviving_writer
 from envtui.tui.themes import DEFAULT_THEME, STATUS_VARIABLES, available_themes
 from envtui.vocabulary.events import Event, Source, SourceStatus, WarningMessage, thread_event
@@ -130,6 +130,7 @@ class EnvTuiApp(App[None]):
         super().__init__(driver_class=driver_class)
         install_surviving_writer()  # a terminal gone as the dashboard quits cannot hang it
         bound_split_cells()  # Rich's split segments: see render_caches
+        bound_ansi_styles()  # Textual's styles as ANSI codes: see render_caches
         self._notices: deque[Notice] = deque(maxlen=MAX_NOTICES)
         self.options = options or DashboardOptions()
         self.store = Store(

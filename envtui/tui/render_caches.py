@@ -1,5 +1,6 @@
 """The one place envtui bounds the caches Rich and Textual keep for every process: Rich's
-split segments, and Textual's background styles, which hold on to ended apps' widgets.
+split segments, Textual's ANSI codes per style, and Textual's background styles, which hold
+on to ended apps' widgets.
 
 Rich remembers the two halves of every segment it splits at a cell (``Segment._split_cells``),
 16,384 of them. Textual splits each line of a frame where widgets overlap, and the
@@ -13,6 +14,13 @@ Rich has no public setting for the size; :func:`bound_split_cells` raises at onc
 release renames or reshapes it (its unit test then fails loudly), rather than letting the
 bound silently go.
 
+Textual writes a style as ANSI codes through ``Strip.render_ansi``, an ``lru_cache`` of
+16,384 styles. The dashboard makes new styles as it runs (a style carries the mouse
+actions and offsets of what it is drawn on), about 75 a minute in the demo, each kept with
+its codes: the cache grows for hours, about 2 MB an hour of styles only the frame they
+were drawn in asked for. :func:`bound_ansi_styles` keeps the last 1,024 (a frame draws a
+few hundred).
+
 Textual caches ``StylesCache.get_inner_outer`` (two background styles) in an ``lru_cache``
 of 1,024 entries on the method, so each widget's styles cache is in a key, and with it the
 widget's rendered lines. A dashboard alone never notices: its widgets live as long as it
@@ -25,41 +33,60 @@ once if a Textual release renames or reshapes it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
 from rich.segment import Segment
 from textual._styles_cache import StylesCache
+from textual.strip import Strip
 
 SPLIT_CELLS = "_split_cells"
 SPLIT_CELLS_KEPT = 2_048
 """A few frames' worth of splits: a 120x40 dashboard asks for some hundreds a frame."""
 
 
-def _cached() -> Any:
-    """Rich's cached split, as the class keeps it (a classmethod over an ``lru_cache``)."""
-    held = Segment.__dict__.get(SPLIT_CELLS)
+ANSI_STYLES = "render_ansi"
+ANSI_STYLES_KEPT = 1_024
+"""A few frames' worth of styles written as ANSI codes."""
+
+
+def _cached(owner: type, name: str) -> Any:
+    """The ``lru_cache`` behind a cached classmethod, as the class keeps it."""
+    held = owner.__dict__.get(name)
     function = getattr(held, "__func__", None)
     if not isinstance(held, classmethod) or not hasattr(function, "cache_info"):
-        raise RuntimeError(f"Rich's Segment has no cached {SPLIT_CELLS} classmethod any more")
+        raise RuntimeError(f"{owner.__name__} has no cached {name} classmethod any more")
     return function
 
 
-def bound_split_cells(kept: int = SPLIT_CELLS_KEPT) -> None:
-    """Keep at most ``kept`` split segments (idempotent: a second call sets a new bound)."""
-    cached = _cached()
+def _bound(owner: type, name: str, kept: int) -> None:
+    """The classmethod cached again with at most ``kept`` answers (idempotent)."""
+    cached = _cached(owner, name)
     if cached.cache_info().maxsize == kept:
         return
-    split: Callable[[type[Segment], Segment, int], tuple[Segment, Segment]]
-    split = cached.__wrapped__
-    bounded: Any = lru_cache(maxsize=kept)(split)
-    setattr(Segment, SPLIT_CELLS, classmethod(bounded))
+    bounded: Any = lru_cache(maxsize=kept)(cached.__wrapped__)
+    setattr(owner, name, classmethod(bounded))
+
+
+def bound_split_cells(kept: int = SPLIT_CELLS_KEPT) -> None:
+    """Keep at most ``kept`` split segments (a second call sets a new bound)."""
+    _bound(Segment, SPLIT_CELLS, kept)
 
 
 def split_cells_fill() -> tuple[int, int | None]:
     """(how many splits are kept now, the bound) for tests and benchmarks."""
-    info = _cached().cache_info()
+    info = _cached(Segment, SPLIT_CELLS).cache_info()
+    return info.currsize, info.maxsize
+
+
+def bound_ansi_styles(kept: int = ANSI_STYLES_KEPT) -> None:
+    """Keep at most ``kept`` styles' ANSI codes (a second call sets a new bound)."""
+    _bound(Strip, ANSI_STYLES, kept)
+
+
+def ansi_styles_fill() -> tuple[int, int | None]:
+    """(how many styles' codes are kept now, the bound) for tests and benchmarks."""
+    info = _cached(Strip, ANSI_STYLES).cache_info()
     return info.currsize, info.maxsize
 
 
