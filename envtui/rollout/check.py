@@ -261,7 +261,11 @@ class RolloutChecker:
                 return seen
         for seen in recent:
             if all(a is b or a == b for a, b in zip(seen.key, key, strict=True)):
-                return seen
+                # kept under this key too, found by identity next time (an equal state
+                # restored from a snapshot written in another key order is another object)
+                again = _Rules(key, seen.view, seen.findings, seen.notes, seen.unchecked)
+                self._recent_rules = [*self._recent_rules[1 - KEPT :], again]
+                return again
         return None
 
     def notes(self, info: RolloutInfo) -> list[str]:
