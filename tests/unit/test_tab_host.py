@@ -5,109 +5,23 @@ does (hang, fail, end) left to that tab."""
 from __future__ import annotations
 
 import gc
-import io
 import sys
-import threading
 import weakref
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Iterator
 
 import pytest
-from textual import events
 from textual._styles_cache import StylesCache
-from textual.app import App, ComposeResult
-from textual.widgets import Static
 
+from tests.support.fakes.tab_apps import Echo, Tabs, Ticker, tab_host
 from tests.support.fakes.tab_server import WAIT, TabServer
-
-from envtui.tui.app import DriverClass, EnvTuiApp
-from envtui.tui.tab_host import TabHost
 
 pytestmark = pytest.mark.tui
 
 
-class Echo(App[None]):
-    """Says the last key and its size. ``x`` raises, ``s`` blocks its own loop until
-    released, ``d`` offers a download."""
-
-    def __init__(self, driver_class: DriverClass) -> None:
-        super().__init__(driver_class=driver_class)
-        self.stuck = threading.Event()
-        self.release = threading.Event()
-        self.delivered: list[events.DeliveryComplete] = []
-
-    def compose(self) -> ComposeResult:
-        yield Static("ready", id="out")
-
-    def on_key(self, event: events.Key) -> None:
-        if event.key == "x":
-            raise RuntimeError("a bug in this tab")
-        if event.key == "s":
-            self.stuck.set()
-            self.release.wait(WAIT)  # a hung call: this app's loop stops here
-        if event.key == "d":
-            self.deliver_text(io.StringIO("the export"), save_filename="step.json", name="step")
-        out = self.query_one("#out", Static)
-        out.update(f"key {event.key} at {self.size.width}x{self.size.height}")
-
-    def on_delivery_complete(self, event: events.DeliveryComplete) -> None:
-        self.delivered.append(event)
-
-
-class Ticker(App[None]):
-    """Draws a new count every 50 ms, for as long as its loop runs."""
-
-    def __init__(self, driver_class: DriverClass) -> None:
-        super().__init__(driver_class=driver_class)
-        self.count = 0
-
-    def compose(self) -> ComposeResult:
-        yield Static("tick 0", id="out")
-
-    def on_mount(self) -> None:
-        self.set_interval(0.05, self.tick)
-
-    def tick(self) -> None:
-        self.count += 1
-        self.query_one("#out", Static).update(f"tick {self.count}")
-
-
-class Tabs:
-    """A tab host whose apps the test chooses, one tab at a time, and keeps to look at."""
-
-    def __init__(self) -> None:
-        self.apps: list[App[Any]] = []
-        self.reports: list[str] = []
-        self.host = TabHost(self._make, self.reports.append)
-        self._next: Callable[[DriverClass], App[Any]] = Echo
-
-    def _make(self, driver: DriverClass) -> App[Any]:
-        app = self._next(driver)
-        self.apps.append(app)
-        return app
-
-    def open(
-        self, kind: Callable[[DriverClass], App[Any]] = Echo, width: int = 80, height: int = 24
-    ) -> TabServer:
-        """A new tab with an app of ``kind``, once that app is tabs."""
-        self._next = kind
-        made = len(self.apps)
-        server, theirs = TabServer.pair()
-        self.host.open(theirs)
-        server.open(width, height)
-        server.wait(lambda: len(self.apps) > made, "the tab's app")
-        return server
-
-
 @pytest.fixture
 def tabs() -> Iterator[Tabs]:
-    made = Tabs()
-    yield made
-    for app in made.apps:  # whatever a failing test left: released, quit, waited for
-        if isinstance(app, Echo):
-            app.release.set()
-    made.host.quit_all()
-    assert made.host.wait(WAIT)
+    with tab_host() as made:
+        yield made
 
 
 def test_a_tab_draws_at_its_size_answers_its_keys_and_ends_on_quit(
@@ -235,19 +149,3 @@ def test_quit_all_ends_every_tab(tabs: Tabs) -> None:
     for tab in opened:
         tab.wait_closed()
         assert tab.meta_types()[-1] == "exit"
-
-
-def test_a_dashboard_whose_tab_closes_as_it_opens_quits_without_an_error(
-    tabs: Tabs, capfd: pytest.CaptureFixture[str]
-) -> None:
-    """A page reloaded at once: the quit comes while the dashboard mounts its widgets."""
-    for pause in range(20):
-        tab = tabs.open(lambda driver: EnvTuiApp(None, driver_class=driver))
-        if pause % 4:
-            tab.wait_for_bytes(100 * pause)  # some of its first frame
-        tab.send_meta({"type": "quit"})
-        tab.wait_closed()
-    assert tabs.host.wait(WAIT)
-    errors = capfd.readouterr().err
-    assert "Traceback" not in errors, errors
-    assert 1 not in [app.return_code for app in tabs.apps]  # Textual's code for an error
