@@ -124,10 +124,11 @@ def _decode(text: str) -> Any:
 
 
 def _may_nest_deeper(text: str, limit: int) -> bool:
-    """Whether ``text`` has more than ``limit`` opening brackets: nesting deeper than
-    ``limit`` needs that many, so a document with fewer (nearly every one) is not walked.
+    """Whether ``text``, a JSON document that parsed, has more than ``limit`` opening
+    brackets: nesting deeper than ``limit`` needs that many, each closed again, so a
+    document shorter than twice that, or with fewer (nearly every one), is not walked.
     Brackets inside strings count too, which only makes the walk run when it need not."""
-    return text.count("[") + text.count("{") > limit
+    return len(text) > 2 * limit and text.count("[") + text.count("{") > limit
 
 
 def nesting_exceeds(value: object, limit: int) -> bool:
