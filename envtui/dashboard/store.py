@@ -177,18 +177,19 @@ class Store:
         counters["total"] += 1
         if at is not None and (self.latest_at is None or at > self.latest_at):
             self.latest_at = at
-        status = msg if isinstance(msg, EnvironmentStatus) else None  # most events are
-        previous = None
-        if status is not None and (known := self.environments.get(status.environment_id)):
-            previous = known.status
-        entry = LogEntry(event, self.zone, previous)
-        self.log.append(entry)
-        self._changes.log_lines.append(entry)
-        if status is not None:
-            self._status(status, at, entry)
+        if isinstance(msg, EnvironmentStatus):  # most events are
+            self._status(event.id, msg, at)
+            if not self.incidents.settles_on_next_event:
+                return  # a status is nothing to the incidents but the end of a step
         else:
+            entry = LogEntry(event, self.zone)
+            self._log(entry)
             self._other(msg, at, entry)
         self._incidents(event)
+
+    def _log(self, entry: LogEntry) -> None:
+        self.log.append(entry)
+        self._changes.log_lines.append(entry)
 
     def _other(self, msg: object, at: datetime | None, entry: LogEntry) -> None:
         """Every message but a status, the most frequent, which :meth:`apply` takes itself."""
@@ -259,8 +260,13 @@ class Store:
             del self.histories[next(iter(self.histories))]
         return history
 
-    def _status(self, msg: EnvironmentStatus, at: datetime | None, line: LogEntry) -> None:
-        row = self._row(msg.environment_id)
+    def _status(self, event_id: str, msg: EnvironmentStatus, at: datetime | None) -> None:
+        row = self.environments.get(msg.environment_id)
+        previous = row.status if row is not None else None  # the log shows the change
+        if row is None:
+            row = self._row(msg.environment_id)
+        line = LogEntry.of_status(event_id, msg, at, self.zone, previous, row.id)
+        self._log(line)
         if msg.recorded_step is None or not row.has_live_status:
             self._show_status(row, msg, at)  # else only in its log: the live status stands
         row.events.append(line)
