@@ -66,10 +66,12 @@ class StatusHistory:
 
     def __init__(self, limit: int = DEFAULT_TRANSITIONS) -> None:
         self.limit = limit
-        self.transitions: list[Transition] = []
-        """Oldest first, in time order: a window is found by bisection, so a strip costs
-        the transitions inside it, not the whole history."""
-        self._times: list[float] = []  # the transitions' times as POSIX seconds
+        # The transitions, oldest first, in time order, as three lists side by side (no
+        # object per transition: an environment keeps hundreds): a window is found by
+        # bisection of the times, so a strip costs the transitions inside it, not all.
+        self._ats: list[datetime] = []  # when each came, as its event dated it
+        self._times: list[float] = []  # the same as POSIX seconds
+        self._statuses: list[HistoryState] = []  # what each entered
         self._cached: tuple[tuple[int, int, float, int, float], Window, float, float] | None = None
         self._under_way: _Scan | None = None  # the strip's interval under way
         self._under_way_dropped = 0  # how many were let go when it was seeded
@@ -80,12 +82,22 @@ class StatusHistory:
         strips and shares are read from it."""
 
     @property
+    def transitions(self) -> list[Transition]:
+        """The transitions held, oldest first."""
+        pairs = zip(self._ats, self._statuses, strict=True)
+        return [Transition(at, status) for at, status in pairs]
+
+    @property
+    def held(self) -> int:
+        """How many transitions are held (not let go)."""
+        return len(self._times)
+
+    @property
     def first_at(self) -> datetime | None:
         """The first moment this history knows of (let go or held)."""
-        if self.summary.start is not None and self.transitions:
-            tz = self.transitions[0].at.tzinfo
-            return datetime.fromtimestamp(self.summary.start, tz)
-        return self.transitions[0].at if self.transitions else None
+        if self.summary.start is not None and self._ats:
+            return datetime.fromtimestamp(self.summary.start, self._ats[0].tzinfo)
+        return self._ats[0] if self._ats else None
 
     def record(self, status: HistoryState, at: datetime | None) -> bool:
         """Note ``status`` at ``at``; True when it is a transition (the status changed).
@@ -94,34 +106,36 @@ class StatusHistory:
         an event older than the last transition (sources interleave) is placed at the last
         transition's time, so the history stays in time order.
         """
-        last = self.transitions[-1] if self.transitions else None
-        if last is not None and last.status == status:
+        statuses, ats = self._statuses, self._ats
+        if statuses and statuses[-1] == status:
             return False
-        when = at if at is not None else (last.at if last is not None else None)
+        last_at = ats[-1] if ats else None
+        when = at if at is not None else last_at
         if when is None:
             return False
-        if last is not None and when < last.at:
-            when = last.at
-        self.transitions.append(Transition(when, status))
+        if last_at is not None and when < last_at:
+            when = last_at
+        statuses.append(status)
+        ats.append(when)
         self._times.append(when.timestamp())
-        if len(self.transitions) > self.limit:
+        if len(statuses) > self.limit:
             self._let_go()
         return True
 
     def _let_go(self) -> None:
         """The oldest transition leaves: the time it held, and the change into the next
         one, go to the summary."""
-        oldest, following = self.transitions[0], self.transitions[1]
-        self.summary.span(self._times[0], self._times[1], oldest.status)
-        self.summary.change(self._times[1], oldest.status, following.status)
-        del self.transitions[0], self._times[0]
+        oldest, following = self._statuses[0], self._statuses[1]
+        self.summary.span(self._times[0], self._times[1], oldest)
+        self.summary.change(self._times[1], oldest, following)
+        del self._statuses[0], self._ats[0], self._times[0]
         self.dropped += 1
 
     def status_at(self, when: datetime) -> LiveState | None:
         """The status at ``when``, among the transitions held; None before the first one
         held, or while the environment was out of the selection."""
         index = bisect_right(self._times, when.timestamp())
-        status = self.transitions[index - 1].status if index else None
+        status = self._statuses[index - 1] if index else None
         return None if status == "removed" else status
 
     def window(self, end: datetime, cells: int, interval: timedelta) -> Window:
@@ -203,14 +217,14 @@ class StatusHistory:
             end = first if finish is None else min(first, finish)
             self.summary.add_to(state.tally, start, width, end, finish is None or first < finish)
         index = bisect_right(self._times, start)
-        state.current = self.transitions[index - 1].status if index else None
+        state.current = self._statuses[index - 1] if index else None
         state.seen = self.dropped + index
 
     def _advance(self, state: _Scan, finish: float) -> None:
         """Go on with the transitions ``state`` has not seen, up to ``finish``."""
         index = state.seen - self.dropped
         while index < len(self._times) and self._times[index] <= state.start:
-            state.current = self.transitions[index].status  # came late, at the start: seeds it
+            state.current = self._statuses[index]  # came late, at the start: seeds it
             index += 1
         stop = bisect_left(self._times, finish, lo=index)
         state.seen = self.dropped + index
@@ -218,7 +232,7 @@ class StatusHistory:
             return
         start, width = state.start, state.width
         times = [(at - start) / width for at in self._times[index:stop]]
-        statuses = [t.status for t in self.transitions[index:stop]]
+        statuses = self._statuses[index:stop]
         walked = state.tally.walk(times, statuses, (0, math.inf, state.cursor, state.current))
         _next, _stop, state.cursor, current = walked
         state.current = cast(HistoryState | None, current)
