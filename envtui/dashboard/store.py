@@ -55,9 +55,10 @@ OTHER = "other"
 """The counter for messages of a type envtui does not know: counters stay a fixed set."""
 
 
-@dataclass
+@dataclass(slots=True)
 class EnvironmentRow:
-    """One environment as the table shows it."""
+    """One environment as the table shows it (its fields in slots: a status event sets
+    ten of them)."""
 
     id: str
     order: int
