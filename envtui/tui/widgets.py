@@ -118,7 +118,7 @@ class EnvironmentTable(DataTable[Text]):
         """Lay the columns out for the current width; True when they changed (rows re-added)."""
         # less the border and room for a scrollbar, so rows that outgrow the height never
         # make the columns wider than the table
-        width = (self.size.width or self.app.size.width) - 4
+        width = self.size.width - 4
         longest = {
             key: max((cell_len(clean(getattr(row, key))) for row in rows), default=0)
             for key in ("id", "kind", "shell", "cwd", "error")
@@ -146,7 +146,14 @@ class EnvironmentTable(DataTable[Text]):
         removed: set[str],
         now: datetime,
     ) -> None:
-        """Apply the store: ``changed`` None means every row (after a filter or theme change)."""
+        """Apply the store: ``changed`` None means every row (after a filter or theme change).
+
+        Before its first layout the table's width, and so its columns, are not known: it
+        takes no rows then (each would be added again, a thousand rows measured twice, once
+        the width is known), and the :class:`Relayout` of that layout brings every row.
+        """
+        if not self.size.width:
+            return
         rows = list(rows)
         selected = self.selected_id()
         if self._fit_columns(rows):
