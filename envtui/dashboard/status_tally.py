@@ -246,6 +246,14 @@ class Summary:
             cursor = stop
             self._bound()
 
+    def let_go(self, times: Sequence[float], statuses: Sequence[str], count: int) -> None:
+        """The first ``count`` transitions leave a history, oldest first: the time each held
+        (to the next one's time), and the change into the next one."""
+        for index in range(count):
+            following = index + 1
+            self.span(times[index], times[following], statuses[index])
+            self.change(times[following], statuses[index], statuses[following])
+
     def change(self, at: float, before: str, after: str) -> None:
         """The transition from ``before`` to ``after`` at ``at``."""
         counted = CHANGES.get((before, after))
