@@ -59,10 +59,11 @@ def aware_time(value: datetime) -> datetime:
     """
     if value.utcoffset() is None:
         value = value.replace(tzinfo=UTC)
-    try:
-        value.astimezone(UTC)
-    except OverflowError:
-        raise ValueError(f"time out of range: {value.isoformat()}") from None
+    if value.year in (1, 9999):  # an offset is under a day: only these can leave the range
+        try:
+            value.astimezone(UTC)
+        except OverflowError:
+            raise ValueError(f"time out of range: {value.isoformat()}") from None
     return value
 
 
@@ -458,7 +459,7 @@ def decode_lines(lines: Iterable[str | LineTooLong]) -> Iterator[Event | DecodeE
         if isinstance(line, LineTooLong):
             yield DecodeError(line=number, message=str(line))
             continue
-        if not line.strip():
+        if not line or line.isspace():
             continue
         try:
             yield decode_event(line)
