@@ -249,10 +249,24 @@ class Summary:
     def let_go(self, times: Sequence[float], statuses: Sequence[str], count: int) -> None:
         """The first ``count`` transitions leave a history, oldest first: the time each held
         (to the next one's time), and the change into the next one."""
+        if not self._keys or times[count] >= (self._keys[-1] + 1) * self.width:
+            for index in range(count):
+                following = index + 1
+                self.span(times[index], times[following], statuses[index])
+                self.change(times[following], statuses[index], statuses[following])
+            return
+        # the common case, transitions of a few seconds: all of them in the last bucket
+        bucket, start = self.buckets[-1], self.start
         for index in range(count):
-            following = index + 1
-            self.span(times[index], times[following], statuses[index])
-            self.change(times[following], statuses[index], statuses[following])
+            begin, end, status = times[index], times[index + 1], statuses[index]
+            if end > begin and status != "removed":
+                start = begin if start is None else min(start, begin)
+                _add_span(bucket, begin, end, status)
+            counted = CHANGES.get((status, statuses[index + 1]))
+            if counted is not None:
+                bucket.changes += counted[0]
+                bucket.drops += counted[1]
+        self.start = start
 
     def change(self, at: float, before: str, after: str) -> None:
         """The transition from ``before`` to ``after`` at ``at``."""
