@@ -71,20 +71,6 @@ def _shared(words: str) -> str:
     return sys.intern(words)
 
 
-StatusWords = tuple[str, str, LiveState, bool, str | None, LiveState | None]
-"""What a status event's line is written from: its id, environment, status, whether it is
-primary, its error, and the environment's status before it. Held instead of the event (two
-models, their dicts and field sets, the decoded JSON): a plain tuple of strings, which the
-garbage collector stops scanning, where the log and each environment keep tens of thousands
-of lines not yet read."""
-
-
-def _status_words(
-    event_id: str, msg: EnvironmentStatus, environment_id: str, previous: LiveState | None
-) -> StatusWords:
-    return (event_id, environment_id, msg.status, msg.primary, msg.error, previous)
-
-
 class LogEntry:
     """One event as a log line: its time apart from the rest, so identical lines (the same
     text at another time) can be folded, and its type and environment, to filter by.
@@ -92,11 +78,26 @@ class LogEntry:
     The words are written when first read (a line is drawn, folded, filtered or exported),
     not when the event arrives: a replay of a million events, or a log that keeps only its
     last lines, never pays for lines nobody reads. Until then the entry holds what they are
-    written from (:data:`StatusWords` for a status, else the event); once written, only
-    the text. The clock time is written each time it is read, from the time kept.
+    written from: for a status, the most frequent, its words in the entry's own slots (its
+    id, status, whether it is primary, its error, and the environment's status before it),
+    not the event (two models, their dicts and field sets, the decoded JSON); for any other
+    event, the event. Once written, only the text. The clock time is written each time it
+    is read, from the time kept.
     """
 
-    __slots__ = ("_words", "_zone", "at", "environment_id", "kind", "quiet_step")
+    __slots__ = (
+        "_error",
+        "_id",
+        "_previous",
+        "_primary",
+        "_status",
+        "_words",
+        "_zone",
+        "at",
+        "environment_id",
+        "kind",
+        "quiet_step",
+    )
 
     def __init__(
         self, event: Event, zone: tzinfo | None = None, previous: LiveState | None = None
@@ -110,9 +111,9 @@ class LogEntry:
         """The step's number when this is a step that sent no context change (the log
         folds a run of them into one line), else None."""
         self._zone = zone
-        self._words: Event | StatusWords | str = event
-        if isinstance(msg, EnvironmentStatus):  # the most frequent: its words, not the event
-            self._words = _status_words(event.id, msg, msg.environment_id, previous)
+        self._words: Event | str | None = event
+        if isinstance(msg, EnvironmentStatus):
+            self._status_words(event.id, msg, previous)
         elif self.kind == "step":
             # A step's event carries its whole context, snapshot and tools, and a run of
             # steps that changed nothing folds into one line without its lines being
@@ -134,8 +135,14 @@ class LogEntry:
         entry = cls.__new__(cls)
         entry.at, entry.kind, entry.environment_id = at, "environment_status", environment_id
         entry.quiet_step, entry._zone = None, zone
-        entry._words = _status_words(event_id, msg, environment_id, previous)
+        entry._status_words(event_id, msg, previous)
         return entry
+
+    def _status_words(
+        self, event_id: str, msg: EnvironmentStatus, previous: LiveState | None
+    ) -> None:
+        self._words, self._id, self._previous = None, event_id, previous
+        self._status, self._primary, self._error = msg.status, msg.primary, msg.error
 
     @property
     def time(self) -> str:
@@ -151,8 +158,13 @@ class LogEntry:
 
     def _write(self) -> str:
         words, kind = self._words, self.kind
-        if isinstance(words, tuple):
-            event_id, detail = words[0], _status_detail(*words[1:])
+        if words is None:  # a status: its words are the entry's own
+            assert self.environment_id is not None
+            event_id = self._id
+            detail = _status_detail(
+                self.environment_id, self._status, self._primary, self._error, self._previous
+            )
+            self._error = self._previous = None
         else:
             assert not isinstance(words, str)
             event_id, detail = words.id, _detail(words.msg)
