@@ -263,33 +263,34 @@ class Store:
 
     def _status(self, event_id: str, msg: EnvironmentStatus, at: datetime | None) -> None:
         row = self.environments.get(msg.environment_id)
-        previous = row.status if row is not None else None  # the log shows the change
         if row is None:
-            row = self._row(msg.environment_id)
+            row, previous = self._row(msg.environment_id), None
+        else:
+            previous = row.status  # the log shows the change
         line = LogEntry.of_status(event_id, msg, at, self.zone, previous, row.id)
-        self._log(line)
+        self.log.append(line)
+        changes = self._changes
+        changes.log_lines.append(line)
         if msg.recorded_step is None or not row.has_live_status:
             self._show_status(row, msg, at)  # else only in its log: the live status stands
         row.events.append(line)
-        self._changes.environments.add(row.id)
+        changes.environments.add(row.id)
 
     def _show_status(
         self, row: EnvironmentRow, msg: EnvironmentStatus, at: datetime | None
     ) -> None:
         """The row takes the status as its own: the table, the strip and the alerts follow."""
-        row.has_live_status = row.has_live_status or msg.recorded_step is None
-        self.alerts.status(msg.environment_id, msg.status, at, msg.error)
-        if row.status != msg.status or row.changed_at is None:
+        status, recorded_step = msg.status, msg.recorded_step
+        if recorded_step is None:
+            row.has_live_status = True
+        self.alerts.status(msg.environment_id, status, at, msg.error)
+        if row.status != status or row.changed_at is None:
             row.changed_at = at
-        row.kind = msg.kind
-        row.status = msg.status
-        row.primary = msg.primary
-        row.shell, row.shell_path = msg.shell, msg.shell_path
-        row.cwd = msg.cwd
-        row.error = msg.error
-        row.next_retry_at = msg.next_retry_at
-        row.recorded_step = msg.recorded_step
-        row.history.record(msg.status, at or self.latest_at)
+        row.kind, row.status, row.primary = msg.kind, status, msg.primary
+        row.shell, row.shell_path, row.cwd = msg.shell, msg.shell_path, msg.cwd
+        row.error, row.next_retry_at = msg.error, msg.next_retry_at
+        row.recorded_step = recorded_step
+        row.history.record(status, at or self.latest_at)
 
     def _connection(
         self,
