@@ -85,6 +85,7 @@ class EnvironmentTable(DataTable[Text]):
         self._order: dict[str, Any] = {}  # what each row sorts by
         self._keys: frozenset[str] = frozenset()  # the columns laid out
         self._error_room = (0, 0)  # (for this width, the longest error seen)
+        self._to_select: str | None = None  # the row to select once rows come (laid out)
         bound_caches(self, cells=CACHED_CELLS, rows=CACHED_ROWS)  # see table_caches
 
     def selected_id(self) -> str | None:
@@ -94,9 +95,12 @@ class EnvironmentTable(DataTable[Text]):
         return str(value) if value is not None else None
 
     def select(self, env_id: str | None) -> None:
-        """Put the cursor on ``env_id``'s row, if it is shown."""
+        """Put the cursor on ``env_id``'s row, if it is shown; before the table is laid out
+        (and takes its rows), on that row once they come."""
         if env_id is not None and env_id in self._shown:
             self.move_cursor(row=self.get_row_index(env_id), scroll=False)
+        elif not self.size.width:
+            self._to_select = env_id
 
     def _cell(self, env_id: str, key: str, values: dict[str, str]) -> Text:
         style = ""
@@ -155,7 +159,7 @@ class EnvironmentTable(DataTable[Text]):
         if not self.size.width:
             return
         rows = list(rows)
-        selected = self.selected_id()
+        selected, self._to_select = self.selected_id() or self._to_select, None
         if self._fit_columns(rows):
             changed = None
         resort = changed is None
