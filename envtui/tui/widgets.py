@@ -86,6 +86,7 @@ class EnvironmentTable(DataTable[Text]):
         self._keys: frozenset[str] = frozenset()  # the columns laid out
         self._error_room = (0, 0)  # (for this width, the longest error seen)
         self._to_select: str | None = None  # the row to select once rows come (laid out)
+        self._laid_out_width = 0  # the width of the last Relayout
         bound_caches(self, cells=CACHED_CELLS, rows=CACHED_ROWS)  # see table_caches
 
     def selected_id(self) -> str | None:
@@ -232,7 +233,11 @@ class EnvironmentTable(DataTable[Text]):
                         self.update_cell(row.id, key, self._cell(row.id, key, shown))
 
     def on_resize(self) -> None:
-        self.post_message(self.Relayout())
+        # its height follows its rows (a thousand rows that come make it taller): only a new
+        # width lays the columns out again, and syncing every row for nothing costs a frame
+        if self.size.width != self._laid_out_width:
+            self._laid_out_width = self.size.width
+            self.post_message(self.Relayout())
 
     class Relayout(Message):
         """The table's width changed: whoever holds the rows syncs them again."""
