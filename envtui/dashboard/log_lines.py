@@ -71,27 +71,27 @@ def _shared(words: str) -> str:
     return sys.intern(words)
 
 
-StatusWords = tuple[str, str, LiveState, bool, str | None]
-"""What a status event's line is written from: its id, environment, status, whether it is
-primary, and its error. Held instead of the event (two models, their dicts and field sets,
-the decoded JSON): a plain tuple of strings the garbage collector stops scanning, where the
-log and each environment keep tens of thousands of lines not yet read."""
-
-
 class LogEntry:
     """One event as a log line: its time apart from the rest, so identical lines (the same
     text at another time) can be folded, and its type and environment, to filter by.
 
-    The words are written when first read (a line is drawn, folded or exported), not when
-    the event arrives: a replay of a million events, or a log that keeps only its last
-    lines, never pays for lines nobody reads. Once written, the event is let go.
+    The words are written when first read (a line is drawn, folded, filtered or exported),
+    not when the event arrives: a replay of a million events, or a log that keeps only its
+    last lines, never pays for lines nobody reads. Until then the entry holds what they are
+    written from: for a status, the most frequent, its words in the entry's own slots (its
+    id, status, whether it is primary, its error, and the environment's status before it),
+    not the event (two models, their dicts and field sets, the decoded JSON); for any other
+    event, the event. Once written, only the text. The clock time is written each time it
+    is read, from the time kept.
     """
 
     __slots__ = (
-        "_event",
+        "_error",
+        "_id",
         "_previous",
-        "_text",
-        "_time",
+        "_primary",
+        "_status",
+        "_words",
         "_zone",
         "at",
         "environment_id",
@@ -110,44 +110,66 @@ class LogEntry:
         self.quiet_step = msg.step if isinstance(msg, StepRecorded) and not msg.diff else None
         """The step's number when this is a step that sent no context change (the log
         folds a run of them into one line), else None."""
-        self._event: Event | StatusWords | None = event
-        if isinstance(msg, EnvironmentStatus):  # the most frequent: its words, not the event
-            self._event = (event.id, msg.environment_id, msg.status, msg.primary, msg.error)
         self._zone = zone
-        self._previous = previous
-        self._time: str | None = None
-        self._text: str | None = None
-        if self.kind == "step":
+        self._words: Event | str | None = event
+        if isinstance(msg, EnvironmentStatus):
+            self._status_words(event.id, msg, previous)
+        elif self.kind == "step":
             # A step's event carries its whole context, snapshot and tools, and a run of
             # steps that changed nothing folds into one line without its lines being
             # read: its short words are written now, so the event is never held.
             self._write()
 
+    @classmethod
+    def of_status(
+        cls,
+        event_id: str,
+        msg: EnvironmentStatus,
+        at: datetime | None,
+        zone: tzinfo | None,
+        previous: LiveState | None,
+        environment_id: str,
+    ) -> LogEntry:
+        """A status event's line, as :class:`LogEntry` makes it, for a reader that already
+        holds the environment's own id (one string for all its lines, not one per event)."""
+        entry = cls.__new__(cls)
+        entry.at, entry.kind, entry.environment_id = at, "environment_status", environment_id
+        entry.quiet_step, entry._zone = None, zone
+        entry._status_words(event_id, msg, previous)
+        return entry
+
+    def _status_words(
+        self, event_id: str, msg: EnvironmentStatus, previous: LiveState | None
+    ) -> None:
+        self._words, self._id, self._previous = None, event_id, previous
+        self._status, self._primary, self._error = msg.status, msg.primary, msg.error
+
     @property
     def time(self) -> str:
         """``12:00:01`` in the display zone; ``--:--:--`` for an event without a time."""
-        if self._time is None:
-            at = self.at
-            self._time = _clock_time(at, self._zone) if at else "--:--:--"
-        return self._time
+        at = self.at
+        return _clock_time(at, self._zone) if at else "--:--:--"
 
     @property
     def text(self) -> str:
         """All but the time, made safe for a terminal: what folding compares."""
-        return self._text if self._text is not None else self._write()
+        words = self._words
+        return words if isinstance(words, str) else self._write()
 
     def _write(self) -> str:
-        event = self._event
-        assert event is not None  # let go only once the text is written
-        kind = self.kind
-        if isinstance(event, tuple):
-            event_id, detail = event[0], _status_detail(*event[1:], self._previous)
+        words, kind = self._words, self.kind
+        if words is None:  # a status: its words are the entry's own
+            assert self.environment_id is not None
+            event_id = self._id
+            detail = _status_detail(
+                self.environment_id, self._status, self._primary, self._error, self._previous
+            )
+            self._error = self._previous = None
         else:
-            event_id, detail = event.id, _detail(event.msg, self._previous)
+            assert not isinstance(words, str)
+            event_id, detail = words.id, _detail(words.msg)
         shown_id = "" if kind in OWN_MESSAGES and event_id == "" else f'id "{event_id}" '
-        text = _shared(one_line(f"{shown_id}{kind} {detail}".rstrip()))
-        self._text = text
-        self._event = self._previous = None
+        text = self._words = _shared(one_line(f"{shown_id}{kind} {detail}".rstrip()))
         return text
 
     @property
@@ -173,11 +195,10 @@ def _clock_time(at: datetime, zone: tzinfo | None) -> str:
     return _last_clock[1]
 
 
-def _detail(msg: object, previous: LiveState | None) -> str:
+def _detail(msg: object) -> str:
+    """The words of a message other than a status (:func:`_status_detail`)."""
     if isinstance(msg, EnvironmentConnected | EnvironmentDisconnected | EnvironmentRemoved):
         return msg.environment_id
-    if isinstance(msg, EnvironmentStatus):
-        return _status_detail(msg.environment_id, msg.status, msg.primary, msg.error, previous)
     if isinstance(msg, WarningMessage):
         return msg.message
     if isinstance(msg, StepRecorded):

@@ -24,6 +24,10 @@ from envtui.vocabulary.terms import LiveState
 
 __all__ = ["Cell", "StatusHistory", "Transition", "Window", "strip_end"]
 
+LET_GO_TOGETHER = 64
+"""Transitions past the bound that wait to be let go together (into the summary, and out
+of the lists in one cut): one at a time, each new transition moved every one held. Every
+reading lets them go first, so what it reads is as if each had left at once."""
 DEFAULT_TRANSITIONS = 500
 """Transitions each environment keeps one by one (the config's ``status_history``); those
 it lets go are kept as sums per few seconds (:class:`~envtui.dashboard.status_tally.Summary`)."""
@@ -66,26 +70,51 @@ class StatusHistory:
 
     def __init__(self, limit: int = DEFAULT_TRANSITIONS) -> None:
         self.limit = limit
-        self.transitions: list[Transition] = []
-        """Oldest first, in time order: a window is found by bisection, so a strip costs
-        the transitions inside it, not the whole history."""
-        self._times: list[float] = []  # the transitions' times as POSIX seconds
+        # The transitions, oldest first, in time order, as three lists side by side (no
+        # object per transition: an environment keeps hundreds): a window is found by
+        # bisection of the times, so a strip costs the transitions inside it, not all.
+        self._ats: list[datetime] = []  # when each came, as its event dated it
+        self._times: list[float] = []  # the same as POSIX seconds
+        self._statuses: list[HistoryState] = []  # what each entered
         self._cached: tuple[tuple[int, int, float, int, float], Window, float, float] | None = None
         self._under_way: _Scan | None = None  # the strip's interval under way
         self._under_way_dropped = 0  # how many were let go when it was seeded
-        self.dropped = 0
+        self._dropped = 0
+        self._summary = Summary()
+
+    @property
+    def dropped(self) -> int:
         """Transitions let go by the bound (added to :attr:`summary`): 0, all are held."""
-        self.summary = Summary()
+        self._let_go()
+        return self._dropped
+
+    @property
+    def summary(self) -> Summary:
         """What the let-go transitions added up to, per bucket: before the first one held,
         strips and shares are read from it."""
+        self._let_go()
+        return self._summary
+
+    @property
+    def transitions(self) -> list[Transition]:
+        """The transitions held, oldest first."""
+        self._let_go()
+        pairs = zip(self._ats, self._statuses, strict=True)
+        return [Transition(at, status) for at, status in pairs]
+
+    @property
+    def held(self) -> int:
+        """How many transitions are held (not let go)."""
+        self._let_go()
+        return len(self._times)
 
     @property
     def first_at(self) -> datetime | None:
         """The first moment this history knows of (let go or held)."""
-        if self.summary.start is not None and self.transitions:
-            tz = self.transitions[0].at.tzinfo
-            return datetime.fromtimestamp(self.summary.start, tz)
-        return self.transitions[0].at if self.transitions else None
+        self._let_go()
+        if self._summary.start is not None and self._ats:
+            return datetime.fromtimestamp(self._summary.start, self._ats[0].tzinfo)
+        return self._ats[0] if self._ats else None
 
     def record(self, status: HistoryState, at: datetime | None) -> bool:
         """Note ``status`` at ``at``; True when it is a transition (the status changed).
@@ -94,34 +123,38 @@ class StatusHistory:
         an event older than the last transition (sources interleave) is placed at the last
         transition's time, so the history stays in time order.
         """
-        last = self.transitions[-1] if self.transitions else None
-        if last is not None and last.status == status:
+        statuses, ats = self._statuses, self._ats
+        if statuses and statuses[-1] == status:
             return False
-        when = at if at is not None else (last.at if last is not None else None)
+        last_at = ats[-1] if ats else None
+        when = at if at is not None else last_at
         if when is None:
             return False
-        if last is not None and when < last.at:
-            when = last.at
-        self.transitions.append(Transition(when, status))
+        if last_at is not None and when < last_at:
+            when = last_at
+        statuses.append(status)
+        ats.append(when)
         self._times.append(when.timestamp())
-        if len(self.transitions) > self.limit:
+        if len(statuses) > self.limit + LET_GO_TOGETHER:
             self._let_go()
         return True
 
     def _let_go(self) -> None:
-        """The oldest transition leaves: the time it held, and the change into the next
-        one, go to the summary."""
-        oldest, following = self.transitions[0], self.transitions[1]
-        self.summary.span(self._times[0], self._times[1], oldest.status)
-        self.summary.change(self._times[1], oldest.status, following.status)
-        del self.transitions[0], self._times[0]
-        self.dropped += 1
+        """The oldest transitions past the bound leave, oldest first: the time each held,
+        and the change into the next one, go to the summary."""
+        count = len(self._statuses) - self.limit
+        if count <= 0:
+            return
+        self._summary.let_go(self._times, self._statuses, count)
+        del self._statuses[:count], self._ats[:count], self._times[:count]
+        self._dropped += count
 
     def status_at(self, when: datetime) -> LiveState | None:
         """The status at ``when``, among the transitions held; None before the first one
         held, or while the environment was out of the selection."""
+        self._let_go()
         index = bisect_right(self._times, when.timestamp())
-        status = self.transitions[index - 1].status if index else None
+        status = self._statuses[index - 1] if index else None
         return None if status == "removed" else status
 
     def window(self, end: datetime, cells: int, interval: timedelta) -> Window:
@@ -129,6 +162,7 @@ class StatusHistory:
         moment of it, so a drop of a second is never drawn over by the ready around it; not
         known where nothing was seen) and whether it flapped, the share spent ready, and
         the drops."""
+        self._let_go()
         width = interval.total_seconds()
         return self._window(end.timestamp() - width * cells, width, cells, cells).done()
 
@@ -138,14 +172,15 @@ class StatusHistory:
         passes the next boundary) and the interval under way, up to ``now``, kept too up to
         its last transition: a second later only what came since is added, so a strip per
         row per second costs the transitions of that second, not those of the window."""
+        self._let_go()
         width = interval.total_seconds()
         moment = now.timestamp()
         boundary = (moment // width) * width
         start = boundary - width * (cells - 1)
         # what the whole intervals depend on: the transitions before the boundary (new ones
         # come after it, into the interval under way), and what was let go, if they reach it
-        summed = self.dropped if self._times and start < self._times[0] else 0
-        before = bisect_left(self._times, boundary) + self.dropped
+        summed = self._dropped if self._times and start < self._times[0] else 0
+        before = bisect_left(self._times, boundary) + self._dropped
         key = (before, summed, boundary, cells, width)
         if self._cached is None or self._cached[0] != key:
             whole = self._window(start, width, cells - 1, cells - 1)
@@ -162,17 +197,17 @@ class StatusHistory:
         call goes on from the last transition it saw (transitions only ever come after the
         last), so a second costs the transitions that came in it."""
         state = self._under_way
-        total = len(self._times) + self.dropped
+        total = len(self._times) + self._dropped
         if (  # again when new, when the clock went back, and when transitions were let go
             # since: the summary sums them per bucket, and the interval under way is then
             # read from it as a fresh count reads it (a change at the boundary included)
             state is None
             or (state.start, state.width) != (boundary, width)
-            or self.dropped != self._under_way_dropped
+            or self._dropped != self._under_way_dropped
             or moment < state.until
         ):
-            state = _Scan(boundary, width, Tally(1), self.dropped, 0.0, None, boundary)
-            self._under_way_dropped = self.dropped
+            state = _Scan(boundary, width, Tally(1), self._dropped, 0.0, None, boundary)
+            self._under_way_dropped = self._dropped
             self._seed(state)
         if state.seen < total:
             self._advance(state, moment)
@@ -186,7 +221,7 @@ class StatusHistory:
     def _window(self, start: float, width: float, cells: int, length: float) -> Tally:
         """The tally from ``start`` over ``length`` cells (fractional) of ``width`` s: the
         summary up to the first transition held, the transitions from there."""
-        state = _Scan(start, width, Tally(cells), self.dropped, 0.0, None, start)
+        state = _Scan(start, width, Tally(cells), self._dropped, 0.0, None, start)
         finish = start + width * length
         self._seed(state, finish)
         self._advance(state, finish)
@@ -198,31 +233,31 @@ class StatusHistory:
         """Start ``state`` at its start: the summary's part before the first transition
         held (up to ``finish``), and the status that holds at the start."""
         start, width = state.start, state.width
-        if self.dropped and self._times and start < self._times[0]:
+        if self._dropped and self._times and start < self._times[0]:
             first = self._times[0]
             end = first if finish is None else min(first, finish)
-            self.summary.add_to(state.tally, start, width, end, finish is None or first < finish)
+            self._summary.add_to(state.tally, start, width, end, finish is None or first < finish)
         index = bisect_right(self._times, start)
-        state.current = self.transitions[index - 1].status if index else None
-        state.seen = self.dropped + index
+        state.current = self._statuses[index - 1] if index else None
+        state.seen = self._dropped + index
 
     def _advance(self, state: _Scan, finish: float) -> None:
         """Go on with the transitions ``state`` has not seen, up to ``finish``."""
-        index = state.seen - self.dropped
+        index = state.seen - self._dropped
         while index < len(self._times) and self._times[index] <= state.start:
-            state.current = self.transitions[index].status  # came late, at the start: seeds it
+            state.current = self._statuses[index]  # came late, at the start: seeds it
             index += 1
         stop = bisect_left(self._times, finish, lo=index)
-        state.seen = self.dropped + index
+        state.seen = self._dropped + index
         if stop <= index:
             return
         start, width = state.start, state.width
         times = [(at - start) / width for at in self._times[index:stop]]
-        statuses = [t.status for t in self.transitions[index:stop]]
+        statuses = self._statuses[index:stop]
         walked = state.tally.walk(times, statuses, (0, math.inf, state.cursor, state.current))
         _next, _stop, state.cursor, current = walked
         state.current = cast(HistoryState | None, current)
-        state.seen = self.dropped + stop
+        state.seen = self._dropped + stop
 
     def strip(
         self, end: datetime, cells: int = STRIP_CELLS, interval: timedelta = STRIP_INTERVAL

@@ -201,6 +201,15 @@ class _Bucket:
         self.drops += other.drops
 
 
+def _add_span(bucket: _Bucket, begin: float, end: float, status: str) -> None:
+    """``status`` held from ``begin`` to ``end``, all of it inside ``bucket``."""
+    bucket.lo, bucket.hi = min(bucket.lo, begin), max(bucket.hi, end)
+    bucket.known += end - begin
+    if status == "ready":
+        bucket.ready += end - begin
+    bucket.worst = max(bucket.worst, SEVERITY[status])
+
+
 class Summary:
     """The transitions a history let go, added up per bucket of time (POSIX seconds).
 
@@ -222,6 +231,10 @@ class Summary:
         if end <= begin or status == "removed":
             return
         self.start = begin if self.start is None else min(self.start, begin)
+        if self._keys and end <= (self._keys[-1] + 1) * self.width:
+            # the common case, a span of a few seconds at most: all in the last bucket
+            _add_span(self.buckets[-1], begin, end, status)
+            return
         cursor = begin
         while cursor < end:
             key = self._key(cursor)
@@ -229,21 +242,39 @@ class Summary:
             if stop <= cursor:
                 key += 1
                 stop = min(end, (key + 1) * self.width)
-            bucket = self._bucket(key, cursor)
-            bucket.lo, bucket.hi = min(bucket.lo, cursor), max(bucket.hi, stop)
-            bucket.known += stop - cursor
-            bucket.ready += stop - cursor if status == "ready" else 0.0
-            bucket.worst = max(bucket.worst, SEVERITY[status])
+            _add_span(self._bucket(key, cursor), cursor, stop, status)
             cursor = stop
             self._bound()
 
+    def let_go(self, times: Sequence[float], statuses: Sequence[str], count: int) -> None:
+        """The first ``count`` transitions leave a history, oldest first: the time each held
+        (to the next one's time), and the change into the next one."""
+        if not self._keys or times[count] >= (self._keys[-1] + 1) * self.width:
+            for index in range(count):
+                following = index + 1
+                self.span(times[index], times[following], statuses[index])
+                self.change(times[following], statuses[index], statuses[following])
+            return
+        # the common case, transitions of a few seconds: all of them in the last bucket
+        bucket, start = self.buckets[-1], self.start
+        for index in range(count):
+            begin, end, status = times[index], times[index + 1], statuses[index]
+            if end > begin and status != "removed":
+                start = begin if start is None else min(start, begin)
+                _add_span(bucket, begin, end, status)
+            counted = CHANGES.get((status, statuses[index + 1]))
+            if counted is not None:
+                bucket.changes += counted[0]
+                bucket.drops += counted[1]
+        self.start = start
+
     def change(self, at: float, before: str, after: str) -> None:
         """The transition from ``before`` to ``after`` at ``at``."""
-        drop, back = change_of(before, after)
-        if drop or back:
+        counted = CHANGES.get((before, after))
+        if counted is not None:
             bucket = self._bucket(self._key(at), at)
-            bucket.changes += int(drop) + int(back)
-            bucket.drops += int(drop)
+            bucket.changes += counted[0]
+            bucket.drops += counted[1]
             self._bound()
 
     def _key(self, at: float) -> int:

@@ -55,9 +55,10 @@ OTHER = "other"
 """The counter for messages of a type envtui does not know: counters stay a fixed set."""
 
 
-@dataclass
+@dataclass(slots=True)
 class EnvironmentRow:
-    """One environment as the table shows it."""
+    """One environment as the table shows it (its fields in slots: a status event sets
+    ten of them)."""
 
     id: str
     order: int
@@ -177,18 +178,19 @@ class Store:
         counters["total"] += 1
         if at is not None and (self.latest_at is None or at > self.latest_at):
             self.latest_at = at
-        status = msg if isinstance(msg, EnvironmentStatus) else None  # most events are
-        previous = None
-        if status is not None and (known := self.environments.get(status.environment_id)):
-            previous = known.status
-        entry = LogEntry(event, self.zone, previous)
-        self.log.append(entry)
-        self._changes.log_lines.append(entry)
-        if status is not None:
-            self._status(status, at, entry)
+        if isinstance(msg, EnvironmentStatus):  # most events are
+            self._status(event.id, msg, at)
+            if not self.incidents.settles_on_next_event:
+                return  # a status is nothing to the incidents but the end of a step
         else:
+            entry = LogEntry(event, self.zone)
+            self._log(entry)
             self._other(msg, at, entry)
         self._incidents(event)
+
+    def _log(self, entry: LogEntry) -> None:
+        self.log.append(entry)
+        self._changes.log_lines.append(entry)
 
     def _other(self, msg: object, at: datetime | None, entry: LogEntry) -> None:
         """Every message but a status, the most frequent, which :meth:`apply` takes itself."""
@@ -259,30 +261,36 @@ class Store:
             del self.histories[next(iter(self.histories))]
         return history
 
-    def _status(self, msg: EnvironmentStatus, at: datetime | None, line: LogEntry) -> None:
-        row = self._row(msg.environment_id)
+    def _status(self, event_id: str, msg: EnvironmentStatus, at: datetime | None) -> None:
+        row = self.environments.get(msg.environment_id)
+        if row is None:
+            row, previous = self._row(msg.environment_id), None
+        else:
+            previous = row.status  # the log shows the change
+        line = LogEntry.of_status(event_id, msg, at, self.zone, previous, row.id)
+        self.log.append(line)
+        changes = self._changes
+        changes.log_lines.append(line)
         if msg.recorded_step is None or not row.has_live_status:
             self._show_status(row, msg, at)  # else only in its log: the live status stands
         row.events.append(line)
-        self._changes.environments.add(row.id)
+        changes.environments.add(row.id)
 
     def _show_status(
         self, row: EnvironmentRow, msg: EnvironmentStatus, at: datetime | None
     ) -> None:
         """The row takes the status as its own: the table, the strip and the alerts follow."""
-        row.has_live_status = row.has_live_status or msg.recorded_step is None
-        self.alerts.status(msg.environment_id, msg.status, at, msg.error)
-        if row.status != msg.status or row.changed_at is None:
+        status, recorded_step = msg.status, msg.recorded_step
+        if recorded_step is None:
+            row.has_live_status = True
+        self.alerts.status(msg.environment_id, status, at, msg.error)
+        if row.status != status or row.changed_at is None:
             row.changed_at = at
-        row.kind = msg.kind
-        row.status = msg.status
-        row.primary = msg.primary
-        row.shell, row.shell_path = msg.shell, msg.shell_path
-        row.cwd = msg.cwd
-        row.error = msg.error
-        row.next_retry_at = msg.next_retry_at
-        row.recorded_step = msg.recorded_step
-        row.history.record(msg.status, at or self.latest_at)
+        row.kind, row.status, row.primary = msg.kind, status, msg.primary
+        row.shell, row.shell_path, row.cwd = msg.shell, msg.shell_path, msg.cwd
+        row.error, row.next_retry_at = msg.error, msg.next_retry_at
+        row.recorded_step = recorded_step
+        row.history.record(status, at or self.latest_at)
 
     def _connection(
         self,

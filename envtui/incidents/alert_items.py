@@ -14,9 +14,8 @@ is the front end's and the runtime's (:mod:`envtui.sources.alerts`).
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from envtui.vocabulary.incident_messages import IncidentOpened, IncidentResolved
 from envtui.vocabulary.terms import LiveState
@@ -33,9 +32,12 @@ MAX_PENDING = 1_000
 """Alerts held until the front end takes them; beyond it the oldest are dropped (counted)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Alert:
-    """One change worth telling an operator about."""
+class Alert(NamedTuple):
+    """One change worth telling an operator about.
+
+    A plain tuple, made in C: a flapping fleet makes one for two events in three, and a
+    frozen dataclass sets each of its nine fields through ``object.__setattr__``.
+    """
 
     kind: AlertKind
     at: datetime | None
@@ -138,10 +140,12 @@ class AlertQueue:
         """An environment's new status: alert when it goes down or comes back, once each."""
         if status == "unavailable" and environment_id not in self._down:
             self._down.add(environment_id)
-            self.add(Alert("environment_unavailable", at, environment_id, message=error))
+            if self.wanted:
+                self.add(Alert("environment_unavailable", at, environment_id, message=error))
         elif status == "ready" and environment_id in self._down:
             self._down.discard(environment_id)
-            self.add(Alert("environment_ready", at, environment_id))
+            if self.wanted:
+                self.add(Alert("environment_ready", at, environment_id))
 
     def removed(self, environment_id: str) -> None:
         self._down.discard(environment_id)

@@ -235,9 +235,16 @@ class IncidentFold:
             return self.acknowledge(msg, event.at)
         if isinstance(msg, opened | resolved):
             return []  # derived: folding the same steps gives them again
-        if self._window is not None and self._window.expected is None:
+        if self.settles_on_next_event:
             return self.settle()  # an old recording's step: its findings are over
         return []
+
+    @property
+    def settles_on_next_event(self) -> bool:
+        """Whether the next event that is not a finding settles a step (one of an old
+        recording, which did not say how many findings follow): until then, any other
+        event is nothing to the fold, and a reader may pass it over."""
+        return self._window is not None and self._window.expected is None
 
     def step(
         self,

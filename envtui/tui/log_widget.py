@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import ClassVar, Self
 
+from rich.cells import cell_len
 from rich.style import Style
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -30,6 +31,22 @@ from envtui.vocabulary.safe_text import one_line
 
 MARKED = Style(reverse=True)
 """The match shown by a search: reversed, so it reads in any theme and without colour."""
+OWN_GLYPHS = "\N{RIGHTWARDS ARROW}\N{MULTIPLICATION SIGN}\N{EN DASH}\N{MIDDLE DOT}"
+"""What envtui itself writes into a log line besides printable ASCII (a status's arrow, a
+fold's count and run of steps, a cycle's partner): each one cell wide."""
+
+
+def line_cells(line: str) -> int:
+    """How many cells ``line`` takes in the log, as Textual's Log measures it; a line of
+    printable ASCII and envtui's own glyphs (nearly every one) without looking the width
+    of each character up."""
+    rest = line
+    if not rest.isascii():
+        for glyph in OWN_GLYPHS:
+            rest = rest.replace(glyph, "")
+    if rest.isascii() and rest.isprintable():
+        return len(line)
+    return cell_len(Log._process_line(line))
 
 
 class QueryScreen(ModalScreen[str | None]):
@@ -75,6 +92,13 @@ class EventLog(Log):
     def watch_virtual_size(self, size: Size) -> None:
         self._scroll_update(size)  # the scrollbars' thumbs, as a layout would set them
         self.refresh()
+
+    def _update_size(self, updates: int, lines: list[str]) -> None:  # type: ignore[override]
+        """The widest of the new lines, measured at once (:func:`line_cells`). Log measures
+        each line a character at a time in a worker thread: 5 us a line with an arrow in
+        it, more than folding the line costs."""
+        if lines:
+            self._update_maximum_width(updates, max(map(line_cells, lines)))
 
     def __init__(self, max_lines: int, entries: Iterable[LogEntry] = (), **kwargs: object) -> None:
         super().__init__(max_lines=max_lines, auto_scroll=False, **kwargs)  # type: ignore[arg-type]

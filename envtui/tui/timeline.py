@@ -127,7 +127,7 @@ def summary(rows: Sequence[EnvironmentRow], start: datetime, end: datetime) -> s
         history = row.history
         availability = history.availability(start, end)
         share = "-" if availability is None else f"{availability:.0%}"
-        count = len(history.transitions) + history.dropped
+        count = history.held + history.dropped
         summed = (
             f", the first {history.dropped} kept as sums per {history.summary.width:g} s"
             if history.dropped

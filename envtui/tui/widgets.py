@@ -96,12 +96,17 @@ class EnvironmentTable(KeyedTable):
         self._order: dict[str, Any] = {}  # what each row sorts by
         self._keys: frozenset[str] = frozenset()  # the columns laid out
         self._error_room = (0, 0)  # (for this width, the longest error seen)
+        self._to_select: str | None = None  # the row to select once rows come (laid out)
+        self._laid_out_width = 0  # the width of the last Relayout
         bound_caches(self, cells=CACHED_CELLS, rows=CACHED_ROWS)  # see table_caches
 
     def select(self, env_id: str | None) -> None:
-        """Put the cursor on ``env_id``'s row, if it is shown."""
+        """Put the cursor on ``env_id``'s row, if it is shown; before the table is laid out
+        (and takes its rows), on that row once they come."""
         if env_id is not None and env_id in self._shown:
             self.move_cursor(row=self.get_row_index(env_id), scroll=False)
+        elif not self.size.width:
+            self._to_select = env_id
 
     def _cell(self, env_id: str, key: str, values: dict[str, str]) -> Text:
         style = ""
@@ -123,7 +128,7 @@ class EnvironmentTable(KeyedTable):
         """Lay the columns out for the current width; True when they changed (rows re-added)."""
         # less the border and room for a scrollbar, so rows that outgrow the height never
         # make the columns wider than the table
-        width = (self.size.width or self.app.size.width) - 4
+        width = self.size.width - 4
         longest = {
             key: max((cell_len(clean(getattr(row, key))) for row in rows), default=0)
             for key in ("id", "kind", "shell", "cwd", "error")
@@ -151,9 +156,16 @@ class EnvironmentTable(KeyedTable):
         removed: set[str],
         now: datetime,
     ) -> None:
-        """Apply the store: ``changed`` None means every row (after a filter or theme change)."""
+        """Apply the store: ``changed`` None means every row (after a filter or theme change).
+
+        Before its first layout the table's width, and so its columns, are not known: it
+        takes no rows then (each would be added again, a thousand rows measured twice, once
+        the width is known), and the :class:`Relayout` of that layout brings every row.
+        """
+        if not self.size.width:
+            return
         rows = list(rows)
-        selected = self.selected_id()
+        selected, self._to_select = self.selected_id() or self._to_select, None
         if self._fit_columns(rows):
             changed = None
         resort = changed is None
@@ -226,7 +238,11 @@ class EnvironmentTable(KeyedTable):
                         self.update_cell(row.id, key, self._cell(row.id, key, shown))
 
     def on_resize(self) -> None:
-        self.post_message(self.Relayout())
+        # its height follows its rows (a thousand rows that come make it taller): only a new
+        # width lays the columns out again, and syncing every row for nothing costs a frame
+        if self.size.width != self._laid_out_width:
+            self._laid_out_width = self.size.width
+            self.post_message(self.Relayout())
 
     class Relayout(Message):
         """The table's width changed: whoever holds the rows syncs them again."""

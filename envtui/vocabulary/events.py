@@ -59,10 +59,11 @@ def aware_time(value: datetime) -> datetime:
     """
     if value.utcoffset() is None:
         value = value.replace(tzinfo=UTC)
-    try:
-        value.astimezone(UTC)
-    except OverflowError:
-        raise ValueError(f"time out of range: {value.isoformat()}") from None
+    if value.year in (1, 9999):  # an offset is under a day: only these can leave the range
+        try:
+            value.astimezone(UTC)
+        except OverflowError:
+            raise ValueError(f"time out of range: {value.isoformat()}") from None
     return value
 
 
@@ -390,8 +391,45 @@ def decode_event(line: str) -> Event:
     event_id = data.get("id")
     if not isinstance(event_id, str):
         raise ValueError("id: expected a string")
-    msg = decode_message(data.get("msg"))
-    at = data.get("at")
+    raw, at = data.get("msg"), data.get("at")
+    event = _known_event(event_id, raw, at)
+    return event if event is not None else _checked_event(event_id, raw, at)
+
+
+def _known_event(event_id: str, raw: object, at: object) -> Event | None:
+    """The event of a message of a known type, validated in one pass (the event and its
+    message together, the message against the class its ``type`` names); None when
+    anything is wrong, for :func:`_checked_event` to name it as it always has.
+
+    Nearly every line of a stream is such an event: one validation instead of two saves
+    about an eighth of reading it.
+    """
+    kind = raw.get("type") if isinstance(raw, dict) else None
+    if not (isinstance(kind, str) and kind in KNOWN_MESSAGES):
+        return None
+    fields = {"id": event_id, "msg": raw}
+    if at is not None:
+        if not isinstance(at, str):
+            return None
+        try:
+            fields["at"] = datetime.fromisoformat(at)
+        except ValueError:
+            return None
+    try:
+        event: Event = _validate_event(fields)
+    except ValidationError:
+        return None
+    return event
+
+
+_validate_event = Event.__pydantic_validator__.validate_python
+"""``Event.model_validate`` without its wrapper, which costs a tenth of reading an event."""
+
+
+def _checked_event(event_id: str, raw: object, at: object) -> Event:
+    """The event, checked step by step: the message, then its time; raises ValueError
+    naming the first thing that is wrong (or returns it, an unknown message kept whole)."""
+    msg = decode_message(raw)
     if at is None:
         return Event(id=event_id, msg=msg)
     if not isinstance(at, str):
@@ -421,7 +459,7 @@ def decode_lines(lines: Iterable[str | LineTooLong]) -> Iterator[Event | DecodeE
         if isinstance(line, LineTooLong):
             yield DecodeError(line=number, message=str(line))
             continue
-        if not line.strip():
+        if not line or line.isspace():
             continue
         try:
             yield decode_event(line)

@@ -106,7 +106,14 @@ def load_json(text: str | bytes, *, max_depth: int = MAX_JSON_DEPTH) -> Any:
         raise JsonInputError(f"nested deeper than {max_depth} levels") from None
     except ValueError as exc:  # NaN, Infinity, an integer of thousands of digits
         raise JsonInputError(str(exc)) from None
-    if _may_nest_deeper(text, max_depth) and nesting_exceeds(value, max_depth):
+    # nesting deeper than the limit needs more brackets than it, each closed again: a
+    # document shorter than twice the limit, or with fewer (nearly every one), is not
+    # walked (brackets inside strings count too, which only makes the walk run needlessly)
+    if (
+        len(text) > 2 * max_depth
+        and text.count("[") + text.count("{") > max_depth
+        and nesting_exceeds(value, max_depth)
+    ):
         raise JsonInputError(f"nested deeper than {max_depth} levels")
     return value
 
@@ -121,13 +128,6 @@ def _decode(text: str) -> Any:
     if end != len(text) and text[end:].strip(" \t\n\r"):
         return _DECODER.decode(text)  # raises "Extra data" at its place
     return value
-
-
-def _may_nest_deeper(text: str, limit: int) -> bool:
-    """Whether ``text`` has more than ``limit`` opening brackets: nesting deeper than
-    ``limit`` needs that many, so a document with fewer (nearly every one) is not walked.
-    Brackets inside strings count too, which only makes the walk run when it need not."""
-    return text.count("[") + text.count("{") > limit
 
 
 def nesting_exceeds(value: object, limit: int) -> bool:

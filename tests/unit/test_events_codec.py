@@ -172,3 +172,41 @@ def test_an_event_holds_each_message_as_its_own_class_or_as_unknown() -> None:
     assert type(Event(id="", msg=raw).msg) is UnknownMessage
     with pytest.raises(ValueError, match="environment_id"):
         Event(id="", msg={"type": "environment_connected"})  # its own class says what is missing
+
+
+def test_a_line_of_each_known_type_reads_as_its_message_read_alone() -> None:
+    """A line is read in one pass (the event and its message together): the message it
+    gives is the one its object gives read alone, with the same fields given."""
+    import json
+
+    from envtui.vocabulary.events import KNOWN_MESSAGES, decode_message
+
+    for kind, cls in KNOWN_MESSAGES.items():
+        fields = cls.model_fields.items()
+        required = {name: _sample(f.annotation) for name, f in fields if f.is_required()}
+        raw = {"type": kind, **required}
+        for at in (None, "2026-11-30T12:00:01", "2026-11-30T13:00:01+01:00"):
+            line = json.dumps({"id": "7", "msg": raw} | ({"at": at} if at else {}))
+            event, alone = decode_event(line), decode_message(raw)
+            assert type(event.msg) is cls, kind
+            assert event.msg == alone, kind
+            assert event.msg.model_fields_set == alone.model_fields_set, kind
+            assert event.at == (datetime(2026, 11, 30, 12, 0, 1, tzinfo=UTC) if at else None)
+            assert event.model_fields_set == ({"id", "msg", "at"} if at else {"id", "msg"})
+
+
+@pytest.mark.parametrize(
+    ("msg", "at", "message"),
+    [
+        ('{"type":"environment_connected"}', '"yesterday"', "msg.environment_id: Field required"),
+        ('{"type":"environment_connected","environment_id":"a"}', "7", "at: expected an ISO"),
+        ('{"type":"environment_connected","environment_id":"a"}', '"x"', "at: not an ISO time"),
+        ('{"type":["environment_status"]}', '"x"', "msg.type: expected a string"),
+        ('{"type":"warning","message":"m"}', '"0001-01-01T00:00+14:00"', "at: time out of"),
+    ],
+)
+def test_a_line_wrong_in_more_than_one_way_names_its_message_first(
+    msg: str, at: str, message: str
+) -> None:
+    with pytest.raises(ValueError, match=f"^{message}"):
+        decode_event(f'{{"id":"","msg":{msg},"at":{at}}}')

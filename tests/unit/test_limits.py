@@ -90,6 +90,17 @@ def test_brackets_inside_strings_do_not_count_as_nesting() -> None:
         load_json('{"a": "[[[[[[", "b": [[[1]]]}', max_depth=3)
 
 
+@pytest.mark.parametrize("limit", [1, 2, 3, 10, 100])
+def test_the_shortest_document_nested_one_level_too_deep_is_refused(limit: int) -> None:
+    """Only a document with more brackets than twice the limit can nest too deeply; the
+    shortest one that does is still found."""
+    assert load_json("[" * limit + "]" * limit, max_depth=limit) is not None
+    assert load_json('{"a":' * limit + "1" + "}" * limit, max_depth=limit) is not None
+    for deep in ("[" * (limit + 1) + "]" * (limit + 1), '{"a":' * limit + "[]" + "}" * limit):
+        with pytest.raises(JsonInputError, match=f"nested deeper than {limit} levels"):
+            load_json(deep, max_depth=limit)
+
+
 @pytest.mark.parametrize(
     ("text", "described"),
     [

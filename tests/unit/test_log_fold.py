@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+
 from tests.support.scenarios.scripted_stream import at, scripted_events, status
 
 from envtui.dashboard.log_lines import LogEntry, log_entry
@@ -92,6 +94,25 @@ def test_filter_by_environment_type_and_words() -> None:
     log.filter = LogFilter.parse("")
     assert len(log.rebuild(shown)) == len(shown)
     assert not log.filter
+
+
+def test_a_filter_finds_lines_never_read_and_shows_them_as_they_read() -> None:
+    """The store writes a line's words only when it is read: a filter reads the lines it
+    has to, and finds the same ones as in lines read before."""
+    states = ("starting", "ready", "unavailable")
+    events = [status(f"env-{i % 7}", states[i % 3], i, error=f"event {i}") for i in range(300)]
+    unread, read = entries(events), entries(events)
+    every_line = [entry.line for entry in read]
+    held = [item for entry in unread for item in gc.get_referents(entry)]
+    assert not any(isinstance(item, str) and " env-" in item for item in held)  # none written
+    log = FoldedLog(limit=1_000, filter=LogFilter.parse("env:env-3 type:status EVENT 1"))
+    found = log.rebuild(unread)
+    # words match anywhere in the line: "event" is in each, "1" in the events' numbers
+    assert found == [line for i, line in enumerate(every_line) if i % 7 == 3 and "1" in str(i)]
+    assert found == [
+        line for entry, line in zip(read, every_line, strict=True) if log.filter.matches(entry)
+    ]
+    assert found[0] == "12:00:10 environment_status env-3 starting → ready: event 10"
 
 
 def test_search_finds_lines_oldest_first() -> None:

@@ -151,6 +151,47 @@ def test_properties_of_any_stream(changes: list[tuple[str, int]]) -> None:
         assert strip[-1].worst is not None
 
 
+def _as_read(history: StatusHistory, seconds: int) -> object:
+    """Everything a reader can ask of ``history`` near ``seconds``."""
+    summary = history.summary
+    buckets = [(b.lo, b.hi, b.known, b.ready, b.worst, b.changes, b.drops) for b in summary.buckets]
+    return (
+        history.transitions,
+        history.held,
+        history.dropped,
+        history.first_at,
+        (summary.width, summary.start, buckets),
+        history.status_at(at(seconds - 7)),
+        history.strip(at(seconds + 1), cells=8, interval=timedelta(seconds=20)),
+        history.recent(at(seconds + 1), 10, timedelta(seconds=30)),
+        history.availability(T0, at(seconds + 1)),
+        history.flaps(T0, at(seconds + 1)),
+    )
+
+
+@given(
+    st.lists(st.tuples(STATUSES, st.integers(0, 30)), max_size=300),
+    st.integers(2, 12),
+    st.sets(st.integers(0, 299), max_size=4),
+)
+@example([(state, 5) for _ in range(100) for state in ("ready", "unavailable")], 2, set())
+def test_transitions_past_the_bound_read_as_if_each_had_left_as_it_came(
+    changes: list[tuple[str, int]], limit: int, reads: set[int]
+) -> None:
+    """Past its bound a history lets transitions go together, later: read at any moment,
+    it reads as one that let each go as soon as it came."""
+    at_once, together = StatusHistory(limit=limit), StatusHistory(limit=limit)
+    seconds = 0
+    for index, (state, gap) in enumerate(changes):
+        seconds += gap
+        at_once.record(state, at(seconds))  # type: ignore[arg-type]
+        assert at_once.held <= limit  # read, so each goes as it came
+        together.record(state, at(seconds))  # type: ignore[arg-type]
+        if index in reads:
+            assert _as_read(together, seconds) == _as_read(at_once, seconds)
+    assert _as_read(together, seconds) == _as_read(at_once, seconds)
+
+
 @given(st.lists(st.tuples(STATUSES, st.integers(0, 30)), max_size=80), st.integers(2, 12))
 def test_a_capped_history_adds_up_to_what_the_whole_one_does(
     changes: list[tuple[str, int]], limit: int

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import gc
+from datetime import UTC, datetime, tzinfo
 from zoneinfo import ZoneInfo
+
+import pytest
 
 from tests.support.scenarios.scripted_stream import at, scripted_events, status, step_event
 
@@ -212,3 +215,40 @@ def test_what_a_rollout_recorded_never_replaces_a_live_status() -> None:
     assert row.events[-1].text.endswith("devbox ready → unavailable")  # logged all the same
     store.apply(status("devbox", "starting", 3, kind="exec-server"))
     assert (row.kind, row.status) == ("exec-server", "starting")  # live ones go on as before
+
+
+@pytest.mark.parametrize(
+    "zone",
+    [
+        None,
+        UTC,
+        ZoneInfo("Europe/Berlin"),
+        ZoneInfo("Asia/Kathmandu"),
+        ZoneInfo("America/St_Johns"),
+    ],
+    ids=["local", "utc", "berlin", "kathmandu", "st-johns"],
+)
+def test_lines_read_late_and_in_any_order_read_as_their_events_at_their_own_second(
+    zone: tzinfo | None,
+) -> None:
+    """A line is written when it is read: whatever was read before it and whenever, it
+    reads as its event, at its own second in the store's zone (``--utc`` gives UTC, else
+    the local zone), across a change of daylight saving time too."""
+    store = Store(zone=zone)
+    before_dst_ends = (datetime(2026, 10, 25, 1, tzinfo=UTC) - at(0)).total_seconds() - 1
+    seconds = [0.2, 0.9, 1.0, 59.99, 3600.5, before_dst_ends, before_dst_ends + 1, 7.25]
+    states = ("starting", "ready", "unavailable")
+    for index, second in enumerate(seconds):
+        store.apply(status(f"e{index % 2}", states[index % 3], second, error=f"event {index}"))
+    expected: list[str] = []
+    previous: dict[str, str] = {}
+    for index, second in enumerate(seconds):
+        clock = at(second).astimezone(zone).strftime("%H:%M:%S")
+        env, now = f"e{index % 2}", states[index % 3]
+        moved = f"{previous[env]} → {now}" if previous.get(env, now) != now else now
+        previous[env] = now
+        expected.append(f"{clock} environment_status {env} {moved}: event {index}")
+    entries = list(store.log)
+    for order in (reversed(range(len(entries))), range(len(entries)), [7, 0, 5, 6, 5, 1]):
+        for index in order:
+            assert entries[index].line == expected[index], (zone, index)

@@ -6,8 +6,10 @@ import re
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from rich.cells import cell_len
-from textual.widgets import Input
+from textual.widgets import Input, Log
 
 from tests.support.scenarios.dashboard_pilot import Feed, settled
 from tests.support.scenarios.incident_steps import step
@@ -17,7 +19,7 @@ from tests.support.waiting import pilot_wait_until
 from envtui.dashboard.store import Store
 from envtui.tui.app import DashboardOptions, EnvTuiApp
 from envtui.tui.history_screen import HistoryScreen
-from envtui.tui.log_widget import EventLog, QueryScreen
+from envtui.tui.log_widget import OWN_GLYPHS, EventLog, QueryScreen, line_cells
 from envtui.tui.main_screen import MainScreen
 from envtui.tui.timeline import Mark, incident_marks
 from envtui.tui.widgets import EnvironmentTable
@@ -121,6 +123,31 @@ async def test_the_log_folds_a_refusing_host_and_keeps_following() -> None:
         )
         assert log.following
         assert log.scroll_y >= log.max_scroll_y
+
+
+@given(
+    st.text(alphabet=st.sampled_from(["a", " ", "~", "\t", "\x1b", "日", "\u0301", *OWN_GLYPHS]))
+    | st.text()
+)
+def test_a_line_takes_the_cells_textuals_log_measures_for_it(line: str) -> None:
+    assert line_cells(line) == cell_len(Log._process_line(line))
+
+
+async def test_the_log_is_as_wide_as_its_widest_line_also_one_of_wide_characters() -> None:
+    wide = status("ホスト", "unavailable", 2, error="日本語のエラー" * 8)  # two cells each
+    feed = Feed([*flaky_events(), wide])
+    app = make_app(feed)
+    async with app.run_test(size=(60, 30)) as pilot:
+        await settled(app, pilot, events=len(flaky_events()) + 1)
+        log = app.screen.query_one(EventLog)
+        (line,) = [line for line in log.lines if "ホスト" in line]
+        assert log.virtual_size.width == cell_len(line) > max(len(line) for line in log.lines)
+        feed.send(status("ghost", "unavailable", 101, error="x" * 200))  # and a longer one
+        await pilot_wait_until(
+            pilot,
+            lambda: log.virtual_size.width == max(cell_len(line) for line in log.lines) > 200,
+            what="the longer line's width",
+        )
 
 
 async def test_search_and_filter_the_focused_log_and_it_still_follows() -> None:

@@ -24,6 +24,8 @@ async def settled(app: EnvTuiApp, pilot: Pilot[Any], events: int | None = None) 
 
     One frame draws everything the store collected, so a table with a row per environment
     and an event log with every line the store keeps mean the other panels are drawn too.
+    The table takes its rows once it is laid out (its width decides its columns) and
+    measures them when idle; its height follows at the screen's next update.
     """
     expected = len(scripted_events()) if events is None else events
 
@@ -33,12 +35,16 @@ async def settled(app: EnvTuiApp, pilot: Pilot[Any], events: int | None = None) 
         tables, logs = app.screen.query(EnvironmentTable), app.screen.query(EventLog)
         if not tables or not logs:  # the screen is still being composed, or recomposed
             return False
-        every_row = tables.first().row_count == len(app.store.environments)
+        table = tables.first()
+        every_row = table.row_count == len(app.store.environments)
+        # the rows measured: the table's height, laid out in the same pause, follows them
+        measured = table.virtual_size.height == table.row_count + table.header_height
         # identical lines are folded into one: the log counts the entries it was given
         every_line = logs.first().seen >= min(expected, len(app.store.log))
-        return every_row and every_line
+        return every_row and (measured or not table.row_count) and every_line
 
     await pilot_wait_until(pilot, drawn, what=f"{expected} events in the store and drawn")
+    await pilot.pause()  # applies the layout the measured rows asked for (no time passes)
 
 
 class Feed:
