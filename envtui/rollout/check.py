@@ -97,9 +97,9 @@ def _diffed(
     return current, restore(block.previous)
 
 
-_Outcome = tuple[str | None, str, list[str]]
-"""What a block's check says whatever its step: the finding's message (None: no finding),
-its diff, the notes."""
+_Outcome = tuple[Finding | None, str, list[str]]
+"""What a block's check says whatever its step: the finding (None: none; its step and line
+are the step's own), its diff, the notes."""
 
 
 def check_block(
@@ -114,13 +114,13 @@ def check_block(
         return None, [f"context not checked: {diffed}"]
     key = (*diffed, block.text, block.source)
     known = memo.get(key) if memo is not None else None
-    message, diff, notes = known[0] if known is not None else _outcome(block, *diffed)
+    mismatch, diff, notes = known[0] if known is not None else _outcome(block, *diffed)
     if memo is not None and known is None:
-        memo.put(key, (message, diff, notes))
-    if message is None:
+        memo.put(key, (mismatch, diff, notes))
+    if mismatch is None:
         return None, list(notes)
     line = block.line or block.world_state_line
-    return finding("context-mismatch", number, message, line=line, diff=diff), []
+    return mismatch.at_step(number, {"line": line, "diff": diff}), []
 
 
 def _outcome(
@@ -144,7 +144,7 @@ def _outcome(
     if block.source == "compaction":
         message += " (the block in the compaction's replacement history)"
     first, diff = short_diff(as_codex, block.text)
-    return f"{message} ({first})", diff, []
+    return finding("context-mismatch", None, f"{message} ({first})"), diff, []
 
 
 @dataclass(frozen=True)

@@ -127,14 +127,17 @@ class Finding:
     message: str
     extra: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
-    def at_step(self, number: int | None) -> Finding:
-        """The same finding at step ``number``: its fields copied as they are but for the
-        step (what ``dataclasses.replace`` gives, without a frozen dataclass's field-by-field
-        ``__init__``: a long rollout's steps repeat the same findings)."""
+    def at_step(self, number: int | None, extra: Mapping[str, Any] | None = None) -> Finding:
+        """The same finding at step ``number`` (with ``extra`` instead of its own, if
+        given): its fields copied as they are but for those (what ``dataclasses.replace``
+        gives, without a frozen dataclass's field-by-field ``__init__``: a long rollout's
+        steps repeat the same findings)."""
         found: Finding = object.__new__(Finding)
         fields = found.__dict__
         fields.update(self.__dict__)
         fields["step"] = number
+        if extra is not None:
+            fields["extra"] = extra
         return found
 
     def as_fields(self) -> dict[str, Any]:
@@ -143,7 +146,14 @@ class Finding:
         return {name: fields[name] for name in FINDING_FIELDS}
 
     def as_json(self) -> dict[str, Any]:
-        return {**self.as_fields(), **self.extra}
+        """Its fields, then ``extra``'s: ``{**self.as_fields(), **self.extra}``, made from a
+        copy of its ``__dict__`` (which holds exactly those fields, in that order, then
+        ``extra``): a long check writes one for each of its findings."""
+        fields = self.__dict__.copy()
+        extra = fields.pop("extra")
+        if extra:
+            fields.update(extra)
+        return fields
 
 
 def finding(

@@ -8,7 +8,7 @@ from typing import Any
 from envtui.context import SECTION_ID
 from envtui.rollout.check_memo import KEPT, Recent, Restorer, same_json
 from envtui.rollout.state import WorldReplay
-from envtui.steps.values import finding
+from envtui.steps.values import Finding, finding
 
 SNAPSHOT = {"environments": {"local": {"cwd": "/w", "status": "available", "is_primary": True}}}
 
@@ -83,3 +83,36 @@ def test_a_finding_of_the_steps_before_moved_to_a_new_step_is_the_same_but_for_i
     moved = found.at_step(9)
     assert moved == dataclasses.replace(found, step=9)
     assert (moved.step, found.step, moved.extra) == (9, 3, {"rule": "r"})
+
+
+def test_a_finding_moved_with_other_extras_keeps_its_words_and_writes_its_fields_first() -> None:
+    found = finding("context-mismatch", None, "the words")
+    moved = found.at_step(4, {"line": 7, "diff": "-a\n+b"})
+    assert moved == dataclasses.replace(found, step=4, extra={"line": 7, "diff": "-a\n+b"})
+    assert found.extra == {}
+    assert list(moved.as_json().items()) == [
+        ("code", "context-mismatch"),
+        ("severity", "error"),
+        ("step", 4),
+        ("tool", None),
+        ("environment_id", None),
+        ("message", "the words"),
+        ("line", 7),
+        ("diff", "-a\n+b"),
+    ]
+
+
+def test_an_extra_that_names_a_field_replaces_it_in_place_in_the_json() -> None:
+    """As ``{**fields, **extra}`` does: the field keeps its place and takes the extra's value."""
+    found = Finding(
+        "stale-available", "warning", 2, None, None, "the words", {"message": "other", "rule": "r"}
+    )
+    assert list(found.as_json().items()) == [
+        ("code", "stale-available"),
+        ("severity", "warning"),
+        ("step", 2),
+        ("tool", None),
+        ("environment_id", None),
+        ("message", "other"),
+        ("rule", "r"),
+    ]
