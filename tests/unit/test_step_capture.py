@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from datetime import UTC, datetime
 
 import pytest
@@ -66,7 +65,7 @@ async def test_a_call_routed_by_the_live_primary_runs_elsewhere_and_by_the_step_
         step.view,
         step.tools,
         profile,
-        calls=[dataclasses.replace(call, executed_in=live)],
+        calls=[call._replace(executed_in=live)],
         connection={},
     )
     assert [f.code for f in routed_live.findings] == ["execution-routed-elsewhere"]
@@ -82,7 +81,7 @@ async def test_a_call_routed_by_the_live_primary_runs_elsewhere_and_by_the_step_
             step.view,
             step.tools,
             profile,
-            calls=[dataclasses.replace(call, executed_in=by_step)],
+            calls=[call._replace(executed_in=by_step)],
             connection={},
         ).findings
         == []
