@@ -300,8 +300,8 @@ class IncidentFold:
         """End the pending step: every open incident its rules evaluated and it did not
         raise is resolved at that step. (Also at the end of a stream.)"""
         window, self._window = self._window, None
-        if window is None:
-            return []
+        if window is None or self.open.keys() <= window.raised:
+            return []  # the usual step: it raised again every incident that is open
         out: list[AnyIncident] = []
         changed = False
         for key, incident in list(self.open.items()):
