@@ -182,6 +182,7 @@ class RolloutChecker:
         self.tools_seen = False
         self._recent_rules: list[_Rules] = []  # the last few, newest last
         self._selected_from: list[EnvironmentsState] = []  # the last few states in selected
+        self._selected_ids: frozenset[int] = frozenset()  # theirs, held by the list above
         self.selected: dict[str, bool] = {}
         """Every environment a snapshot named (the selection as a rollout shows it), and
         whether any step showed it available or starting."""
@@ -189,7 +190,8 @@ class RolloutChecker:
     def check(self, step: RolloutStep) -> StepReport:
         """One step: every block against Codex's, then the rules on its snapshot."""
         report = StepReport(step.number, step.turn, step.first_line, step.context_text)
-        report.notes += step.notes
+        if step.notes:
+            report.notes += step.notes
         report.unchecked.add(EXECUTION_CODE)  # a rollout does not record where calls ran
         mismatches = []
         for block in step.blocks:
@@ -212,11 +214,12 @@ class RolloutChecker:
             return report
         report.state = state
         # a state taken in again changes nothing: an environment's flag only ever turns true
-        if all(state is not seen for seen in self._selected_from):
+        if id(state) not in self._selected_ids:
             for env_id, env in state.environments.items():
                 resolved = env.status in ("available", "starting")
                 self.selected[env_id] = self.selected.get(env_id, False) or resolved
             self._selected_from = [*self._selected_from[1 - KEPT :], state]
+            self._selected_ids = frozenset(map(id, self._selected_from))
         findings, notes, unchecked = self._rules(step, state)
         report.findings += findings
         report.notes += notes
