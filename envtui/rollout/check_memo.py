@@ -53,21 +53,23 @@ class Recent(Generic[T]):
 
     def __init__(self) -> None:
         self._entries: list[tuple[tuple[Any, ...], T]] = []
+        self._answers: dict[tuple[Any, ...], tuple[T]] = {}
 
     def get(self, key: tuple[Any, ...]) -> tuple[T] | None:
         """The answer for a key the same, part by part, as ``key`` (objects by identity,
         strings and None by value), in a 1-tuple; None if there is none."""
-        for seen, answer in self._entries:
-            for a, b in zip(seen, key, strict=True):
-                if a is not b and not (type(a) is str and a == b):
-                    break
-            else:
-                return (answer,)
-        return None
+        return self._answers.get(_same_key(key))
 
     def put(self, key: tuple[Any, ...], answer: T) -> T:
-        self._entries = [*self._entries[1 - KEPT :], (key, answer)]
+        self._entries = [*self._entries[1 - KEPT :], (key, answer)]  # holds the key's objects
+        self._answers = {_same_key(k): (a,) for k, a in self._entries}
         return answer
+
+
+def _same_key(key: tuple[Any, ...]) -> tuple[Any, ...]:
+    """``key`` with each object but a string or None put as its id (a key's objects are held
+    while it is kept, so no other object has that id meanwhile)."""
+    return tuple([part if part is None or type(part) is str else id(part) for part in key])
 
 
 class Restorer:
