@@ -97,6 +97,24 @@ def _events(path: str) -> tuple[list[Event], list[str]] | int:
     return events, [f"{path}: {e}" for e in decoded if isinstance(e, DecodeError)]
 
 
+def _given(
+    args: argparse.Namespace,
+) -> tuple[list[Event] | None, list[str], list[ToolSpec] | None] | int:
+    """What ``--events`` and ``--tools`` give (the events, a note per broken event line, the
+    tools), or the exit code after an error."""
+    events: list[Event] | None = None
+    notes: list[str] = []
+    if args.events:
+        loaded = _events(args.events)
+        if isinstance(loaded, int):
+            return loaded
+        events, notes = loaded
+    tools = _tools(args)
+    if isinstance(tools, int):
+        return tools
+    return events, notes, tools
+
+
 def _check_rollout(args: argparse.Namespace) -> int:
     """Read, check and report the rollout one step at a time; the exit code."""
     from envtui.commands.check_output import ReportWriter
@@ -105,16 +123,10 @@ def _check_rollout(args: argparse.Namespace) -> int:
     from envtui.rollout.reader import HEAD_LINES, RolloutReader, no_item_reason
 
     path = Path(args.rollout)
-    events: list[Event] | None = None
-    extra_notes: list[str] = []
-    if args.events:
-        loaded = _events(args.events)
-        if isinstance(loaded, int):
-            return loaded
-        events, extra_notes = loaded
-    tools = _tools(args)
-    if isinstance(tools, int):
-        return tools
+    given = _given(args)
+    if isinstance(given, int):
+        return given
+    events, extra_notes, tools = given
     sessions = Path(args.sessions) if args.sessions else None
     reader = RolloutReader(ParentRollouts(path, sessions))
     try:

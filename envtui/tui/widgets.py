@@ -191,6 +191,10 @@ class EnvironmentTable(KeyedTable):
                 "id", key=lambda cell: self._order.get(cell.row_key), reverse=self.sort_reverse
             )
         self.select(selected)
+        self._retitle(rows)
+
+    def _retitle(self, rows: list[EnvironmentRow]) -> None:
+        """The border's title (recorded or live, the filter) and subtitle (the sort)."""
         recorded = max((r.recorded_step for r in rows if r.recorded_step is not None), default=None)
         title = "environments"
         if recorded is not None:
