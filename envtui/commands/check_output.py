@@ -84,22 +84,31 @@ class ReportWriter:
         self.steps += 1
         if self.incidents is not None:
             self.incidents.step(report.number, None, report.unchecked, len(report.findings))
-        for f in report.findings:
-            self.finding(f)
+        self._findings(report.findings)
 
     def finding(self, f: Finding) -> None:
+        """A finding of the whole thread, after the steps."""
+        self._findings([f])
+
+    def _findings(self, found: list[Finding]) -> None:
+        if not found:
+            return
         if self.incidents is not None:
-            self.incidents.finding(f, None)  # read as it is, as its event would be
+            for f in found:
+                self.incidents.finding(f, None)  # read as it is, as its event would be
         if self._spool is not None:
-            text = ("," if self.findings else "") + dumps_json_line(f.as_json())
+            # a step's findings' JSON made in one go: the array's items, without its brackets
+            text = dumps_json_line([f.as_json() for f in found])[1:-1]
+            text = ("," if self.findings else "") + text
             self._held.append(text)
             self._held_size += len(text)
             if self._held_size >= HELD_CHARACTERS:
                 self._spool_held(self._spool)
         else:
-            line = finding_line(f) + "\n"
-            self.out.write(for_terminal(line) if self._terminal else line)
-        self.findings += 1
+            for f in found:
+                line = finding_line(f) + "\n"
+                self.out.write(for_terminal(line) if self._terminal else line)
+        self.findings += len(found)
 
     def _spool_held(self, spool: IO[str]) -> None:
         spool.write("".join(self._held))
