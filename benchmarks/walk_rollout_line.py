@@ -14,7 +14,8 @@ of its own when the walk comes back to it before entering something new. Printed
 * calls back into a module already on the call stack (a circle at run time), and calls
   from a module into a higher layer (a callback up).
 
-Run from the repository: ``python benchmarks/walk_rollout_line.py [-v]``.
+Run from the repository: ``python benchmarks/walk_rollout_line.py [-v]``; ``-v`` lists the
+stops, each with the function whose entry made it, and marks the climbs.
 """
 
 from __future__ import annotations
@@ -82,9 +83,13 @@ def envtui_frames(frame: FrameType | None) -> list[str]:
     return found
 
 
-def trace(work: Callable[[], None], layer: dict[str, int]) -> tuple[list[str], int, int]:
-    """(stops, calls back into a module on the stack, calls up a layer) while ``work`` runs."""
+def trace(
+    work: Callable[[], None], layer: dict[str, int], entered: list[str] | None = None
+) -> tuple[list[str], int, int]:
+    """(stops, calls back into a module on the stack, calls up a layer) while ``work`` runs;
+    ``entered`` gets, for each stop, the function whose entry made it."""
     stops: list[str] = []
+    entered = entered if entered is not None else []
     seen: set[tuple[str, int]] = set()
     counts = {"reentry": 0, "upward": 0}
 
@@ -99,10 +104,12 @@ def trace(work: Callable[[], None], layer: dict[str, int]) -> tuple[list[str], i
             caller = stack[0]
             if not stops or stops[-1] != caller:
                 stops.append(caller)
+                entered.append(f"back, then {frame.f_code.co_qualname}")
             counts["reentry"] += module != caller and module in stack[1:]
             counts["upward"] += layer.get(package(module), 5) > layer.get(package(caller), 5)
         if not stops or stops[-1] != module:
             stops.append(module)
+            entered.append(frame.f_code.co_qualname)
 
     sys.setprofile(profile)
     try:
@@ -142,7 +149,8 @@ def main(argv: Sequence[str]) -> int:
         follower.feed_bytes((line + "\n").encode())
     before = len(events)
     traced = (lines[CHANGED_LINE] + "\n").encode()
-    stops, reentries, upward = trace(lambda: follower.feed_bytes(traced), layer)
+    entered: list[str] = []
+    stops, reentries, upward = trace(lambda: follower.feed_bytes(traced), layer, entered)
     findings = [e.msg for e in events[before:] if isinstance(e.msg, FindingReported)]
     assert findings, "the traced line settled no step with a finding"
     for name, walk in (("modules", stops), ("packages", by_package(stops))):
@@ -156,7 +164,10 @@ def main(argv: Sequence[str]) -> int:
         f"{upward} calls up a layer; finding: {findings[0].code}"
     )
     if "-v" in argv:
-        print("\n".join(f"  {stop}" for stop in stops))
+        levels = [layer.get(package(stop), 5) for stop in stops]
+        for i, (stop, function) in enumerate(zip(stops, entered, strict=True)):
+            climb = i > 0 and levels[i] > levels[i - 1]
+            print(f"  {stop:36} {function}{'  <- climb' if climb else ''}")
     return 0
 
 
