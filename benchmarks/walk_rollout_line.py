@@ -84,12 +84,11 @@ def envtui_frames(frame: FrameType | None) -> list[str]:
 
 
 def trace(
-    work: Callable[[], None], layer: dict[str, int], entered: list[str] | None = None
+    work: Callable[[], None], layer: dict[str, int], entered: list[str]
 ) -> tuple[list[str], int, int]:
     """(stops, calls back into a module on the stack, calls up a layer) while ``work`` runs;
     ``entered`` gets, for each stop, the function whose entry made it."""
     stops: list[str] = []
-    entered = entered if entered is not None else []
     seen: set[tuple[str, int]] = set()
     counts = {"reentry": 0, "upward": 0}
 
@@ -119,6 +118,11 @@ def trace(
     return stops, counts["reentry"], counts["upward"]
 
 
+def is_climb(before: str, now: str, layer: dict[str, int]) -> bool:
+    """Whether the walk goes from ``before`` up to a higher layer at ``now``."""
+    return layer.get(package(now), 5) > layer.get(package(before), 5)
+
+
 def walk_counts(stops: Sequence[str], layer: dict[str, int]) -> tuple[int, int, int]:
     """(moves between packages, climbs, returns) of a walk."""
     moves = climbs = returns = 0
@@ -127,7 +131,7 @@ def walk_counts(stops: Sequence[str], layer: dict[str, int]) -> tuple[int, int, 
         left.add(before)
         if package(before) != package(now):
             moves += 1
-            climbs += layer.get(package(now), 5) > layer.get(package(before), 5)
+            climbs += is_climb(before, now, layer)
         returns += now in left
     return moves, climbs, returns
 
@@ -164,9 +168,8 @@ def main(argv: Sequence[str]) -> int:
         f"{upward} calls up a layer; finding: {findings[0].code}"
     )
     if "-v" in argv:
-        levels = [layer.get(package(stop), 5) for stop in stops]
         for i, (stop, function) in enumerate(zip(stops, entered, strict=True)):
-            climb = i > 0 and levels[i] > levels[i - 1]
+            climb = i > 0 and is_climb(stops[i - 1], stop, layer)
             print(f"  {stop:36} {function}{'  <- climb' if climb else ''}")
     return 0
 
