@@ -146,6 +146,8 @@ class AlertCommand:
                 with contextlib.suppress(ProcessLookupError):
                     process.kill()
                 await within(1.0, process.wait())
+            if process.stdin is not None:  # a write cut off by the timeout leaves it open
+                process.stdin.close()
         if process.returncode != 0:
             said = one_line(b"".join(errors).decode(errors="replace").strip())[:STDERR_SHOWN]
             return f"exited with {process.returncode}" + (f": {said}" if said else "")

@@ -99,6 +99,8 @@ async def _run_bounded(
     if not await within(timeout, asyncio.shield(communicate)):
         await cancel_and_wait(communicate)
         await _end_group(process)
+        if process.stdin is not None:  # a write cut off by the timeout leaves it open
+            process.stdin.close()
         return None
     return process.returncode, communicate.result()[0] or b""
 

@@ -58,6 +58,8 @@ class AppServer:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(process.pid, 9)
             await process.wait()
+        if process is not None and process.stdin is not None:
+            process.stdin.close()  # or asyncio closes it when collected, after the loop is gone
 
     async def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
         await self._send({"method": method, **({"params": params} if params is not None else {})})

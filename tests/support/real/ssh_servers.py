@@ -88,6 +88,7 @@ class InProcessServer(DemoSshServer):
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(proc.pid, signal.SIGKILL)
                 await proc.wait()
+            child_in.close()  # cancelled mid-pump, or asyncio closes it after the loop is gone
         with contextlib.suppress(Exception):
             process.exit(proc.returncode or 0)
 
