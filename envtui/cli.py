@@ -18,6 +18,7 @@ import re
 import signal
 import sys
 import threading
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
@@ -239,6 +240,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     _received.clear()
     replaced = stop_by_default()
+    shown = warnings.showwarning
+    warnings.showwarning = _warning_to_debug_log
     try:
         return _main(argv)
     except Exception:
@@ -249,6 +252,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise
     finally:
         _restore(replaced)  # a caller in the same process (a test) keeps its own handlers
+        warnings.showwarning = shown
+
+
+def _warning_to_debug_log(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: object = None,
+    line: str | None = None,
+) -> None:
+    """A warning that a library raises goes to the debug log, never to the terminal.
+
+    A dependency's next release may warn about anything (cryptography 51 made asyncssh
+    print ten lines at import): that is for whoever upgrades envtui's pins, not for the
+    person at the dashboard, whose standard error carries one line per problem. With
+    ``--debug`` the warning is in the log; without, it is dropped like any debug record.
+    """
+    from envtui.vocabulary import debug_log
+
+    debug_log.logger("envtui.warnings").debug(
+        "%s:%s: %s: %s", filename, lineno, category.__name__, message
+    )
 
 
 def _main(argv: Sequence[str] | None) -> int:
@@ -268,8 +294,7 @@ def _main(argv: Sequence[str] | None) -> int:
         return 2
     try:
         code: int = args.handler(args)
-        if sys.stdout is not None:  # None when the process was started with it closed
-            sys.stdout.flush()
+        _flush_stdout()
     except BrokenPipeError:
         # The reader went away (``envtui render … | head``): not an error worth a traceback.
         _discard_stdout()
@@ -315,6 +340,19 @@ def _parser_of(parser: argparse.ArgumentParser, command: str | None) -> argparse
             sub: argparse.ArgumentParser = action.choices[command]
             return sub
     return parser
+
+
+def _flush_stdout() -> None:
+    """What a command printed and Python still holds, written now: a failure is standard
+    output's (an :class:`OutputError`), said in one line like any other."""
+    if sys.stdout is None:  # None when the process was started with it closed
+        return
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise OutputError(f"standard output: cannot write: {exc.strerror or exc}") from None
 
 
 def _discard_stdout() -> None:
