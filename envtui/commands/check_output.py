@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import sys
 import tempfile
+from collections.abc import Callable
 from functools import lru_cache
 from typing import IO, Any
 
+from envtui.commands.output import OutputError
 from envtui.incidents.fold import IncidentFold
 from envtui.steps.report import CheckReport, StepReport
 from envtui.steps.values import Finding
@@ -50,12 +52,29 @@ def _step_json(report: StepReport) -> str:
     return dumps_json_line(report.as_json())
 
 
+def _reporting_failures(write: Callable[[str], object]) -> Callable[[str], object]:
+    """``write``, with a failure to write (a full disk, ``/dev/full``) said as standard
+    output's, never as the rollout's (whose reading is also guarded for ``OSError``); a
+    reader that went away stays a BrokenPipeError, which the command line handles."""
+
+    def guarded(text: str) -> object:
+        try:
+            return write(text)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise OutputError(f"standard output: cannot write: {exc.strerror or exc}") from None
+
+    return guarded
+
+
 class ReportWriter:
     """Writes step reports as they come, and the rest at :meth:`finish`."""
 
     def __init__(self, *, as_json: bool, out: IO[str] | None = None) -> None:
         self.as_json = as_json
         self.out = out if out is not None else sys.stdout
+        self._write = _reporting_failures(self.out.write)
         self.steps = 0
         self.findings = 0
         self.incidents = IncidentFold(messages=False) if as_json else None
@@ -74,13 +93,13 @@ class ReportWriter:
         """The JSON's opening, written with the first step: a file found to be no rollout
         before any step leaves standard output empty."""
         if self.as_json and not self._begun:
-            self.out.write('{"steps":[')
+            self._write('{"steps":[')
         self._begun = True
 
     def step(self, report: StepReport) -> None:
         self._begin()
         if self.as_json:
-            self.out.write(("," if self.steps else "") + _step_json(report))
+            self._write(("," if self.steps else "") + _step_json(report))
         self.steps += 1
         if self.incidents is not None:
             self.incidents.step(report.number, None, report.unchecked, len(report.findings))
@@ -107,7 +126,7 @@ class ReportWriter:
         else:
             for f in found:
                 line = finding_line(f) + "\n"
-                self.out.write(for_terminal(line) if self._terminal else line)
+                self._write(for_terminal(line) if self._terminal else line)
         self.findings += len(found)
 
     def _spool_held(self, spool: IO[str]) -> None:
@@ -119,16 +138,16 @@ class ReportWriter:
         if self._spool is not None and self.incidents is not None:
             self.incidents.settle()
             self._spool_held(self._spool)
-            self.out.write('],"findings":[')
+            self._write('],"findings":[')
             self._spool.seek(0)
             while chunk := self._spool.read(SPOOL_BYTES):
-                self.out.write(chunk)
+                self._write(chunk)
             self._spool.close()
             incidents = sorted(self.incidents.incidents(), key=lambda i: i.number)
             tail: dict[str, Any] = {"incidents": [i.as_json() for i in incidents], "notes": notes}
             if rollout is not None:
                 tail["rollout"] = rollout
-            self.out.write("]," + dumps_json_line(tail)[1:] + "\n")
+            self._write("]," + dumps_json_line(tail)[1:] + "\n")
             return
         for note in notes:
             self._line(f"note: {note}")
@@ -137,7 +156,7 @@ class ReportWriter:
     def _line(self, text: str) -> None:
         """One line of the text report: on the report's output (``check > report.txt``
         holds all of it), one line escaped whatever the text holds (a note quotes the file)."""
-        self.out.write(one_line(text) + "\n")
+        self._write(one_line(text) + "\n")
 
     def report(self, report: CheckReport) -> None:
         """A report made whole (the engine's steps): written the same way."""

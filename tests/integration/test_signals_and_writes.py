@@ -21,11 +21,13 @@ from pathlib import Path
 import psutil
 import pytest
 
-from tests.support.files import FAKE_APP_SERVER, FAKE_EXEC_SERVER
+from tests.support.files import FAKE_APP_SERVER, FAKE_EXEC_SERVER, ROLLOUTS
 from tests.support.liveness import alive
 from tests.support.waiting import poll_until
 
 ENVTUI = [sys.executable, "-m", "envtui"]
+ROLLOUT_CASE = ROLLOUTS / "cases" / "failed-remote-0171.jsonl"
+"""A real rollout whose check reports a finding: its report is written as it is read."""
 BOUND = 10.0
 """Seconds within which a signalled command must have exited (it needs about one)."""
 
@@ -151,7 +153,9 @@ def test_events_to_dev_full_is_one_line_and_exit_1(tmp_path: Path) -> None:
     )
 
 
-@pytest.mark.parametrize("command", ["render", "snapshot", "check", "events"])
+@pytest.mark.parametrize(
+    "command", ["render", "snapshot", "check", "check rollout", "check rollout --json", "events"]
+)
 def test_standard_output_on_dev_full_is_one_line_and_exit_1(tmp_path: Path, command: str) -> None:
     state = tmp_path / "s.json"
     state.write_text('{"environments": [{"id": "a", "cwd": "/"}]}')
@@ -161,6 +165,8 @@ def test_standard_output_on_dev_full_is_one_line_and_exit_1(tmp_path: Path, comm
         "render": ["render", str(state)],
         "snapshot": ["snapshot", "--config", str(config)],
         "check": ["check", "--config", str(config), "--steps", "1", "--interval", "0", "--json"],
+        "check rollout": ["check", str(ROLLOUT_CASE)],
+        "check rollout --json": ["check", "--json", str(ROLLOUT_CASE)],
         "events": ["events", "--config", str(config), "--duration", "1"],
     }[command]
     with open("/dev/full", "wb") as full:
@@ -169,7 +175,8 @@ def test_standard_output_on_dev_full_is_one_line_and_exit_1(tmp_path: Path, comm
         )
     assert result.returncode == 1
     assert result.stderr.count("\n") == 1, result.stderr
-    assert "No space left on device" in result.stderr
+    # the output's failure, never blamed on the input (a rollout that "cannot be read")
+    assert "standard output: cannot write: No space left on device" in result.stderr
     assert "Traceback" not in result.stderr
 
 
