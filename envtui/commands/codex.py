@@ -17,6 +17,15 @@ if TYPE_CHECKING:  # the client (and asyncssh) loads only when the command runs
     from envtui.environments.app_server import CodexOptions
 
 
+def codex_title(args: argparse.Namespace) -> str:
+    """The header's name of the source: which codex runs, and where (a person must be able
+    to see that it is the codex they meant, not one a directory brought along)."""
+    if args.ssh:
+        return f"codex on {args.ssh} ({args.codex or 'codex on its PATH'})"
+    found = locate_codex(args.codex)
+    return f"codex {found.path}" if found.path is not None else "codex"
+
+
 def codex_options(command: str, args: argparse.Namespace, codex: str | None) -> CodexOptions | int:
     """The app-server options from the command line, or the exit code after an error."""
     from envtui.environments.app_server import CodexOptions
@@ -28,7 +37,7 @@ def codex_options(command: str, args: argparse.Namespace, codex: str | None) -> 
         ssh = SshSettings(host=args.ssh)
         program = codex or "codex"  # a path on the host
     else:
-        found = locate_codex(codex, search_roots=(Path.cwd(),))
+        found = locate_codex(codex)
         if found.path is None:
             return fail(command, found.problem or "codex not found")
         program = str(found.path)

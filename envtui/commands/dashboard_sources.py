@@ -89,6 +89,12 @@ def _codex(args: argparse.Namespace, config: Config) -> Source | int:
     return OperatedCodex(attach)
 
 
+def _codex_title(args: argparse.Namespace) -> str:
+    from envtui.commands.codex import codex_title
+
+    return codex_title(args)
+
+
 def _file_problem(path: Path) -> str | None:
     """Why ``path`` cannot be replayed or followed: missing, or not a regular file (a FIFO
     or a device would be read for ever)."""
@@ -208,6 +214,7 @@ SOURCES: dict[str, DashboardSource] = {
             "and the steps of its rollout.",
             options=Group(CODEX_BINARY, CODEX, DASHBOARD, METRICS),
             build=_codex,
+            title=_codex_title,
             headless="`envtui events --codex`",
         ),
         DashboardSource(

@@ -107,7 +107,7 @@ def collect(config_flag: str | None = None) -> tuple[list[Entry], list[str], dic
     config_note = f"chosen by {source.reason}" if source.path else source.reason
     if source.path is None:
         config_note += "; without one envtui watches one local environment in the current directory"
-    codex = locate_codex(search_roots=(Path.cwd(),))
+    codex = locate_codex()
     entries = [
         _entry("config", source.path or default_config_file(), config_note),
         _entry("themes", theme_dir(), f"your themes (*.toml); built-in: {builtin_theme_dir()}"),

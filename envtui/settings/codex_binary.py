@@ -1,4 +1,4 @@
-"""Finding the ``codex`` binary: an explicit path, ``$ENVTUI_CODEX``, PATH, or a local npm install.
+"""Finding the ``codex`` binary: an explicit path, ``$ENVTUI_CODEX``, or PATH.
 
 The npm package ``@openai/codex`` installs a Node.js launcher (``bin/codex.js``) that starts
 the native binary from a platform package. envtui prefers the native binary when it can
@@ -22,20 +22,19 @@ class CodexLookup:
 
     path: Path | None
     source: str
-    """``--codex``, ``$ENVTUI_CODEX``, ``PATH``, or the ``node_modules`` it came from."""
+    """``--codex``, ``$ENVTUI_CODEX`` or ``PATH``: what the person chose, one way or another."""
     problem: str | None = None
 
 
 def locate_codex(
-    explicit: str | None = None,
-    *,
-    environ: Mapping[str, str] | None = None,
-    search_roots: tuple[Path, ...] = (),
+    explicit: str | None = None, *, environ: Mapping[str, str] | None = None
 ) -> CodexLookup:
-    """The codex to run: ``explicit``, else ``$ENVTUI_CODEX``, PATH, ``ROOT/node_modules``.
+    """The codex to run: ``explicit`` (``--codex``), else ``$ENVTUI_CODEX``, else PATH.
 
-    A path the person named (the flag or the variable) that does not exist is an error of
-    its own, never a silent fall-back to another codex.
+    Only where the person said: never a ``node_modules`` of the current directory, where a
+    cloned repository could put a ``codex`` of its own and have it run as the user. A path
+    the person named (the flag or the variable) that does not exist is an error of its
+    own, never a silent fall-back to another codex.
     """
     env = os.environ if environ is None else environ
     for given, source in ((explicit, "--codex"), (env.get(ENV_VARIABLE), f"${ENV_VARIABLE}")):
@@ -43,27 +42,15 @@ def locate_codex(
             if not Path(given).exists():
                 return CodexLookup(None, source, f"{source} {given}: no such file")
             return CodexLookup(native_binary(Path(given)), source)
-    on_path = shutil.which("codex")
+    on_path = shutil.which("codex", path=env.get("PATH"))
     if on_path:
         return CodexLookup(native_binary(Path(on_path)), "PATH")
-    for root in search_roots:
-        candidate = root / "node_modules" / ".bin" / "codex"
-        if candidate.exists():
-            return CodexLookup(native_binary(candidate), f"{root / 'node_modules'}")
-    places = ", ".join(["PATH", *(str(r / "node_modules") for r in search_roots)])
     return CodexLookup(
-        None, "", f"codex not found (looked in {places}): pass --codex PATH or set {ENV_VARIABLE}"
+        None,
+        "",
+        f"codex not found on PATH: install it (npm install -g @openai/codex), "
+        f"pass --codex PATH or set {ENV_VARIABLE}",
     )
-
-
-def find_codex(
-    explicit: str | None = None,
-    *,
-    environ: Mapping[str, str] | None = None,
-    search_roots: tuple[Path, ...] = (),
-) -> Path | None:
-    """The codex :func:`locate_codex` finds, or None."""
-    return locate_codex(explicit, environ=environ, search_roots=search_roots).path
 
 
 def native_binary(path: Path) -> Path:

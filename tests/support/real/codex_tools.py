@@ -10,9 +10,20 @@ import pytest
 
 from tests.support.files import ROOT
 
-from envtui.settings.codex_binary import find_codex, native_binary
+from envtui.settings.codex_binary import locate_codex, native_binary
 
-CODEX = find_codex(search_roots=(ROOT,))
+
+def _codex() -> Path | None:
+    """codex-cli 0.171.0: ``$ENVTUI_CODEX`` or PATH as envtui finds it, else where ``.ci/run``
+    installs it (this repository's ``node_modules``, which envtui itself never looks in)."""
+    found = locate_codex().path
+    if found is not None:
+        return found
+    installed = ROOT / "node_modules" / ".bin" / "codex"
+    return native_binary(installed) if installed.exists() else None
+
+
+CODEX = _codex()
 
 
 def _codex_0150() -> Path | None:
