@@ -72,6 +72,7 @@ class MainScreen(DashboardActions):
         self.wide = True
         self.chosen = Chosen()
         self._recomposing = False
+        self._laid_out = False  # mounted once: from then on a resize may change the layout
         self._active_count = 0
         self._header = ""
         self._second = 0  # the clock's second the last frame drew
@@ -115,9 +116,20 @@ class MainScreen(DashboardActions):
         self.set_interval(1.0, self.flush)  # the clock and relative times; stops with the screen
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._restyle())
         self._restore()
+        self._laid_out = True
+        self.call_after_refresh(self._fit_layout)  # a resize that came while it mounted
 
     async def on_resize(self) -> None:
-        if (self.app.size.width >= WIDE) != self.wide and not self._recomposing:
+        await self._fit_layout()
+
+    async def _fit_layout(self) -> None:
+        """The wide or the narrow layout, as the terminal's width asks: once the screen is
+        mounted (a resize that comes while its widgets mount, as on a loaded machine or a
+        terminal going away, is taken up after), and again until it fits (the width may
+        change once more while the new layout mounts)."""
+        if not self._laid_out or self._recomposing:
+            return
+        while (self.app.size.width >= WIDE) != self.wide and self.app.is_running:
             self._recomposing = True  # the frame timer waits until the new layout is mounted
             self.chosen = self._remember()
             try:
