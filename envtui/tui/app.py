@@ -25,12 +25,18 @@ from typing import Any, ClassVar
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.driver import Driver
+from textual.drivers.linux_driver import LinuxDriver
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.theme import Theme
 
 from envtui.dashboard.store import Store
-from envtui.environments.processes import ProcessTree, end_started_since, started_trees
+from envtui.environments.processes import (
+    ProcessTree,
+    end_all_started,
+    end_started_since,
+    started_trees,
+)
 from envtui.settings import ui_state
 from envtui.settings.locations import export_dir
 from envtui.tui.alerting import Alerting
@@ -41,6 +47,7 @@ from envtui.tui.main_screen import MainScreen
 from envtui.tui.options import DashboardOptions
 from envtui.tui.palette import EnvtuiCommands
 from envtui.tui.render_caches import bound_ansi_styles, bound_split_cells
+from envtui.tui.terminal_input import TerminalClosed, TerminalDriver
 from envtui.tui.terminal_writer import install as install_surviving_writer
 from envtui.tui.themes import DEFAULT_THEME, STATUS_VARIABLES, available_themes
 from envtui.vocabulary.events import Event, Source, SourceStatus, WarningMessage, thread_event
@@ -234,8 +241,16 @@ class EnvTuiApp(App[None]):
         self._notices.append(Notice(message, severity, title, self.options.clock()))
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's choice, except that a terminal's driver notices the terminal going
+        away (:mod:`envtui.tui.terminal_input`)."""
+        chosen = super().get_driver_class()
+        return TerminalDriver if chosen is LinuxDriver else chosen
+
     def on_mount(self) -> None:
-        self._signals.enter_context(on_signals(self.exit, self.QUIT_SIGNALS))
+        self._signals.enter_context(on_signals(self._quit_by_signal, self.QUIT_SIGNALS))
+        if isinstance(self._driver, TerminalDriver):
+            self._driver.before_last_resort = end_all_started
         if self.keymap_problems:
             self.notify(
                 "keymap entries not applied:\n" + "\n".join(self.keymap_problems),
@@ -318,6 +333,18 @@ class EnvTuiApp(App[None]):
         driver = self._driver
         if driver is not None and not self.is_headless and not self.is_web:
             driver.write(sequence)
+
+    def _quit_by_signal(self) -> None:
+        """A SIGTERM or SIGHUP quits as ``q`` does; in a terminal, the process ends within
+        seconds even if that clean way out gets stuck (a closed terminal sends no second
+        signal)."""
+        if isinstance(self._driver, TerminalDriver):
+            self._driver.end_within()
+        self.exit()
+
+    def on_terminal_closed(self, message: TerminalClosed) -> None:
+        """The terminal went away: quit as a SIGHUP would."""
+        self.exit()
 
     def _quit_without(self, server: int) -> None:
         if os.getppid() != server:
