@@ -275,9 +275,12 @@ class ContextPanel(VerticalScroll):
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.text = ""
         self._shown: tuple[str, str | None] | None = None  # (view, text) in the body
+        self._text_widget = Static("", id="context-body", markup=False)
+        """Held, not queried: a step may be shown while the panel is still being mounted (a
+        layout swap on a loaded machine), before its child could be found."""
 
     def compose(self):  # type: ignore[no-untyped-def]
-        yield Static("", id="context-body", markup=False)
+        yield self._text_widget
 
     def show(self, step: StepRow | None) -> None:
         if step is None:
@@ -318,7 +321,7 @@ class ContextPanel(VerticalScroll):
             if text is not None and isinstance(shown, str)
             else shown
         )
-        self.query_one("#context-body", Static).update(renderable)
+        self._text_widget.update(renderable)
 
 
 def _no_block(step: StepRow) -> str:

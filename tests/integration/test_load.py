@@ -28,7 +28,11 @@ async def test_hundred_ssh_environments_become_ready_and_each_event_arrives_once
         for index in range(HOSTS):
             server = await InProcessServer(shell="/bin/bash").start()
             servers.append(server)
-            settings = server.settings(tmp_path / f"known_hosts_{index}", keepalive_interval=30)
+            # the bound is a hang guard: a hundred handshakes at once on a loaded machine
+            # take longer than one host's usual 5 s, and a timeout is not what this tests
+            settings = server.settings(
+                tmp_path / f"known_hosts_{index}", keepalive_interval=30, connect_timeout=120
+            )
             manager.register(
                 SshEnvironment(
                     f"host-{index:03d}", str(tmp_path), settings, client_keys=[server.client_key]

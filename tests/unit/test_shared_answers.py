@@ -64,5 +64,5 @@ def test_a_served_codex_tab_replays_the_stream_and_answers_through_the_server(
     app = serve_tabs.dashboard(tab, ServedDriver)  # a tab's dashboard, as the host makes it
     assert isinstance(app.options.answer, AnswerRelay)  # the keys answer, through the server
     assert app.options.answer.path == tmp_path / "answers.sock"
-    assert app.options.source_name == "codex"
+    assert app.options.source_name == f"codex {codex}"  # the header names the codex that runs
     assert app.driver_class is ServedDriver
