@@ -26,7 +26,7 @@ from envtui.dashboard.status_history import DEFAULT_TRANSITIONS, StatusHistory
 from envtui.dashboard.step_rows import StepRow as StepRow  # re-exported: the views import it here
 from envtui.dashboard.step_rows import step_export as step_export
 from envtui.incidents.alert_items import Alert, AlertQueue
-from envtui.incidents.fold import IncidentFold
+from envtui.incidents.fold import DEFAULT_HISTORY, IncidentFold
 from envtui.vocabulary.events import (
     KNOWN_MESSAGES,
     EnvironmentConnected,
@@ -143,7 +143,10 @@ class Store:
         environment_events: int = DEFAULT_ENVIRONMENT_EVENTS,
         zone: tzinfo | None = None,
         status_history: int = DEFAULT_TRANSITIONS,
+        incident_history: int = DEFAULT_HISTORY,
     ) -> None:
+        """``incident_history``: the steps each incident keeps as its history (the oldest
+        leave first); the other bounds are the config's."""
         self.environments: dict[str, EnvironmentRow] = {}
         self.log: deque[LogEntry] = deque(maxlen=max_log_lines)
         self.steps: deque[StepRow] = deque(maxlen=max_steps)
@@ -152,7 +155,7 @@ class Store:
         self.counters: Counter[str] = Counter()
         self.thread: str | None = None
         self.zone = zone
-        self.incidents = IncidentFold(max_incidents=max_steps)
+        self.incidents = IncidentFold(max_incidents=max_steps, history=incident_history)
         """Findings folded into incidents (see :mod:`envtui.incidents.fold`)."""
         self.alerts = AlertQueue()
         """What an operator may be alerted about: new and resolved incidents, environments

@@ -75,8 +75,18 @@ async def test_memory_stops_growing_once_the_bounds_are_full(
     # they merge: bounded by time, not by steps. Cells of a step, eight of them, fill at once.
     monkeypatch.setattr(status_tally, "BUCKET", STEP)
     monkeypatch.setattr(status_tally, "MAX_BUCKETS", 8)
-    store = Store(max_log_lines=100, max_steps=20, environment_events=10, status_history=20)
-    followed = Store(max_log_lines=100, max_steps=20, environment_events=10, status_history=20)
+    # every bound small enough to fill in the warm-up, those that fill by time included
+    # (the status history, an incident's steps), on a loaded machine too
+    store, followed = (  # the demo's, the rollout's
+        Store(
+            max_log_lines=100,
+            max_steps=20,
+            environment_events=10,
+            status_history=20,
+            incident_history=5,
+        )
+        for _ in range(2)
+    )
 
     path = tmp_path / "rollout.jsonl"
     path.touch()
