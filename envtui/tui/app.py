@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 import signal
 from collections import deque
@@ -248,7 +249,9 @@ class EnvTuiApp(App[None]):
         return TerminalDriver if chosen is LinuxDriver else chosen
 
     def on_mount(self) -> None:
-        self._signals.enter_context(on_signals(self._quit_by_signal, self.QUIT_SIGNALS))
+        for signum in self.QUIT_SIGNALS:
+            quit_ = functools.partial(self._quit_by_signal, signum)
+            self._signals.enter_context(on_signals(quit_, (signum,)))
         if isinstance(self._driver, TerminalDriver):
             self._driver.before_last_resort = end_all_started
         if self.keymap_problems:
@@ -334,12 +337,12 @@ class EnvTuiApp(App[None]):
         if driver is not None and not self.is_headless and not self.is_web:
             driver.write(sequence)
 
-    def _quit_by_signal(self) -> None:
+    def _quit_by_signal(self, signum: signal.Signals) -> None:
         """A SIGTERM or SIGHUP quits as ``q`` does; in a terminal, the process ends within
         seconds even if that clean way out gets stuck (a closed terminal sends no second
-        signal)."""
+        signal), then with the status the signal gives."""
         if isinstance(self._driver, TerminalDriver):
-            self._driver.end_within()
+            self._driver.end_within(status=128 + signum)
         self.exit()
 
     def on_terminal_closed(self, message: TerminalClosed) -> None:
