@@ -78,7 +78,7 @@ def _watch(args: argparse.Namespace, config: Config) -> Source | int:
 
 
 def _codex(args: argparse.Namespace, config: Config) -> Source | int:
-    from envtui.commands.codex import codex_options
+    from envtui.commands.codex_options import codex_options
     from envtui.sources.codex_attach import OperatedCodex
 
     attach = codex_options(args.mode, args, args.codex)
@@ -90,7 +90,7 @@ def _codex(args: argparse.Namespace, config: Config) -> Source | int:
 
 
 def _codex_title(args: argparse.Namespace) -> str:
-    from envtui.commands.codex import codex_title
+    from envtui.commands.codex_options import codex_title
 
     return codex_title(args)
 
@@ -112,7 +112,7 @@ def _replay(args: argparse.Namespace, config: Config) -> Source | int:
     replayed = functools.partial(replay, Path(args.file), speed=args.speed, follow=args.follow)
     if args.answers is None:
         return replayed
-    from envtui.commands.shared_answers import AnswerRelay
+    from envtui.commands.serve.shared_answers import AnswerRelay
 
     return Answering(replayed, AnswerRelay(Path(args.answers)))
 
@@ -120,7 +120,7 @@ def _replay(args: argparse.Namespace, config: Config) -> Source | int:
 @dataclass(frozen=True)
 class Answering:
     """A source with a way to answer what Codex asks: a served tab's replay, whose
-    answers go to the server (:mod:`envtui.commands.shared_answers`)."""
+    answers go to the server (:mod:`envtui.commands.serve.shared_answers`)."""
 
     source: Source
     answer: Callable[[RequestAnswered], str | None]

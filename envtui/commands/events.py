@@ -174,7 +174,7 @@ class _Forward:
 def _run_codex(args: argparse.Namespace, state: MetricsState | None) -> int:
     """Exit 0 at the end of --duration or on Ctrl+C, 1 when the app-server failed, 2 on bad
     input."""
-    from envtui.commands.codex import codex_options
+    from envtui.commands.codex_options import codex_options
     from envtui.sources.codex_attach import CodexError, CodexSource
     from envtui.vocabulary.stopping import run_bounded
 

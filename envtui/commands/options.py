@@ -233,7 +233,7 @@ CODEX = Group(
     ),
 )
 """The app-server and its thread, for ``envtui codex`` and ``envtui events --codex``;
-:func:`envtui.commands.codex.codex_options` reads them."""
+:func:`envtui.commands.codex_options.codex_options` reads them."""
 
 METRICS = Group(
     Arg(
