@@ -115,7 +115,7 @@ a few seconds even while a source is still connecting."""
 class EnvTuiApp(App[None]):
     """The dashboard on one source (None: an empty dashboard, as in some tests)."""
 
-    CSS_PATH = "app.tcss"
+    CSS_PATH = Path(__file__).with_name("app.tcss")  # also for subclasses in other folders
     TITLE = "envtui"
     COMMANDS = App.COMMANDS | {EnvtuiCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
