@@ -10,13 +10,16 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from envtui.commands.common import end_leftover_processes, engine_for, metrics_for
+from envtui.commands.common import (
+    CLOSE_TIMEOUT,
+    end_leftover_processes,
+    engine_for,
+    event_writer,
+    metrics_for,
+)
 from envtui.commands.options import CODEX, ENVIRONMENTS, METRICS, Arg, Command, Group, seconds
 from envtui.commands.output import error_line, fail
 from envtui.sources.line_writer import LineWriter
-
-CLOSE_TIMEOUT = 2.0
-"""Seconds the events still queued get to reach the output at the end."""
 
 if TYPE_CHECKING:  # the models and the runtime (and asyncssh) load when the command runs
     from envtui.sources.engine import Engine
@@ -108,31 +111,6 @@ def _run_engine(
         if state is not None:
             state.source_up("engine", False)
     return _finish(writer)
-
-
-def event_writer(writer: LineWriter, state: MetricsState | None) -> EventSink:
-    """Each event as a line of the output, and into the metrics when they are served; after
-    a step's findings, the incidents they opened or resolved (``incident_opened``,
-    ``incident_resolved``), as the dashboard's fold derives them. A replay derives them
-    again from the steps and findings, so it shows the same incidents."""
-    from envtui.incidents.fold import IncidentFold
-    from envtui.vocabulary.events import encode_event, thread_event
-    from envtui.vocabulary.incident_messages import IncidentOpened, IncidentResolved
-
-    fold = IncidentFold()
-
-    def write(event: Event) -> None:
-        derived = [
-            thread_event(message, at=event.at)
-            for message in fold.apply(event)
-            if isinstance(message, IncidentOpened | IncidentResolved)
-        ]
-        for each in (event, *derived):
-            writer.write(encode_event(each))
-            if state is not None:
-                state.event(each)
-
-    return write
 
 
 def _open(path: str | None) -> LineWriter | int:

@@ -171,7 +171,7 @@ RECORD = Group(
         exclusive=True,
     ),
 )
-"""A dashboard's recording; :func:`envtui.commands.dashboard.record_problem` checks it."""
+"""A dashboard's recording; :func:`envtui.commands.dashboard_sources.record_problem` checks it."""
 
 SCREEN = Group(
     Arg(

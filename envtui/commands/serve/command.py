@@ -20,7 +20,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from envtui.commands import dashboard
+from envtui.commands import dashboard_sources
 from envtui.commands.options import Arg, Command, Group, switch
 from envtui.commands.output import fail
 from envtui.commands.serve.web_access import (
@@ -108,7 +108,7 @@ def check_dashboard(arguments: Sequence[str]) -> argparse.Namespace | int:
     """
     parser = argparse.ArgumentParser(prog="envtui serve --")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    dashboard.add_parsers(subparsers)
+    dashboard_sources.add_dashboard_parsers(subparsers)
     args = parser.parse_args(arguments)
     if args.record:
         return fail(
@@ -116,7 +116,7 @@ def check_dashboard(arguments: Sequence[str]) -> argparse.Namespace | int:
             "--record: every browser tab would rewrite the file; record with "
             "`envtui events` or a dashboard in a terminal",
         )
-    prepared = dashboard.source_for(args)
+    prepared = dashboard_sources.source_for(args)
     return prepared if isinstance(prepared, int) else args
 
 

@@ -28,11 +28,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from envtui.commands import dashboard
-from envtui.commands.common import metrics_for
-from envtui.commands.dashboard import alerts_for
-from envtui.commands.dashboard_sources import SOURCES
-from envtui.commands.events import CLOSE_TIMEOUT, event_writer
+from envtui.commands.common import CLOSE_TIMEOUT, event_writer, metrics_for
+from envtui.commands.dashboard_sources import SOURCES, alerts_for, source_for
 from envtui.commands.serve.shared_alerts import with_alert_command
 from envtui.commands.serve.shared_answers import serve_answers
 from envtui.sources.line_writer import LineWriter
@@ -109,7 +106,7 @@ class SharedSource:
     def start(self, stopped: asyncio.Event) -> int:
         """Open the stream and start the source (``stopped`` is set if it ends on its own);
         0, or the exit code after the error line (an unusable ``--metrics`` address)."""
-        prepared = dashboard.source_for(self.args)
+        prepared = source_for(self.args)
         if isinstance(prepared, int):
             self.refused = prepared
             return prepared

@@ -93,7 +93,7 @@ def accept_tabs(
 def dashboard(args: argparse.Namespace, driver: DriverClass) -> EnvTuiApp:
     """A new tab's dashboard of the served command (its source made anew, as a dashboard
     process would make it)."""
-    from envtui.commands.dashboard import app_for, source_for
+    from envtui.commands.dashboard_sources import app_for, source_for
 
     prepared = source_for(args)
     if isinstance(prepared, int):  # the file went away since the server checked it (said)
