@@ -36,7 +36,7 @@ COMMAND_MODULES: dict[str, str] = {
     "check": "envtui.commands.check",
     **dict.fromkeys(("demo", "watch", "replay", "codex", "rollout"), "envtui.commands.dashboard"),
     "info": "envtui.commands.info",
-    "serve": "envtui.commands.serve",
+    "serve": "envtui.commands.serve.command",
     "sessions": "envtui.commands.sessions",
     "completion": "envtui.commands.completion",
     "manpage": "envtui.commands.manpage",

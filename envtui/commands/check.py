@@ -168,7 +168,7 @@ def _still_written(path: Path) -> bool:
     a last turn without an end is then running, not cut off."""
     import time
 
-    from envtui.sources.sessions_index import LIVE_WINDOW
+    from envtui.sources.sessions.sessions_index import LIVE_WINDOW
 
     try:
         return time.time() - path.stat().st_mtime <= LIVE_WINDOW

@@ -1,5 +1,5 @@
 """What the commands share when they run: the config, the engine, the metrics server, a
-dashboard's options.
+dashboard's options, the writer of an event stream (``envtui events`` and ``envtui serve``).
 
 Their options are :mod:`envtui.commands.options`; output and one-line errors are
 :mod:`envtui.commands.output`, which stays light. The config and event models are imported
@@ -16,13 +16,17 @@ from typing import TYPE_CHECKING, Any
 
 from envtui.commands.output import fail
 
+CLOSE_TIMEOUT = 2.0
+"""Seconds the events still queued get to reach the output at the end."""
+
 if TYPE_CHECKING:
     from envtui.settings.config import AnyEnvironmentConfig, Config
     from envtui.sources.engine import Engine
+    from envtui.sources.line_writer import LineWriter
     from envtui.sources.metrics_server import MetricsServer
     from envtui.sources.metrics_state import MetricsState
     from envtui.tui.options import DashboardOptions
-    from envtui.vocabulary.events import EventSink
+    from envtui.vocabulary.events import Event, EventSink
 
 
 def environments_from(
@@ -121,3 +125,28 @@ def end_leftover_processes() -> None:
     from envtui.environments.processes import end_all_started
 
     end_all_started()
+
+
+def event_writer(writer: LineWriter, state: MetricsState | None) -> EventSink:
+    """Each event as a line of the output, and into the metrics when they are served; after
+    a step's findings, the incidents they opened or resolved (``incident_opened``,
+    ``incident_resolved``), as the dashboard's fold derives them. A replay derives them
+    again from the steps and findings, so it shows the same incidents."""
+    from envtui.incidents.fold import IncidentFold
+    from envtui.vocabulary.events import encode_event, thread_event
+    from envtui.vocabulary.incident_messages import IncidentOpened, IncidentResolved
+
+    fold = IncidentFold()
+
+    def write(event: Event) -> None:
+        derived = [
+            thread_event(message, at=event.at)
+            for message in fold.apply(event)
+            if isinstance(message, IncidentOpened | IncidentResolved)
+        ]
+        for each in (event, *derived):
+            writer.write(encode_event(each))
+            if state is not None:
+                state.event(each)
+
+    return write

@@ -2,7 +2,8 @@
 ``rollout``.
 
 Each command is a row of :data:`~envtui.commands.dashboard_sources.SOURCES`, which builds
-its source; the rest is here and the same for all: the metrics, the recording, the app.
+its source and the app on it (``envtui serve`` builds both from there too); running it is
+here and the same for all: the metrics, the recording, the terminal.
 The sources and Textual are imported only when one of them runs, so the headless commands
 stay light.
 """
@@ -14,47 +15,24 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from envtui.commands.common import dashboard_options, end_leftover_processes, load, metrics_for
-from envtui.commands.dashboard_sources import SOURCES
+from envtui.commands.common import end_leftover_processes, metrics_for
+from envtui.commands.dashboard_sources import (
+    SOURCES,
+    add_dashboard_parsers,
+    app_for,
+    record_problem,
+    source_for,
+)
 from envtui.commands.output import fail, needs_terminal
-from envtui.settings.locations import export_dir
 
 if TYPE_CHECKING:  # the config and event models load when a command runs, not for --help
-    from envtui.settings.alerts_config import AlertsConfig
     from envtui.settings.config import Config
-    from envtui.tui.app import DriverClass, EnvTuiApp
     from envtui.vocabulary.events import Source
     from envtui.vocabulary.thread_messages import RequestAnswered
 
 
 def add_parsers(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    for source in SOURCES.values():
-        source.add_to(subparsers, handler=run, mode=source.name)
-
-
-def record_problem(path: Path, *, append: bool, force: bool) -> str | None:
-    """Why ``--record path`` cannot be used as given, checked before the screen opens.
-
-    A recording is evidence: an existing file is never replaced by accident. (A device such
-    as ``/dev/null`` is no file to lose; where the folder is missing or the path cannot be
-    written, :func:`~envtui.sources.recording.check_record_path` says so next.)
-    """
-    if path.is_file() and not (append or force):
-        return f"--record {path}: the file exists; --append adds to it, --force replaces it"
-    return None
-
-
-def source_for(args: argparse.Namespace) -> tuple[Config, Source] | int:
-    """The config and the command's source, or the exit code after an error.
-
-    Building a source starts nothing, so ``envtui serve`` calls this to check a dashboard
-    command before it serves it.
-    """
-    config = load(args.mode, args)
-    if isinstance(config, int):
-        return config
-    source = SOURCES[args.mode].build(args, config)
-    return source if isinstance(source, int) else (config, source)
+    add_dashboard_parsers(subparsers, handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -102,47 +80,3 @@ def _run_app(
     finally:
         end_leftover_processes()
     return 0
-
-
-def app_for(
-    args: argparse.Namespace,
-    config: Config,
-    source: Source,
-    answer: Callable[[RequestAnswered], str | None] | None = None,
-    driver_class: DriverClass | None = None,
-) -> EnvTuiApp:
-    """The dashboard of a command on its source, drawn by ``driver_class`` (None: in the
-    terminal); ``envtui serve`` makes one per browser tab."""
-    from datetime import UTC
-
-    from envtui.tui.app import EnvTuiApp
-
-    options = dashboard_options(
-        args,
-        config,
-        source_name=SOURCES[args.mode].title(args),
-        environment_events=config.environment_events,
-        status_history=config.status_history,
-        alerts=alerts_for(args, config),
-        zone=UTC if args.utc else None,
-        export_dir=Path(args.export_dir) if args.export_dir else export_dir(),
-        answer=answer,
-    )
-    return EnvTuiApp(source, options, driver_class=driver_class)
-
-
-def alerts_for(args: argparse.Namespace, config: Config) -> AlertsConfig | None:
-    """The config's ``[alerts]`` with the flags added; None for a replay or a rollout read
-    once, which show the past (nobody needs a bell for an incident of last week)."""
-    if SOURCES[args.mode].past(args):
-        return None
-    import shlex
-
-    update: dict[str, object] = {}
-    if args.bell:
-        update["bell"] = True
-    if args.notify:
-        update["notify"] = True
-    if args.alert_command:
-        update["command"] = shlex.split(args.alert_command)
-    return config.alerts.model_copy(update=update)

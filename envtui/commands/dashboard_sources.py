@@ -1,9 +1,10 @@
 """The dashboard's sources, one row each: a new source is a row of :data:`SOURCES`.
 
 A row is a dashboard command: what ``--help`` says of it, its options, and how its source
-is built from the parsed arguments and the config (:mod:`envtui.commands.dashboard` does
-the rest, the same for all). Building a source starts nothing; the sources themselves,
-with asyncio and the runtime, are imported by the builders when a command runs.
+is built from the parsed arguments and the config; then the app on it, the same for all
+(:mod:`envtui.commands.dashboard` runs it in a terminal, ``envtui serve`` once per browser
+tab). Building a source starts nothing; the sources themselves, with asyncio and the
+runtime, are imported by the builders when a command runs.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from envtui.commands.common import environments_from
+from envtui.commands.common import dashboard_options, environments_from, load
 from envtui.commands.options import (
     CODEX,
     CODEX_BINARY,
@@ -29,11 +30,14 @@ from envtui.commands.options import (
     switch,
 )
 from envtui.commands.output import fail
+from envtui.settings.locations import export_dir
 
 if TYPE_CHECKING:  # the config and event models load when a command runs, not for --help
     import asyncio
 
+    from envtui.settings.alerts_config import AlertsConfig
     from envtui.settings.config import Config
+    from envtui.tui.app import DriverClass, EnvTuiApp
     from envtui.vocabulary.events import EventSink, Source
     from envtui.vocabulary.thread_messages import RequestAnswered
 
@@ -78,7 +82,7 @@ def _watch(args: argparse.Namespace, config: Config) -> Source | int:
 
 
 def _codex(args: argparse.Namespace, config: Config) -> Source | int:
-    from envtui.commands.codex import codex_options
+    from envtui.commands.codex_options import codex_options
     from envtui.sources.codex_attach import OperatedCodex
 
     attach = codex_options(args.mode, args, args.codex)
@@ -90,7 +94,7 @@ def _codex(args: argparse.Namespace, config: Config) -> Source | int:
 
 
 def _codex_title(args: argparse.Namespace) -> str:
-    from envtui.commands.codex import codex_title
+    from envtui.commands.codex_options import codex_title
 
     return codex_title(args)
 
@@ -112,7 +116,7 @@ def _replay(args: argparse.Namespace, config: Config) -> Source | int:
     replayed = functools.partial(replay, Path(args.file), speed=args.speed, follow=args.follow)
     if args.answers is None:
         return replayed
-    from envtui.commands.shared_answers import AnswerRelay
+    from envtui.commands.serve.shared_answers import AnswerRelay
 
     return Answering(replayed, AnswerRelay(Path(args.answers)))
 
@@ -120,7 +124,7 @@ def _replay(args: argparse.Namespace, config: Config) -> Source | int:
 @dataclass(frozen=True)
 class Answering:
     """A source with a way to answer what Codex asks: a served tab's replay, whose
-    answers go to the server (:mod:`envtui.commands.shared_answers`)."""
+    answers go to the server (:mod:`envtui.commands.serve.shared_answers`)."""
 
     source: Source
     answer: Callable[[RequestAnswered], str | None]
@@ -239,3 +243,82 @@ SOURCES: dict[str, DashboardSource] = {
     )
 }
 """Each dashboard command, by the ``mode`` its parser sets, in ``envtui --help``'s order."""
+
+
+def add_dashboard_parsers(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
+    handler: Callable[[argparse.Namespace], int] | None = None,
+) -> None:
+    """A parser per row of :data:`SOURCES`; ``envtui serve`` adds them (with no handler) to
+    check the command it serves."""
+    for source in SOURCES.values():
+        source.add_to(subparsers, handler=handler, mode=source.name)
+
+
+def record_problem(path: Path, *, append: bool, force: bool) -> str | None:
+    """Why ``--record path`` cannot be used as given, checked before the screen opens.
+
+    A recording is evidence: an existing file is never replaced by accident. (A device such
+    as ``/dev/null`` is no file to lose; where the folder is missing or the path cannot be
+    written, :func:`~envtui.sources.recording.check_record_path` says so next.)
+    """
+    if path.is_file() and not (append or force):
+        return f"--record {path}: the file exists; --append adds to it, --force replaces it"
+    return None
+
+
+def source_for(args: argparse.Namespace) -> tuple[Config, Source] | int:
+    """The config and the command's source, or the exit code after an error.
+
+    Building a source starts nothing, so ``envtui serve`` calls this to check a dashboard
+    command before it serves it.
+    """
+    config = load(args.mode, args)
+    if isinstance(config, int):
+        return config
+    source = SOURCES[args.mode].build(args, config)
+    return source if isinstance(source, int) else (config, source)
+
+
+def app_for(
+    args: argparse.Namespace,
+    config: Config,
+    source: Source,
+    answer: Callable[[RequestAnswered], str | None] | None = None,
+    driver_class: DriverClass | None = None,
+) -> EnvTuiApp:
+    """The dashboard of a command on its source, drawn by ``driver_class`` (None: in the
+    terminal); ``envtui serve`` makes one per browser tab."""
+    from datetime import UTC
+
+    from envtui.tui.app import EnvTuiApp
+
+    options = dashboard_options(
+        args,
+        config,
+        source_name=SOURCES[args.mode].title(args),
+        environment_events=config.environment_events,
+        status_history=config.status_history,
+        alerts=alerts_for(args, config),
+        zone=UTC if args.utc else None,
+        export_dir=Path(args.export_dir) if args.export_dir else export_dir(),
+        answer=answer,
+    )
+    return EnvTuiApp(source, options, driver_class=driver_class)
+
+
+def alerts_for(args: argparse.Namespace, config: Config) -> AlertsConfig | None:
+    """The config's ``[alerts]`` with the flags added; None for a replay or a rollout read
+    once, which show the past (nobody needs a bell for an incident of last week)."""
+    if SOURCES[args.mode].past(args):
+        return None
+    import shlex
+
+    update: dict[str, object] = {}
+    if args.bell:
+        update["bell"] = True
+    if args.notify:
+        update["notify"] = True
+    if args.alert_command:
+        update["command"] = shlex.split(args.alert_command)
+    return config.alerts.model_copy(update=update)

@@ -10,13 +10,16 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from envtui.commands.common import end_leftover_processes, engine_for, metrics_for
+from envtui.commands.common import (
+    CLOSE_TIMEOUT,
+    end_leftover_processes,
+    engine_for,
+    event_writer,
+    metrics_for,
+)
 from envtui.commands.options import CODEX, ENVIRONMENTS, METRICS, Arg, Command, Group, seconds
 from envtui.commands.output import error_line, fail
 from envtui.sources.line_writer import LineWriter
-
-CLOSE_TIMEOUT = 2.0
-"""Seconds the events still queued get to reach the output at the end."""
 
 if TYPE_CHECKING:  # the models and the runtime (and asyncssh) load when the command runs
     from envtui.sources.engine import Engine
@@ -110,31 +113,6 @@ def _run_engine(
     return _finish(writer)
 
 
-def event_writer(writer: LineWriter, state: MetricsState | None) -> EventSink:
-    """Each event as a line of the output, and into the metrics when they are served; after
-    a step's findings, the incidents they opened or resolved (``incident_opened``,
-    ``incident_resolved``), as the dashboard's fold derives them. A replay derives them
-    again from the steps and findings, so it shows the same incidents."""
-    from envtui.incidents.fold import IncidentFold
-    from envtui.vocabulary.events import encode_event, thread_event
-    from envtui.vocabulary.incident_messages import IncidentOpened, IncidentResolved
-
-    fold = IncidentFold()
-
-    def write(event: Event) -> None:
-        derived = [
-            thread_event(message, at=event.at)
-            for message in fold.apply(event)
-            if isinstance(message, IncidentOpened | IncidentResolved)
-        ]
-        for each in (event, *derived):
-            writer.write(encode_event(each))
-            if state is not None:
-                state.event(each)
-
-    return write
-
-
 def _open(path: str | None) -> LineWriter | int:
     """The output (``--out`` or standard output), or the exit code after an error (2 for a
     path that cannot be written, 1 for a standard output that is closed, like every other
@@ -174,7 +152,7 @@ class _Forward:
 def _run_codex(args: argparse.Namespace, state: MetricsState | None) -> int:
     """Exit 0 at the end of --duration or on Ctrl+C, 1 when the app-server failed, 2 on bad
     input."""
-    from envtui.commands.codex import codex_options
+    from envtui.commands.codex_options import codex_options
     from envtui.sources.codex_attach import CodexError, CodexSource
     from envtui.vocabulary.stopping import run_bounded
 

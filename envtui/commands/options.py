@@ -171,7 +171,7 @@ RECORD = Group(
         exclusive=True,
     ),
 )
-"""A dashboard's recording; :func:`envtui.commands.dashboard.record_problem` checks it."""
+"""A dashboard's recording; :func:`envtui.commands.dashboard_sources.record_problem` checks it."""
 
 SCREEN = Group(
     Arg(
@@ -233,7 +233,7 @@ CODEX = Group(
     ),
 )
 """The app-server and its thread, for ``envtui codex`` and ``envtui events --codex``;
-:func:`envtui.commands.codex.codex_options` reads them."""
+:func:`envtui.commands.codex_options.codex_options` reads them."""
 
 METRICS = Group(
     Arg(

@@ -25,8 +25,8 @@ if TYPE_CHECKING:
 
     from envtui.incidents.thread_summary import ThreadSummary
     from envtui.sources.metrics_state import MetricsState
-    from envtui.sources.session_files import SessionFiles
-    from envtui.sources.sessions_index import SessionsIndex, SessionsView
+    from envtui.sources.sessions.session_files import SessionFiles
+    from envtui.sources.sessions.sessions_index import SessionsIndex, SessionsView
 
 COMMAND = "sessions"
 
@@ -76,10 +76,10 @@ def files_for(args: argparse.Namespace) -> SessionFiles | int:
     """The tree to read, or the exit code when it is not there."""
     if args.ssh:
         from envtui.environments.ssh import SshSettings
-        from envtui.sources.sessions_sftp import SftpSessionFiles, remote_root
+        from envtui.sources.sessions.sessions_sftp import SftpSessionFiles, remote_root
 
         return SftpSessionFiles(SshSettings(host=args.ssh), remote_root(args.directory))
-    from envtui.sources.session_files import LocalSessionFiles, default_sessions_dir
+    from envtui.sources.sessions.session_files import LocalSessionFiles, default_sessions_dir
 
     root = Path(args.directory).expanduser() if args.directory else default_sessions_dir()
     if not root.is_dir():
@@ -88,7 +88,7 @@ def files_for(args: argparse.Namespace) -> SessionFiles | int:
 
 
 def index_for(args: argparse.Namespace, files: SessionFiles) -> SessionsIndex:
-    from envtui.sources.sessions_index import SessionsIndex
+    from envtui.sources.sessions.sessions_index import SessionsIndex
 
     return SessionsIndex(files, since=args.since, live_window=args.live_window)
 
@@ -131,7 +131,7 @@ def _print(threads: list[ThreadSummary]) -> None:
 
 
 def _say_outside(outside: list[str]) -> None:
-    from envtui.sources.sessions_index import outside_note
+    from envtui.sources.sessions.sessions_index import outside_note
 
     note = outside_note(outside)
     if note is not None:
@@ -166,7 +166,7 @@ def publisher(
 async def _json(args: argparse.Namespace, files: SessionFiles, state: MetricsState | None) -> int:
     import asyncio
 
-    from envtui.sources.sessions_index import watch_sessions
+    from envtui.sources.sessions.sessions_index import watch_sessions
     from envtui.vocabulary.stopping import stop_on_signals
 
     if not await _opened(files):
@@ -215,8 +215,8 @@ def _dashboard(args: argparse.Namespace, files: SessionFiles, state: MetricsStat
     config = load(COMMAND, args)
     if isinstance(config, int):
         return config
-    from envtui.sources.sessions_index import watch_sessions
-    from envtui.tui.sessions_app import SessionsApp
+    from envtui.sources.sessions.sessions_index import watch_sessions
+    from envtui.tui.sessions.sessions_app import SessionsApp
 
     index = index_for(args, files)
 

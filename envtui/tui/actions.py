@@ -19,16 +19,16 @@ from textual.widgets import DataTable, Input, OptionList
 from envtui.dashboard.store import StepRow, Store, step_export
 from envtui.incidents.fold import acknowledgement
 from envtui.settings.locations import export_dir
-from envtui.tui.delivery import copy_text, deliver_file
 from envtui.tui.details import environment_details, export_file_name
 from envtui.tui.format import SORTABLE
 from envtui.tui.help_keys import help_sections, sectioned_help
 from envtui.tui.history_screen import HistoryScreen
 from envtui.tui.incidents_view import IncidentList, episodes_details, incident_details
 from envtui.tui.log_widget import EventLog
-from envtui.tui.needs_you_keys import NeedsYouKeys
+from envtui.tui.needs_you.keys import NeedsYouKeys
 from envtui.tui.options import DashboardOptions
 from envtui.tui.screens import TextScreen
+from envtui.tui.web.delivery import copy_text, deliver_file
 from envtui.tui.widgets import VIEWS, ContextPanel, EnvironmentTable
 from envtui.vocabulary.events import thread_event
 

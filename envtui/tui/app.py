@@ -41,16 +41,16 @@ from envtui.environments.processes import (
 from envtui.settings import ui_state
 from envtui.settings.locations import export_dir
 from envtui.tui.alerting import Alerting
-from envtui.tui.delivery import deliver_file, download, screenshot_file_name
 from envtui.tui.format import use_ascii
 from envtui.tui.keymap import binding_ids, check_keymap
 from envtui.tui.main_screen import MainScreen
 from envtui.tui.options import DashboardOptions
 from envtui.tui.palette import EnvtuiCommands
-from envtui.tui.render_caches import bound_ansi_styles, bound_split_cells
-from envtui.tui.terminal_input import TerminalClosed, TerminalDriver
-from envtui.tui.terminal_writer import install as install_surviving_writer
 from envtui.tui.themes import DEFAULT_THEME, STATUS_VARIABLES, available_themes
+from envtui.tui.upstream.render_caches import bound_ansi_styles, bound_split_cells
+from envtui.tui.upstream.terminal_input import TerminalClosed, TerminalDriver
+from envtui.tui.upstream.terminal_writer import install as install_surviving_writer
+from envtui.tui.web.delivery import deliver_file, download, screenshot_file_name
 from envtui.vocabulary.events import Event, Source, SourceStatus, WarningMessage, thread_event
 from envtui.vocabulary.safe_text import for_terminal, one_line
 from envtui.vocabulary.stopping import on_signals
@@ -60,7 +60,7 @@ __all__ = ["DashboardOptions", "DriverClass", "EnvTuiApp", "EnvtuiCommands", "No
 
 DriverClass = type[Driver]
 """How an app draws: the terminal's driver, or a browser tab's
-(:class:`~envtui.tui.served_driver.ServedDriver`)."""
+(:class:`~envtui.tui.web.served_driver.ServedDriver`)."""
 
 ALERT_CHECK = 0.25
 """Seconds between two looks at the store's alert queue (paused or not)."""
@@ -89,7 +89,7 @@ def known_binding_ids() -> list[str]:
     """Every binding id a keymap may name: the app's, its screens' and widgets'."""
     from envtui.tui.history_screen import HistoryScreen
     from envtui.tui.log_widget import EventLog
-    from envtui.tui.needs_you import ConfirmAnswer, ReplyScreen
+    from envtui.tui.needs_you.panel import ConfirmAnswer, ReplyScreen
     from envtui.tui.screens import TextScreen
     from envtui.tui.widgets import EnvironmentTable
 
@@ -115,7 +115,7 @@ a few seconds even while a source is still connecting."""
 class EnvTuiApp(App[None]):
     """The dashboard on one source (None: an empty dashboard, as in some tests)."""
 
-    CSS_PATH = "app.tcss"
+    CSS_PATH = Path(__file__).with_name("app.tcss")  # also for subclasses in other folders
     TITLE = "envtui"
     COMMANDS = App.COMMANDS | {EnvtuiCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -134,7 +134,7 @@ class EnvTuiApp(App[None]):
     ) -> None:
         """``driver_class``: how it draws (None: the terminal's, or what ``TEXTUAL_DRIVER``
         names); a browser tab of ``envtui serve`` is drawn by a
-        :class:`~envtui.tui.served_driver.ServedDriver`."""
+        :class:`~envtui.tui.web.served_driver.ServedDriver`."""
         super().__init__(driver_class=driver_class)
         install_surviving_writer()  # a terminal gone as the dashboard quits cannot hang it
         bound_split_cells()  # Rich's split segments: see render_caches
@@ -244,7 +244,7 @@ class EnvTuiApp(App[None]):
 
     def get_driver_class(self) -> type[Driver]:
         """Textual's choice, except that a terminal's driver notices the terminal going
-        away (:mod:`envtui.tui.terminal_input`)."""
+        away (:mod:`envtui.tui.upstream.terminal_input`)."""
         chosen = super().get_driver_class()
         return TerminalDriver if chosen is LinuxDriver else chosen
 

@@ -33,7 +33,7 @@ from envtui.tui.format import clock_text, fit, glyphs, source_badge
 from envtui.tui.incidents_view import IncidentList, banner_text
 from envtui.tui.keybar import KeyBar
 from envtui.tui.log_widget import EventLog
-from envtui.tui.needs_you import NeedsYouPanel, panel_text
+from envtui.tui.needs_you.panel import NeedsYouPanel, panel_text
 from envtui.tui.options import DashboardOptions
 from envtui.tui.widgets import ContextPanel, EnvironmentTable, ToolsPanel
 from envtui.vocabulary.safe_text import one_line

@@ -33,7 +33,7 @@ from envtui.tui.format import (
     strip_statuses,
     timed_values,
 )
-from envtui.tui.table_caches import bound_caches
+from envtui.tui.upstream.table_caches import bound_caches
 from envtui.vocabulary.safe_text import for_terminal, one_line
 
 VIEWS = ("full", "diff", "snapshot", "patch")

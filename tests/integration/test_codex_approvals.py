@@ -31,7 +31,7 @@ from envtui.environments.app_server import CodexOptions
 from envtui.sources.codex_attach import CodexSource, OperatedCodex
 from envtui.sources.recording import recorded
 from envtui.tui.app import DashboardOptions, EnvTuiApp
-from envtui.tui.needs_you import ConfirmAnswer, NeedsYouPanel, ReplyScreen
+from envtui.tui.needs_you.panel import ConfirmAnswer, NeedsYouPanel, ReplyScreen
 from envtui.vocabulary.events import Event, decode_event
 from envtui.vocabulary.thread_messages import (
     RequestAnswered,

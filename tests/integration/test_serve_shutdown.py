@@ -14,7 +14,7 @@ STUBBORN_SERVER = textwrap.dedent(
 
     import psutil
 
-    from envtui.commands.web_server import end_dashboards
+    from envtui.commands.serve.web_server import end_dashboards
 
     SLEEP = [sys.executable, "-c", "import time; time.sleep(60)"]
     STUBBORN = (

@@ -17,7 +17,7 @@ from tests.support.real import serve_process as serving
 from tests.support.real.serve_process import Served, tab_hosts
 from tests.support.waiting import wait_until
 
-from envtui.commands.hosted_tabs import IDLE_LINGER
+from envtui.commands.serve.hosted_tabs import IDLE_LINGER
 
 WAIT = 60.0 + IDLE_LINGER
 

@@ -10,12 +10,12 @@ from tests.support.data.session_trees import many_threads, next_turn_0150, threa
 from tests.support.waiting import pilot_wait_until
 
 from envtui.incidents.thread_summary import ThreadSummary
-from envtui.sources.session_files import LocalSessionFiles
-from envtui.sources.sessions_index import SessionsIndex, SessionsView, watch_sessions
+from envtui.sources.sessions.session_files import LocalSessionFiles
+from envtui.sources.sessions.sessions_index import SessionsIndex, SessionsView, watch_sessions
 from envtui.tui.options import DashboardOptions
-from envtui.tui.sessions_app import SessionsApp
-from envtui.tui.sessions_format import TIMED, session_values
-from envtui.tui.sessions_table import KEYS, SessionsTable
+from envtui.tui.sessions.sessions_app import SessionsApp
+from envtui.tui.sessions.sessions_format import TIMED, session_values
+from envtui.tui.sessions.sessions_table import KEYS, SessionsTable
 
 THREADS = 10_000
 INDEXED = 600.0  # seconds the first index may take on a loaded machine (a bound, not a timing)

@@ -18,7 +18,7 @@ from tests.support.data.session_trees import (
 from tests.support.real.ssh_servers import free_port
 from tests.support.waiting import poll_until
 
-from envtui.sources.session_files import default_sessions_dir
+from envtui.sources.sessions.session_files import default_sessions_dir
 
 
 def _thread_of(rollout: Path) -> str:

@@ -5,7 +5,7 @@ SSH session drops) while the dashboard starts or once it runs, with both cores b
 and again; each time the dashboard ends within a generous bound, and nothing it started is
 left. Two ways: as the terminal's controlling process (the kernel sends a SIGHUP), and
 outside its foreground group (no signal at all: only the end of input says the terminal is
-gone). Before :mod:`envtui.tui.terminal_input`, the second kept the dashboard alive at
+gone). Before :mod:`envtui.tui.upstream.terminal_input`, the second kept the dashboard alive at
 93 % of a core for as long as anyone let it, reading an empty terminal 21,000 times a second.
 """
 

@@ -1,7 +1,7 @@
 """A dashboard whose terminal goes away as it quits (``q``, then the tmux server killed at
 once) still ends: the process never lives on, orphaned, after its terminal.
 
-Before the surviving writer (``envtui.tui.terminal_writer``) this left the dashboard alive in
+Before the surviving writer (``envtui.tui.upstream.terminal_writer``) this left the dashboard alive in
 about 1 run in 7 under load: Textual's writer thread died on the closed pty's EIO and the
 app's next writes waited on its full queue for ever.
 """

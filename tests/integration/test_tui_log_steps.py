@@ -15,7 +15,7 @@ from tests.support.waiting import pilot_wait_until
 
 from envtui.tui.app import DashboardOptions, EnvTuiApp
 from envtui.tui.log_widget import EventLog
-from envtui.tui.table_caches import cache_fill
+from envtui.tui.upstream.table_caches import cache_fill
 from envtui.tui.widgets import CACHED_CELLS, CACHED_ROWS, EnvironmentTable
 from envtui.vocabulary.events import Event, StepRecorded, thread_event
 

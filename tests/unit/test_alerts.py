@@ -10,7 +10,7 @@ import pytest
 
 from tests.support.scenarios.operator_requests import command_request, environments
 
-from envtui.commands.dashboard import alerts_for
+from envtui.commands.dashboard_sources import alerts_for
 from envtui.dashboard.store import Store
 from envtui.incidents.alert_items import Alert, AlertQueue
 from envtui.settings.alerts_config import AlertsConfig

@@ -130,7 +130,7 @@ def test_a_dashboard_command_builds_its_source_through_its_row(
 def _screens(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     """Both apps replaced by one that keeps the options it is given and runs nothing."""
     import envtui.tui.app
-    import envtui.tui.sessions_app
+    import envtui.tui.sessions.sessions_app
 
     given: list[Any] = []
 
@@ -142,7 +142,7 @@ def _screens(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
             pass
 
     monkeypatch.setattr(envtui.tui.app, "EnvTuiApp", Screen)
-    monkeypatch.setattr(envtui.tui.sessions_app, "SessionsApp", Screen)
+    monkeypatch.setattr(envtui.tui.sessions.sessions_app, "SessionsApp", Screen)
     return given
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from envtui.commands.events import event_writer
+from envtui.commands.common import event_writer
 from envtui.dashboard.store import Store
 from envtui.sources.line_writer import LineWriter
 from envtui.vocabulary.events import (

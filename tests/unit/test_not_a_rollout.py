@@ -17,7 +17,7 @@ from tests.support.scenarios.scripted_stream import scripted_events
 
 from envtui.incidents.thread_summary import ThreadSummary
 from envtui.rollout.reader import HEAD_LINES, not_a_rollout
-from envtui.tui.sessions_format import details_text
+from envtui.tui.sessions.sessions_format import details_text
 from envtui.vocabulary.events import encode_event
 
 ROOT = Path(__file__).parents[2]

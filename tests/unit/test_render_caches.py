@@ -12,9 +12,9 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
 
-from envtui.tui import render_caches
 from envtui.tui.app import EnvTuiApp
-from envtui.tui.render_caches import (
+from envtui.tui.upstream import render_caches
+from envtui.tui.upstream.render_caches import (
     ANSI_STYLES_KEPT,
     SPLIT_CELLS_KEPT,
     ansi_styles_fill,

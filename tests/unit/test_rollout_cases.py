@@ -18,7 +18,7 @@ from tests.support.main_in_process import run_check, run_cli
 
 from envtui.rollout.emit import RolloutEvents
 from envtui.rollout.reader import read_rollout
-from envtui.sources.sessions_index import LIVE_WINDOW
+from envtui.sources.sessions.sessions_index import LIVE_WINDOW
 from envtui.vocabulary.events import FindingReported, WarningMessage
 
 CASES = ROOT / "tests" / "rollouts" / "cases"

@@ -19,8 +19,8 @@ from aiohttp import web
 from aiohttp.test_utils import TestServer
 from yarl import URL
 
-from envtui.commands.hosted_tabs import TabHosts
-from envtui.commands.web_access import (
+from envtui.commands.serve.hosted_tabs import TabHosts
+from envtui.commands.serve.web_access import (
     MAX_SIZE,
     MIN_SIZE,
     Access,
@@ -30,7 +30,7 @@ from envtui.commands.web_access import (
     read_token_file,
     url_with_token,
 )
-from envtui.commands.web_server import DashboardServer, relay
+from envtui.commands.serve.web_server import DashboardServer, relay
 
 TOKEN = "s3cret-token"
 

@@ -13,8 +13,7 @@ import pytest
 
 from tests.support.main_in_process import run_cli
 
-from envtui.commands.hosted_tabs import host_command
-from envtui.commands.serve import (
+from envtui.commands.serve.command import (
     REMOTE_WARNING,
     check_address,
     check_dashboard,
@@ -22,7 +21,8 @@ from envtui.commands.serve import (
     public_url,
     remote_warning,
 )
-from envtui.commands.shared_source import shared_for
+from envtui.commands.serve.hosted_tabs import host_command
+from envtui.commands.serve.shared_source import shared_for
 
 
 def _address(
@@ -47,7 +47,7 @@ def test_the_dashboard_arguments_follow_the_double_dash_and_default_to_the_demo(
 def test_the_tab_host_runs_this_python_with_its_socket_and_every_argument_as_given() -> None:
     command = host_command(7, ["replay", "my run; rm -rf ~.jsonl", "--speed", "0"])
     assert command == [
-        sys.executable, "-m", "envtui.commands.serve_tabs", "--listen-fd", "7", "--",
+        sys.executable, "-m", "envtui.commands.serve.tab_process", "--listen-fd", "7", "--",
         "replay", "my run; rm -rf ~.jsonl", "--speed", "0",
     ]  # fmt: skip
 
@@ -132,7 +132,7 @@ def test_a_missing_textual_serve_is_one_clear_line(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setitem(sys.modules, "textual_serve.server", None)  # any import of it fails
-    monkeypatch.delitem(sys.modules, "envtui.commands.web_server", raising=False)
+    monkeypatch.delitem(sys.modules, "envtui.commands.serve.web_server", raising=False)
     code, out, err = run_cli(["serve"], capsys)
     assert (code, out) == (1, "")
     assert err.startswith("envtui serve: error: textual-serve cannot be loaded (")

@@ -19,8 +19,8 @@ from textual_serve.app_service import AppService
 from textual_serve.download_manager import DownloadManager
 from textual_serve.server import Server
 
-from envtui.tui.render_caches import INNER_OUTER, forget_ended_widgets
-from envtui.tui.web_keys import key_parser
+from envtui.tui.upstream.render_caches import INNER_OUTER, forget_ended_widgets
+from envtui.tui.web.web_keys import key_parser
 
 
 def _parameters(function: Callable[..., Any]) -> list[tuple[str, str]]:
@@ -105,7 +105,7 @@ async def _nothing(*_: object) -> None:
 
 def test_textuals_private_key_parser_still_turns_browser_input_into_key_events() -> None:
     """The one private part of Textual a served tab reads its keys with
-    (``envtui.tui.web_keys``): a Textual release that moves or reshapes it fails here."""
+    (``envtui.tui.web.web_keys``): a Textual release that moves or reshapes it fails here."""
     parser = key_parser()
     fed = [event.key for event in parser.feed("a\x1b[A\r") if isinstance(event, events.Key)]
     assert fed == ["a", "up", "enter"]
@@ -119,7 +119,7 @@ def test_textuals_private_key_parser_still_turns_browser_input_into_key_events()
 
 
 def test_textuals_cache_of_background_styles_is_still_there_to_be_emptied() -> None:
-    """The cache that keeps an ended tab's widgets (``envtui.tui.render_caches``)."""
+    """The cache that keeps an ended tab's widgets (``envtui.tui.upstream.render_caches``)."""
     cached = StylesCache.get_inner_outer
     cached(StylesCache(), Color(1, 2, 3), Color(4, 5, 6))
     assert cached.cache_info().currsize > 0

@@ -28,11 +28,11 @@ from envtui.rollout.check import check_rollout
 from envtui.rollout.emit import recorded_statuses
 from envtui.rollout.fork_parent import ParentRollouts
 from envtui.rollout.reader import read_rollout
-from envtui.sources import tree_listing
-from envtui.sources.session_files import LocalSessionFiles
-from envtui.sources.sessions_index import SessionsIndex, SessionsView
-from envtui.sources.thread_file import WHOLE_FILE, ThreadFile
-from envtui.sources.tree_listing import FileInfo
+from envtui.sources.sessions import tree_listing
+from envtui.sources.sessions.session_files import LocalSessionFiles
+from envtui.sources.sessions.sessions_index import SessionsIndex, SessionsView
+from envtui.sources.sessions.thread_file import WHOLE_FILE, ThreadFile
+from envtui.sources.sessions.tree_listing import FileInfo
 
 
 class CountingFiles(LocalSessionFiles):

@@ -22,14 +22,14 @@ from tests.support.data.session_trees import copy_real, with_wrong_last_context
 from tests.support.waiting import pilot_wait_until
 
 from envtui.incidents.thread_summary import ThreadSummary
-from envtui.sources.session_files import LocalSessionFiles
-from envtui.sources.sessions_index import SessionsIndex, SessionsView, watch_sessions
+from envtui.sources.sessions.session_files import LocalSessionFiles
+from envtui.sources.sessions.sessions_index import SessionsIndex, SessionsView, watch_sessions
 from envtui.tui.format import glyphs, use_ascii
 from envtui.tui.options import DashboardOptions
-from envtui.tui.sessions_app import SessionsApp
-from envtui.tui.sessions_format import details_text, live_glyph, session_values
-from envtui.tui.sessions_screen import ThreadScreen
-from envtui.tui.sessions_table import SessionsTable
+from envtui.tui.sessions.sessions_app import SessionsApp
+from envtui.tui.sessions.sessions_format import details_text, live_glyph, session_values
+from envtui.tui.sessions.sessions_screen import ThreadScreen
+from envtui.tui.sessions.sessions_table import SessionsTable
 
 pytestmark = pytest.mark.tui
 

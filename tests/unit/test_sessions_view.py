@@ -17,12 +17,12 @@ from tests.support.data.session_trees import (
 from tests.support.main_in_process import run_cli
 from tests.support.waiting import pilot_wait_until
 
-from envtui.sources.session_files import LocalSessionFiles
-from envtui.sources.sessions_index import SessionsIndex, watch_sessions
+from envtui.sources.sessions.session_files import LocalSessionFiles
+from envtui.sources.sessions.sessions_index import SessionsIndex, watch_sessions
 from envtui.tui.main_screen import MainScreen
 from envtui.tui.options import DashboardOptions
-from envtui.tui.sessions_app import SessionsApp
-from envtui.tui.sessions_screen import SessionsScreen, ThreadScreen
+from envtui.tui.sessions.sessions_app import SessionsApp
+from envtui.tui.sessions.sessions_screen import SessionsScreen, ThreadScreen
 
 
 def test_json_prints_one_line_per_thread_and_exits_0_without_live_incidents(

@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from envtui.commands.shared_alerts import with_alert_command
+from envtui.commands.serve.shared_alerts import with_alert_command
 from envtui.settings.alerts_config import AlertsConfig
 from envtui.vocabulary.events import EnvironmentStatus, Event, EventSink, thread_event
 

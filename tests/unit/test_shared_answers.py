@@ -6,11 +6,11 @@ import argparse
 import asyncio
 from pathlib import Path
 
-from envtui.commands import serve_tabs
-from envtui.commands.serve import check_dashboard
-from envtui.commands.shared_answers import AnswerRelay, serve_answers
-from envtui.commands.shared_source import shared_for
-from envtui.tui.served_driver import ServedDriver
+from envtui.commands.serve import tab_process
+from envtui.commands.serve.command import check_dashboard
+from envtui.commands.serve.shared_answers import AnswerRelay, serve_answers
+from envtui.commands.serve.shared_source import shared_for
+from envtui.tui.web.served_driver import ServedDriver
 from envtui.vocabulary.thread_messages import RequestAnswered
 
 ANSWER = RequestAnswered(
@@ -61,7 +61,7 @@ def test_a_served_codex_tab_replays_the_stream_and_answers_through_the_server(
     (tmp_path / "events.jsonl").write_text("")
     tab = check_dashboard(arguments)  # as the tab host reads its command line
     assert isinstance(tab, argparse.Namespace)
-    app = serve_tabs.dashboard(tab, ServedDriver)  # a tab's dashboard, as the host makes it
+    app = tab_process.dashboard(tab, ServedDriver)  # a tab's dashboard, as the host makes it
     assert isinstance(app.options.answer, AnswerRelay)  # the keys answer, through the server
     assert app.options.answer.path == tmp_path / "answers.sock"
     assert app.options.source_name == f"codex {codex}"  # the header names the codex that runs

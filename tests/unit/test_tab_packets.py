@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from envtui.tui.tab_packets import (
+from envtui.tui.web.tab_packets import (
     CHUNK,
     DATA,
     META,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from textual.widgets import DataTable
 
-from envtui.tui.table_caches import CELL_CACHE, ROW_CACHES, bound_caches, cache_fill
+from envtui.tui.upstream.table_caches import CELL_CACHE, ROW_CACHES, bound_caches, cache_fill
 
 
 def test_the_bound_reaches_every_cache_textual_keeps_for_a_table() -> None:

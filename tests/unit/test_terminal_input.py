@@ -10,7 +10,7 @@ import pytest
 from textual.drivers.linux_driver import LinuxDriver
 
 from envtui.tui.app import EnvTuiApp
-from envtui.tui.terminal_input import TerminalDriver
+from envtui.tui.upstream.terminal_input import TerminalDriver
 
 
 def test_the_dashboard_draws_on_a_terminal_with_the_terminal_driver(

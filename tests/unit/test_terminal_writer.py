@@ -13,7 +13,7 @@ import pytest
 from textual.drivers import linux_driver
 
 from envtui.tui.app import EnvTuiApp
-from envtui.tui.terminal_writer import SurvivingWriter, TextualWriter, writer_queue
+from envtui.tui.upstream.terminal_writer import SurvivingWriter, TextualWriter, writer_queue
 
 WRITES = 100  # more than the queue holds (30)
 

@@ -29,7 +29,7 @@ from tests.support.waiting import pilot_wait_until
 
 from envtui.tui.app import DashboardOptions, EnvTuiApp
 from envtui.tui.main_screen import MainScreen
-from envtui.tui.needs_you import ConfirmAnswer, NeedsYouPanel, ReplyScreen
+from envtui.tui.needs_you.panel import ConfirmAnswer, NeedsYouPanel, ReplyScreen
 from envtui.tui.widgets import EnvironmentTable
 from envtui.vocabulary.events import Event
 from envtui.vocabulary.thread_messages import RequestAnswered

@@ -16,7 +16,7 @@ from textual.widgets import Static
 from tests.support.fakes.tab_server import WAIT, TabServer
 
 from envtui.tui.app import DriverClass
-from envtui.tui.tab_host import TabHost
+from envtui.tui.web.tab_host import TabHost
 
 
 class Echo(App[None]):

@@ -11,7 +11,7 @@ import socket
 import time
 from collections.abc import Callable
 
-from envtui.tui.tab_packets import (
+from envtui.tui.web.tab_packets import (
     CHUNK,
     DATA,
     META,

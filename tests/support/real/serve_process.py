@@ -47,7 +47,7 @@ class Served:
         return tab_dashboards(self.process.pid)
 
 
-HOST_MODULE = "envtui.commands.serve_tabs"
+HOST_MODULE = "envtui.commands.serve.tab_process"
 
 
 @dataclass(frozen=True)

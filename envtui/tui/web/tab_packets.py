@@ -11,7 +11,7 @@ payload. A served tab here speaks the same over a socket of its own:
 - ``C``: a chunk of a download, ``delivery key size (2 bytes), key, bytes``. Textual's web
   driver packs it with its private binary encoder instead; a packet of its own needs none.
 
-Only the standard library: the server side (:mod:`envtui.commands.hosted_tabs`) reads the
+Only the standard library: the server side (:mod:`envtui.commands.serve.hosted_tabs`) reads the
 same packets without Textual.
 """
 

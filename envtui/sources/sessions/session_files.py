@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Protocol, Unpack
 
-from envtui.sources.tree_listing import FileInfo, ListingPace, TreeListing
+from envtui.sources.sessions.tree_listing import FileInfo, ListingPace, TreeListing
 
 if TYPE_CHECKING:
     from envtui.vocabulary.events import Source

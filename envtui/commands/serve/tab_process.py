@@ -1,10 +1,10 @@
 """The tab host of ``envtui serve``: every browser tab's dashboard, in one process.
 
-The server starts it as ``python -m envtui.commands.serve_tabs --listen-fd N -- COMMAND
+The server starts it as ``python -m envtui.commands.serve.tab_process --listen-fd N -- COMMAND
 ARGS...``, with a listening Unix socket of its own (in the server's private folder) as
 file descriptor N; each connection to that socket is a browser tab, and gets a dashboard
-of the command (:mod:`envtui.tui.tab_host`). For a live command the command is the replay
-that follows the server's stream (:mod:`envtui.commands.shared_source`); ``replay`` and
+of the command (:mod:`envtui.tui.web.tab_host`). For a live command the command is the replay
+that follows the server's stream (:mod:`envtui.commands.serve.shared_source`); ``replay`` and
 ``rollout`` read their file per tab, as in a terminal.
 
 Why a process beside the server and not the server itself: Textual's state that belongs
@@ -16,7 +16,7 @@ process (a thread cannot be killed).
 It ends on SIGTERM, SIGINT (Ctrl+C reaches the server's whole process group) or SIGHUP:
 every tab is asked to quit, as a browser's ``quit`` asks, and gets :data:`QUIT_GRACE`
 seconds. It also ends by itself when its server is gone (its parent changes), and the
-server ends it when no tab has been open for a while (:mod:`envtui.commands.hosted_tabs`).
+server ends it when no tab has been open for a while (:mod:`envtui.commands.serve.hosted_tabs`).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from envtui.commands.serve import check_dashboard, dashboard_arguments
+from envtui.commands.serve.command import check_dashboard, dashboard_arguments
 from envtui.vocabulary.safe_text import for_terminal
 from envtui.vocabulary.stopping import STOP_SIGNALS
 
@@ -48,7 +48,7 @@ def say(message: str) -> None:
 
 
 def main(argv: Sequence[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python -m envtui.commands.serve_tabs")
+    parser = argparse.ArgumentParser(prog="python -m envtui.commands.serve.tab_process")
     parser.add_argument("--listen-fd", type=int, required=True)
     parser.add_argument("dashboard", nargs=argparse.REMAINDER)
     options = parser.parse_args(argv)
@@ -57,7 +57,7 @@ def main(argv: Sequence[str]) -> int:
         return checked
     # the dashboard's modules are imported now, not while the first tab waits
     from envtui.tui import app  # noqa: F401
-    from envtui.tui.tab_host import TabHost
+    from envtui.tui.web.tab_host import TabHost
 
     listener = socket.socket(fileno=options.listen_fd)
     host = TabHost(lambda driver: dashboard(checked, driver), report=say)
@@ -93,7 +93,7 @@ def accept_tabs(
 def dashboard(args: argparse.Namespace, driver: DriverClass) -> EnvTuiApp:
     """A new tab's dashboard of the served command (its source made anew, as a dashboard
     process would make it)."""
-    from envtui.commands.dashboard import app_for, source_for
+    from envtui.commands.dashboard_sources import app_for, source_for
 
     prepared = source_for(args)
     if isinstance(prepared, int):  # the file went away since the server checked it (said)

@@ -15,7 +15,7 @@ a browser that is at its own address and holds its token:
   its cells.
 
 Only the standard library here: the rules are checked without aiohttp, and the command
-line that builds them loads no web server. :mod:`envtui.commands.web_guard` applies them.
+line that builds them loads no web server. :mod:`envtui.commands.serve.web_guard` applies them.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from textual.binding import Binding
 from envtui.dashboard.needs_you import PendingRequest, RequestKey
 from envtui.environments.server_requests import problem_with
 from envtui.tui.keymap import typed
-from envtui.tui.needs_you import (
+from envtui.tui.needs_you.panel import (
     ConfirmAnswer,
     ReplyScreen,
     answer_message,

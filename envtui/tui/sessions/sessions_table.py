@@ -20,7 +20,7 @@ from textual.coordinate import Coordinate
 
 from envtui.incidents.thread_summary import ThreadSummary
 from envtui.tui.format import matches
-from envtui.tui.sessions_format import (
+from envtui.tui.sessions.sessions_format import (
     SESSION_COLUMNS,
     TIMED,
     filter_text,

@@ -12,10 +12,10 @@ from typing import Any
 
 from textual.screen import Screen
 
-from envtui.sources.sessions_index import SessionsView
+from envtui.sources.sessions.sessions_index import SessionsView
 from envtui.tui.app import SOURCE_STOP_GRACE, EnvTuiApp
 from envtui.tui.options import DashboardOptions
-from envtui.tui.sessions_screen import SessionsScreen, ThreadOpener
+from envtui.tui.sessions.sessions_screen import SessionsScreen, ThreadOpener
 
 SessionsWatch = Callable[[Callable[[SessionsView], None], asyncio.Event], Awaitable[None]]
 """Polls a sessions tree until the event is set, publishing each view."""

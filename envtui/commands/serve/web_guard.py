@@ -1,5 +1,5 @@
 """The door of ``envtui serve``: an aiohttp middleware that applies
-:mod:`envtui.commands.web_access` to every request before any handler runs.
+:mod:`envtui.commands.serve.web_access` to every request before any handler runs.
 
 So a refused request never reaches textual-serve, and no dashboard process is started for
 it. In order: the ``Host`` (DNS rebinding), the ``Origin`` (other pages; a websocket must
@@ -17,7 +17,7 @@ from collections.abc import Callable
 from aiohttp import web
 from aiohttp.typedefs import Handler, Middleware
 
-from envtui.commands.web_access import Access
+from envtui.commands.serve.web_access import Access
 
 PAGE, SOCKET, STATIC = "index", "websocket", "static"
 """The names of the routes (web_server.DashboardServer.make_app), which textual-serve's

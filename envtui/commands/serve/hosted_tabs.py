@@ -1,7 +1,7 @@
 """The server's side of the tab host: the process that runs every tab's dashboard, and each
 tab's connection to it.
 
-:class:`TabHosts` starts the tab host (:mod:`envtui.commands.serve_tabs`) when the server
+:class:`TabHosts` starts the tab host (:mod:`envtui.commands.serve.tab_process`) when the server
 starts, so the first tab finds it ready, and starts it again for a tab that comes when
 there is none; once no tab has been open for :data:`IDLE_LINGER` seconds it ends it, and
 what the tabs held is given back with the process. Each start has a listening socket of
@@ -10,7 +10,7 @@ until the host takes it), and a host that is ending never takes a new tab.
 
 :class:`HostedTab` is one tab, for textual-serve's page and download manager: it is
 textual-serve's :class:`AppService` with the dashboard process replaced by a connection to
-the tab host, speaking the same packets (:mod:`envtui.tui.tab_packets`). Its public
+the tab host, speaking the same packets (:mod:`envtui.tui.web.tab_packets`). Its public
 methods are the ones textual-serve's own code calls (``send_bytes``, ``send_meta``,
 ``set_terminal_size``, ``blur``, ``focus``, ``start``, ``stop``, and its ``on_data`` and
 ``on_meta`` that turn the dashboard's packets into the page's messages).
@@ -30,7 +30,7 @@ from pathlib import Path
 from textual_serve.app_service import AppService
 from textual_serve.download_manager import DownloadManager
 
-from envtui.tui.tab_packets import (
+from envtui.tui.web.tab_packets import (
     DATA,
     META,
     PacketError,
@@ -70,7 +70,7 @@ def host_command(listen_fd: int, arguments: Sequence[str]) -> list[str]:
     return [
         sys.executable,
         "-m",
-        "envtui.commands.serve_tabs",
+        "envtui.commands.serve.tab_process",
         "--listen-fd",
         str(listen_fd),
         "--",

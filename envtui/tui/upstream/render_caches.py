@@ -24,7 +24,7 @@ few hundred).
 Textual caches ``StylesCache.get_inner_outer`` (two background styles) in an ``lru_cache``
 of 1,024 entries on the method, so each widget's styles cache is in a key, and with it the
 widget's rendered lines. A dashboard alone never notices: its widgets live as long as it
-does. A process that runs a dashboard per browser tab (:mod:`envtui.tui.tab_host`) kept
+does. A process that runs a dashboard per browser tab (:mod:`envtui.tui.web.tab_host`) kept
 each closed tab's lines until newer keys pushed them out: about 1.3 MB per tab opened and
 closed, 14 MB more after each ten (measured). :func:`forget_ended_widgets` empties that
 cache when a tab ends (the tabs still open compute their two styles again), and raises at

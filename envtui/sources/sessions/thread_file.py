@@ -19,8 +19,8 @@ from datetime import UTC, datetime
 
 from envtui.incidents.thread_summary import ThreadFold, ThreadSummary
 from envtui.rollout.state import BaselineLookup
-from envtui.sources.session_files import SessionFiles
-from envtui.sources.tree_listing import FileInfo
+from envtui.sources.sessions.session_files import SessionFiles
+from envtui.sources.sessions.tree_listing import FileInfo
 
 CHUNK = 1 << 20
 WHOLE_FILE = 64 << 10

@@ -2,8 +2,8 @@
 ends everything it started.
 
 textual-serve gives the page, its scripts and the downloads; each tab's websocket gets a
-:class:`~envtui.commands.hosted_tabs.HostedTab`: a dashboard in the tab host process
-(:mod:`envtui.commands.serve_tabs`), which runs every tab's app, instead of a dashboard
+:class:`~envtui.commands.serve.hosted_tabs.HostedTab`: a dashboard in the tab host process
+(:mod:`envtui.commands.serve.tab_process`), which runs every tab's app, instead of a dashboard
 process per tab (textual-serve's own way: ten tabs were ten interpreters, eight times the
 memory of one dashboard in a terminal). Closing the tab ends its dashboard.
 
@@ -15,7 +15,7 @@ each tab's dashboard is then asked to quit), stop the shared source, ask the tab
 quit (SIGTERM, on which it asks every tab to quit), wait for it and everything it
 started, then kill what is left (:mod:`envtui.environments.processes`).
 
-Before any of that, every request passes :mod:`envtui.commands.web_guard` (its own Host
+Before any of that, every request passes :mod:`envtui.commands.serve.web_guard` (its own Host
 and Origin, the token), and the dashboards are counted: at ``--max-sessions`` a new tab's
 websocket is closed with the reason and starts nothing.
 
@@ -42,15 +42,15 @@ import psutil
 from aiohttp import WSCloseCode, WSMsgType, web
 from textual_serve.server import Server
 
-from envtui.commands.hosted_tabs import HostedTab, TabHosts
-from envtui.commands.web_access import Access, clamp_size
-from envtui.commands.web_guard import add_safety_headers, guard
+from envtui.commands.serve.hosted_tabs import HostedTab, TabHosts
+from envtui.commands.serve.web_access import Access, clamp_size
+from envtui.commands.serve.web_guard import add_safety_headers, guard
 from envtui.environments.processes import alive, descendants, end
 from envtui.vocabulary.safe_text import for_terminal
 from envtui.vocabulary.stopping import CLEANUP_GRACE, stop_on_signals
 
 if TYPE_CHECKING:
-    from envtui.commands.shared_source import SharedSource
+    from envtui.commands.serve.shared_source import SharedSource
 
 QUIT_GRACE = 10.0
 """Seconds the tab host gets to quit (each tab's replay closes its file) before it is killed."""
@@ -66,7 +66,7 @@ log = logging.getLogger("envtui.serve")
 
 
 class DashboardServer(Server):
-    """textual-serve's server behind :mod:`envtui.commands.web_guard`, with at most
+    """textual-serve's server behind :mod:`envtui.commands.serve.web_guard`, with at most
     ``max_sessions`` dashboards, clamped sizes, a stop signal and a shutdown that ends the
     dashboards.
 

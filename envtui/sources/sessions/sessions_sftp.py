@@ -25,7 +25,7 @@ from envtui.environments.ssh import (
 )
 from envtui.sources.file_windows import FileView
 from envtui.sources.rollout_follow import RolloutFollower, read_window
-from envtui.sources.tree_listing import MAX_DEPTH, FileInfo, is_rollout_name
+from envtui.sources.sessions.tree_listing import MAX_DEPTH, FileInfo, is_rollout_name
 from envtui.vocabulary.events import EventSink, Source
 
 T = TypeVar("T")

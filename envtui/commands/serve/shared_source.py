@@ -5,13 +5,13 @@ ten SSH connections to every host, ten app-servers and ten alert commands. So th
 runs the command's source once, in its own event loop, and writes the events as
 ``envtui events`` does (the incidents derived after each step's findings included) to a
 stream in the server's private folder; each tab's dashboard (in the tab host,
-:mod:`envtui.commands.serve_tabs`) is the dashboard of ``envtui replay STREAM --follow
+:mod:`envtui.commands.serve.tab_process`) is the dashboard of ``envtui replay STREAM --follow
 --speed 0``, which reads what was written so far (a tab that opens late starts from the
 state the others show) and then what comes. ``--metrics`` is served once, by the server.
 
 For ``codex``, Codex's approvals and questions are shown in every tab, and a tab's answer
 goes back to the server over a Unix socket beside the stream
-(:mod:`envtui.commands.shared_answers`), which sends it to the one app-server. ``replay``
+(:mod:`envtui.commands.serve.shared_answers`), which sends it to the one app-server. ``replay``
 and ``rollout`` read a file of their own and are served as they are, each tab reading it.
 
 The alert command (``--alert-command``, or the config's ``[alerts] command``) runs here,
@@ -28,13 +28,10 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from envtui.commands import dashboard
-from envtui.commands.common import metrics_for
-from envtui.commands.dashboard import alerts_for
-from envtui.commands.dashboard_sources import SOURCES
-from envtui.commands.events import CLOSE_TIMEOUT, event_writer
-from envtui.commands.shared_alerts import with_alert_command
-from envtui.commands.shared_answers import serve_answers
+from envtui.commands.common import CLOSE_TIMEOUT, event_writer, metrics_for
+from envtui.commands.dashboard_sources import SOURCES, alerts_for, source_for
+from envtui.commands.serve.shared_alerts import with_alert_command
+from envtui.commands.serve.shared_answers import serve_answers
 from envtui.sources.line_writer import LineWriter
 from envtui.vocabulary.safe_text import for_terminal
 
@@ -109,7 +106,7 @@ class SharedSource:
     def start(self, stopped: asyncio.Event) -> int:
         """Open the stream and start the source (``stopped`` is set if it ends on its own);
         0, or the exit code after the error line (an unusable ``--metrics`` address)."""
-        prepared = dashboard.source_for(self.args)
+        prepared = source_for(self.args)
         if isinstance(prepared, int):
             self.refused = prepared
             return prepared

@@ -32,7 +32,7 @@ from collections.abc import Callable
 from textual.drivers.linux_driver import LinuxDriver
 from textual.message import Message
 
-from envtui.tui.web_keys import key_parser
+from envtui.tui.web.web_keys import key_parser
 
 LAST_RESORT = 5.0
 """Seconds the dashboard gets to quit cleanly once its terminal is gone (or a SIGHUP or

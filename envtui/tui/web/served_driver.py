@@ -1,15 +1,15 @@
 """A Textual driver that draws one browser tab's dashboard over a socket.
 
 Under ``envtui serve`` the dashboards of all tabs run in one process
-(:mod:`envtui.tui.tab_host`), each app in a thread and event loop of its own. Textual's web
+(:mod:`envtui.tui.web.tab_host`), each app in a thread and event loop of its own. Textual's web
 driver cannot serve them: it writes to the process's standard output, reads its standard
 input, and takes the process's signals. This driver speaks the same packets
-(:mod:`envtui.tui.tab_packets`) over a socket of the tab's own instead:
+(:mod:`envtui.tui.web.tab_packets`) over a socket of the tab's own instead:
 
 - the screen goes out as ``D`` packets, written by the app's thread (as the web driver
   writes to its pipe: a tab whose browser reads slowly holds up that tab alone);
 - a thread reads the tab's socket: keys through Textual's xterm parser
-  (:mod:`envtui.tui.web_keys`), and the server's ``resize``, ``focus``, ``blur``, ``quit``
+  (:mod:`envtui.tui.web.web_keys`), and the server's ``resize``, ``focus``, ``blur``, ``quit``
   and ``deliver_chunk_request``, each turned into the app's own message;
 - downloads (a step export, a screenshot) are announced with ``deliver_file_start`` and
   sent in the chunks the server asks for, as the web driver sends them;
@@ -36,7 +36,7 @@ from textual.driver import Driver
 from textual.geometry import Size
 from textual.messages import ExitApp
 
-from envtui.tui.tab_packets import (
+from envtui.tui.web.tab_packets import (
     DATA,
     META,
     PacketReader,
@@ -44,7 +44,7 @@ from envtui.tui.tab_packets import (
     meta_packet,
     packet,
 )
-from envtui.tui.web_keys import key_parser
+from envtui.tui.web.web_keys import key_parser
 
 INPUT_LIMIT = 8 << 20
 """Bytes of one packet from the server: a paste, at most (the websocket's own bound is 4 MiB)."""

@@ -2,7 +2,7 @@
 
 A dashboard process per tab costs a whole interpreter, Textual and envtui each time (about
 60 MB a tab); here each tab is an app of its own (its own store, screens and view) in this
-one process, drawn through :class:`~envtui.tui.served_driver.ServedDriver` over the tab's
+one process, drawn through :class:`~envtui.tui.web.served_driver.ServedDriver` over the tab's
 socket, and a tab adds only what its app holds.
 
 Each app runs in a thread and event loop of its own, so one tab cannot stop the others:
@@ -20,7 +20,7 @@ many apps:
   leave them on an app that ended (and keep it alive): after each tab they are put back
   to what they were before the first;
 - Textual's cache of background styles keeps ended apps' widgets alive
-  (:func:`~envtui.tui.render_caches.forget_ended_widgets`), emptied after each tab.
+  (:func:`~envtui.tui.upstream.render_caches.forget_ended_widgets`), emptied after each tab.
 - Signals belong to the process: an app in a thread installs no handler (Textual's and
   envtui's own ask only the main thread), and the host ends the tabs itself
   (:meth:`TabHost.quit_all`).
@@ -41,9 +41,9 @@ from textual.app import App
 from textual.driver import Driver
 from textual.messages import ExitApp
 
-from envtui.tui.render_caches import forget_ended_widgets
-from envtui.tui.served_driver import ServedDriver
-from envtui.tui.tab_packets import HEADER, META
+from envtui.tui.upstream.render_caches import forget_ended_widgets
+from envtui.tui.web.served_driver import ServedDriver
+from envtui.tui.web.tab_packets import HEADER, META
 
 TAB_THREAD = "envtui-tab"
 OPENING_TIMEOUT = 10.0

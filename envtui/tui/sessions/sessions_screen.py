@@ -23,14 +23,14 @@ from textual.widgets import DataTable, Footer, Input, Static
 
 from envtui.dashboard.store import Store
 from envtui.incidents.thread_summary import ThreadSummary
-from envtui.sources.sessions_index import SessionsView, outside_note
+from envtui.sources.sessions.sessions_index import SessionsView, outside_note
 from envtui.tui.details import keys_help
 from envtui.tui.keymap import keys_in_force
 from envtui.tui.main_screen import MainScreen
 from envtui.tui.options import DashboardOptions
 from envtui.tui.screens import TextScreen
-from envtui.tui.sessions_format import SESSION_SORTABLE, breadcrumb, details_text, short_id
-from envtui.tui.sessions_table import SessionsTable
+from envtui.tui.sessions.sessions_format import SESSION_SORTABLE, breadcrumb, details_text, short_id
+from envtui.tui.sessions.sessions_table import SessionsTable
 from envtui.vocabulary.events import Source
 from envtui.vocabulary.safe_text import for_terminal
 

@@ -1,12 +1,12 @@
 """``envtui serve``: any dashboard command in a browser, through textual-serve's page.
 
 Each browser tab gets a dashboard of its own, driven over a websocket; all of them run in
-one tab host process beside the server (:mod:`envtui.commands.serve_tabs`), and closing
+one tab host process beside the server (:mod:`envtui.commands.serve.tab_process`), and closing
 the tab ends its dashboard. This command checks the dashboard's arguments with the
 dashboard's own parser first (a typo fails at once, not in every tab), binds loopback
 unless told otherwise, makes the token and the rules of who is answered
-(:mod:`envtui.commands.web_access`), and leaves the serving and the shutdown to
-:mod:`envtui.commands.web_server`, which loads textual-serve (and aiohttp) only when this
+(:mod:`envtui.commands.serve.web_access`), and leaves the serving and the shutdown to
+:mod:`envtui.commands.serve.web_server`, which loads textual-serve (and aiohttp) only when this
 command runs.
 """
 
@@ -20,10 +20,10 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from envtui.commands import dashboard
+from envtui.commands import dashboard_sources
 from envtui.commands.options import Arg, Command, Group, switch
 from envtui.commands.output import fail
-from envtui.commands.web_access import (
+from envtui.commands.serve.web_access import (
     TokenFileError,
     access_for,
     new_token,
@@ -108,7 +108,7 @@ def check_dashboard(arguments: Sequence[str]) -> argparse.Namespace | int:
     """
     parser = argparse.ArgumentParser(prog="envtui serve --")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    dashboard.add_parsers(subparsers)
+    dashboard_sources.add_dashboard_parsers(subparsers)
     args = parser.parse_args(arguments)
     if args.record:
         return fail(
@@ -116,7 +116,7 @@ def check_dashboard(arguments: Sequence[str]) -> argparse.Namespace | int:
             "--record: every browser tab would rewrite the file; record with "
             "`envtui events` or a dashboard in a terminal",
         )
-    prepared = dashboard.source_for(args)
+    prepared = dashboard_sources.source_for(args)
     return prepared if isinstance(prepared, int) else args
 
 
@@ -193,7 +193,7 @@ def run(args: argparse.Namespace) -> int:
     if warning := remote_warning(args):
         print(for_terminal(warning), file=sys.stderr)
     try:
-        from envtui.commands.web_server import serve_dashboards
+        from envtui.commands.serve.web_server import serve_dashboards
     except ImportError as exc:
         print(
             for_terminal(
@@ -203,7 +203,7 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
-    from envtui.commands.shared_source import shared_for  # asyncio and the writer: only here
+    from envtui.commands.serve.shared_source import shared_for  # asyncio and the writer: only here
 
     title = shlex.join(["envtui", *arguments])
     folder = Path(tempfile.mkdtemp(prefix="envtui-serve-"))  # 0700: this user's alone

@@ -21,15 +21,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from envtui.sources.session_files import LocalSessionFiles, SessionFiles
-from envtui.sources.tree_listing import FileInfo
+from envtui.sources.sessions.session_files import LocalSessionFiles, SessionFiles
+from envtui.sources.sessions.tree_listing import FileInfo
 
 if TYPE_CHECKING:
     import asyncio
 
     from envtui.incidents.thread_summary import ThreadSummary
     from envtui.rollout.fork_parent import ParentRollouts
-    from envtui.sources.thread_file import ThreadFile
+    from envtui.sources.sessions.thread_file import ThreadFile
 
 POLL = 1.0
 LIVE_WINDOW = 120.0
@@ -129,7 +129,7 @@ class SessionsIndex:
         """Index a new file or follow a known one; whether its row may have changed."""
         try:
             if thread is None:
-                from envtui.sources.thread_file import ThreadFile
+                from envtui.sources.sessions.thread_file import ThreadFile
 
                 thread = ThreadFile(self.files, info, self._baseline(info))
                 thread.index()
