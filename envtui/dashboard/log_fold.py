@@ -1,17 +1,26 @@
-"""The event log as read: identical lines folded into one with a count, a filter, a search.
+"""The event log as read: repeats folded into one line with its count first, a filter, a search.
 
-A host that keeps failing writes the same line every few seconds; shown one by one they
-push everything else out of view. Lines whose text (all but the time) is the same are one
-:class:`Fold`: ``12:00:01 ghost starting → unavailable x12 in 30 s``. Identical lines that
-follow each other fold where they are; a line that comes again among the last
-:data:`LOOKBACK` lines (other events came between) folds into its earlier line, which
-moves down to where it was last seen, so the log's order stays the order of the last
-occurrences. A step that sent no context change is a line that differs from the last one
-only by its number: a run of them with no other step between is one line too (``12:16:36
-steps #980-#998: no context change x15 in 36 s`` in ASCII), and a step that sent a change ends
-the run. The filter keeps the lines of some environments or event types; the search
-finds lines.
-Pure: the log widget draws what these say, the tests check them without a screen.
+A host that keeps failing writes the same line every few seconds, and the engine writes a
+line per step; shown one by one they push everything else out of view. So:
+
+Examples are written as with ``--ascii`` (``x`` for the multiplication sign, ``-`` for
+the en dash):
+
+- Lines whose text (all but the time) is the same are one :class:`Fold`, its count first so
+  a line cut at the panel's edge still says how often: ``12:00:01 x12 environment_status
+  ghost starting → unavailable: refused · over 30 s``. Identical lines that follow each
+  other fold where they are; a line that comes again among the last :data:`LOOKBACK` lines
+  (other events came between) folds into its earlier line, which moves down to where it
+  was last seen, so the log's order stays the order of the last occurrences.
+- Two lines about one environment that take turns (``A, B, A, B``, with other lines
+  between or not) are one line with both counts: ``x12+11 environment_status ghost
+  starting → unavailable: refused · with unavailable → starting · over 57 s``.
+- Every step of one window (:data:`STEP_WINDOW` seconds from its first) is one line:
+  ``x28 steps #860-#887: 7 sent, 21 unchanged · over 54 s``. A step numbered lower (a new
+  thread) starts a window of its own.
+
+The filter keeps the lines of some environments or event types; the search finds lines.
+Pure and free of any screen: the log widget draws what these say, the tests check them.
 """
 
 from __future__ import annotations
@@ -19,11 +28,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from envtui.dashboard.log_lines import LogEntry
-from envtui.tui.format import ASCII, glyphs
 
 LOOKBACK = 100
 """How many lines back a repeated line is looked for: a host that fails every 30 s
 repeats its line between a dozen steps and their findings, never right after itself."""
+STEP_WINDOW = 60.0
+"""Seconds of steps one line holds: the engine steps every 2 s, so a line a minute."""
+STEP_WINDOW_STEPS = 30
+"""Steps one line holds when the steps carry no time (a window by count instead)."""
+TURN_KEYS = 256
+"""How many (type, environment) pairs are watched for lines that take turns."""
 TYPE_ALIASES = {
     "status": ("environment_status",),
     "connection": ("environment_connected", "environment_disconnected"),
@@ -34,14 +48,18 @@ TYPE_ALIASES = {
 }
 """Short names for ``type:`` (a type matches by its start, so ``type:env`` works too)."""
 
+TIMES, EN_DASH, ARROW = "\N{MULTIPLICATION SIGN}", "\N{EN DASH}", " \N{RIGHTWARDS ARROW} "
+ASCII_GLYPHS = {TIMES: "x", EN_DASH: "-", ARROW: " -> "}
+"""What the log's own glyphs become with ``--ascii``."""
+
 
 @dataclass(slots=True)
 class Fold:
-    """Identical consecutive lines: the first, how many, and the last one's time.
+    """One shown line: an entry and how often it came (the last one's time dates it).
 
-    A fold may also be a cycle of two lines about one environment that keep taking turns
-    (``starting → unavailable``, ``unavailable → starting``, as a host that refuses every
-    retry writes them): one line, both counts.
+    A fold may also be a pair of lines about one environment that take turns (its
+    ``partner``), or a window of steps (``first`` is a step; ``sent`` counts those that
+    sent a context change).
     """
 
     first: LogEntry
@@ -49,84 +67,100 @@ class Fold:
     last: LogEntry | None = None
     partner: LogEntry | None = None
     partner_count: int = 0
+    sent: int = 0
+
+    def __post_init__(self) -> None:
+        self.sent = int(self.first.step_sent)
+
+    @property
+    def texts(self) -> tuple[str, ...]:
+        """The texts of the lines this fold takes."""
+        if self.partner is None:
+            return (self.first.text,)
+        return (self.first.text, self.partner.text)
 
     def takes(self, entry: LogEntry) -> bool:
-        """Fold ``entry`` in if it is this fold's next line; False if it is not."""
-        if self.partner is None:
-            if entry.text != self.first.text:
-                return False
+        """Fold ``entry`` in if it is one of this fold's lines; False if it is not."""
+        text = entry.text
+        if text == self.first.text:
             self.count += 1
+        elif self.partner is not None and text == self.partner.text:
+            self.partner_count += 1
         else:
-            first_next = self.partner_count >= self.count
-            expected = self.first if first_next else self.partner
-            if entry.text != expected.text:
-                return False
-            if first_next:
-                self.count += 1
-            else:
-                self.partner_count += 1
+            return False
         self.last = entry
         return True
 
     def takes_step(self, entry: LogEntry) -> bool:
-        """Fold ``entry``, a step that changed nothing, in if this fold is the run of such
-        steps that it goes on (its number is higher: a new run of steps starts anew)."""
-        last = self.last or self.first
-        if (
-            self.partner is not None
-            or entry.quiet_step is None
-            or last.quiet_step is None
-            or entry.quiet_step <= last.quiet_step
-        ):
+        """Fold ``entry``, a step, in if it goes on this fold's window of steps: numbered
+        higher than the last, within :data:`STEP_WINDOW` seconds of the first."""
+        last, first = self.last or self.first, self.first
+        if entry.step is None or last.step is None or entry.step <= last.step:
+            return False
+        if entry.at is not None and first.at is not None:
+            if (entry.at - first.at).total_seconds() >= STEP_WINDOW:
+                return False
+        elif self.count >= STEP_WINDOW_STEPS:
             return False
         self.count += 1
+        self.sent += entry.step_sent
         self.last = entry
         return True
 
-    @property
-    def expects(self) -> str:
-        """The text of the line this fold takes next."""
-        if self.partner is not None and self.partner_count < self.count:
-            return self.partner.text
-        return self.first.text
+    def pair_with(self, other: Fold) -> None:
+        """Take ``other``'s line as this one's partner: the two take turns."""
+        self.partner, self.partner_count = other.first, other.count
+        if other.first.at is not None and (self.first.at is None or other.first.at < self.first.at):
+            # the pair began with the partner: the span is counted from there
+            self.first, self.partner = other.first, self.first
+            self.count, self.partner_count = self.partner_count, self.count
 
-    def line(self) -> str:
-        """The line as shown: with a count, it is dated by its last occurrence (where the
-        fold stands in the log), and says how long the repetition has lasted."""
+    def line(self, ascii: bool = False) -> str:
+        """The line as shown: a single line as it came; a fold dated by its last
+        occurrence (where it stands in the log), its count first, how long it lasted last."""
         if self.count == 1 and self.partner is None:
-            return _ascii(self.first.line)
+            return _glyphs(self.first.line, ascii)
         last = self.last or self.first
-        if last.quiet_step is not None and last is not self.first:
-            dash = "-" if glyphs() == ASCII else "\N{EN DASH}"
-            words = f"steps #{self.first.quiet_step}{dash}#{last.quiet_step}: no context change"
+        if last.step is not None and self.first.step is not None:
+            words = self._steps_words()
+        elif self.partner is not None:
+            counts = f"{TIMES}{self.count}+{self.partner_count}"
+            partner = _rest(self.partner.text, self.first.text)
+            words = f"{counts} {self.first.text} · with {partner}"
         else:
-            words = self.first.text
-        text = f"{last.time} {words}"
-        span = ""
-        if self.last is not None and self.last.at is not None and self.first.at is not None:
-            span = f" in {_duration((self.last.at - self.first.at).total_seconds())}"
-        text = f"{text} {glyphs().times}{self.count}{span}"
-        if self.partner is not None:
-            text += f" · with {self.partner.text} {glyphs().times}{self.partner_count}"
-        return _ascii(text)
+            words = f"{TIMES}{self.count} {self.first.text}"
+        start = self.first.at
+        if self.partner is not None and self.partner.at is not None and start is not None:
+            start = min(start, self.partner.at)
+        if last.at is not None and start is not None and last is not self.first:
+            words += f" · over {_duration((last.at - start).total_seconds())}"
+        return _glyphs(f"{last.time} {words}", ascii)
+
+    def _steps_words(self) -> str:
+        last = self.last or self.first
+        parts = [f"{self.sent} sent"] if self.sent else []
+        if self.count > self.sent:
+            parts.append(f"{self.count - self.sent} unchanged")
+        steps = f"steps #{self.first.step}{EN_DASH}#{last.step}"
+        return f"{TIMES}{self.count} {steps}: {', '.join(parts)}"
 
 
-def _ascii(text: str) -> str:
-    """The store writes the arrow; the ASCII glyph set has its own."""
-    return text.replace(" → ", f" {ASCII.arrow} ") if glyphs() == ASCII else text
+def _rest(text: str, shared_with: str) -> str:
+    """``text`` without the words it begins with in common with ``shared_with`` (the pair's
+    type and environment, said once)."""
+    words, others = text.split(" "), shared_with.split(" ")
+    same = 0
+    while same < min(len(words), len(others)) - 1 and words[same] == others[same]:
+        same += 1
+    return " ".join(words[same:])
 
 
-def _cycle(before: Fold, after: Fold, entry: LogEntry) -> bool:
-    """Whether ``entry`` turns the last two single lines into a two-line cycle."""
-    return (
-        before.partner is None
-        and after.partner is None
-        and before.count == 1
-        and after.count == 1
-        and before.first.text == entry.text
-        and entry.environment_id is not None
-        and before.first.environment_id == after.first.environment_id == entry.environment_id
-    )
+def _glyphs(text: str, ascii: bool) -> str:
+    """The text with the log's own glyphs, or their ASCII forms."""
+    if ascii:
+        for glyph, plain in ASCII_GLYPHS.items():
+            text = text.replace(glyph, plain)
+    return text
 
 
 def _duration(seconds: float) -> str:
@@ -182,65 +216,96 @@ class LogFilter:
 
 @dataclass
 class FoldedLog:
-    """The lines shown: folds of the entries the filter lets through, at most ``limit``."""
+    """The lines shown: folds of the entries the filter lets through, at most ``limit``.
+    ``ascii``: the log's own glyphs in ASCII (``x12``, ``->``, ``#1-#9``)."""
 
     limit: int
     filter: LogFilter = field(default_factory=LogFilter)
+    ascii: bool = False
     folds: list[Fold] = field(default_factory=list)
-    _quiet_run: Fold | None = None
-    """The fold of the latest run of steps that changed nothing, while no other step came."""
+    _steps: Fold | None = None
+    """The window of steps that the next step may go on."""
+    _turns: dict[tuple[str, str], tuple[Fold | None, Fold]] = field(default_factory=dict)
+    """Per type and environment, the folds that took its last two lines (older, newer):
+    a line that the older takes again means the two take turns."""
 
     def add(self, entries: list[LogEntry]) -> tuple[int, list[str]]:
         """Fold ``entries`` in: (how many lines shown before stay as they are, the lines
         that follow them now). Usually all stay and new lines follow; a count that grew
-        rewrites the last line, a cycle that formed the last two. Lines beyond the bound
-        leave from the top, as they do from a log widget with the same bound."""
+        rewrites its line, moved down to the end. Lines beyond the bound leave from the
+        top, as they do from a log widget with the same bound."""
         kept = len(self.folds)
         # The texts that a fold among the last LOOKBACK may take next, and more (a fold
         # that leaves the window stays in it): a line whose text is not here is a line of
         # its own, found without asking every recent fold.
-        wanted = {fold.expects for fold in self.folds[-LOOKBACK:]}
+        wanted = {text for fold in self.folds[-LOOKBACK:] for text in fold.texts}
         for entry in entries:
             if not self.filter.matches(entry):
                 continue
-            if len(self.folds) >= 2 and _cycle(self.folds[-2], self.folds[-1], entry):
-                before, after = self.folds[-2], self.folds.pop()
-                before.partner, before.partner_count = after.first, 1
-                before.count, before.last = 2, entry
-                wanted.add(before.expects)
-                kept = min(kept, len(self.folds) - 1)
-                continue
-            if entry.kind == "step":
-                index = self._quiet_run_takes(entry)
+            if entry.step is not None:
+                index = self._step_window_takes(entry)
             else:
                 index = self._recent(entry) if entry.text in wanted else None
             if index is None:
                 fold = Fold(entry)
                 self.folds.append(fold)
                 wanted.add(entry.text)
-                if entry.quiet_step is not None:
-                    self._quiet_run = fold
+                if entry.step is not None:
+                    self._steps = fold
             else:  # the line comes again: its fold moves down to where it was last seen
                 kept = min(kept, index)
                 self.folds.append(self.folds.pop(index))
-                wanted.add(self.folds[-1].expects)
+            kept = min(kept, self._taking_turns(entry, wanted))
         pruned = max(0, len(self.folds) - self.limit)
         if pruned:  # the log widget, bounded alike, drops as many lines from its top
             del self.folds[:pruned]
-        return kept, [fold.line() for fold in self.folds[max(0, kept - pruned) :]]
+        return kept, [fold.line(self.ascii) for fold in self.folds[max(0, kept - pruned) :]]
 
-    def _quiet_run_takes(self, entry: LogEntry) -> int | None:
-        """The index of the run of steps that changed nothing that ``entry`` goes on, if
-        it is such a step and the run is among the last :data:`LOOKBACK` lines; any other
-        step ends the run."""
-        run, self._quiet_run = self._quiet_run, None
-        if run is None or entry.quiet_step is None:
+    def _step_window_takes(self, entry: LogEntry) -> int | None:
+        """The index of the window of steps that ``entry`` goes on, if it is among the
+        last :data:`LOOKBACK` lines and takes it."""
+        window = self._steps
+        if window is None:
             return None
+        index = self._index_of(window)
+        if index is None or not window.takes_step(entry):
+            return None
+        return index
+
+    def _taking_turns(self, entry: LogEntry, wanted: set[str]) -> int:
+        """Pair the last fold with the one before it of the same type and environment if
+        ``entry`` made them take turns (A, B, A); the index from which lines changed (the
+        number of folds when none did)."""
+        newest = self.folds[-1]
+        if entry.environment_id is None or entry.step is not None:
+            return len(self.folds)
+        key = (entry.kind, entry.environment_id)
+        older, newer = self._turns.pop(key, (None, newest))
+        if newer is newest:  # the same line again (or the first one)
+            self._remember(key, older, newest)
+            return len(self.folds)
+        if older is not newest or newer.partner is not None or newest.partner is not None:
+            self._remember(key, newer, newest)
+            return len(self.folds)
+        index = self._index_of(newer)
+        if index is None:  # too far back to join
+            self._remember(key, newer, newest)
+            return len(self.folds)
+        del self.folds[index]
+        newest.pair_with(newer)
+        wanted.update(newest.texts)
+        self._remember(key, None, newest)
+        return index
+
+    def _remember(self, key: tuple[str, str], older: Fold | None, newer: Fold) -> None:
+        self._turns[key] = (older, newer)  # the newest last
+        if len(self._turns) > TURN_KEYS:
+            del self._turns[next(iter(self._turns))]
+
+    def _index_of(self, fold: Fold) -> int | None:
+        """Where ``fold`` stands, if it is among the last :data:`LOOKBACK` lines."""
         for index in range(len(self.folds) - 1, max(-1, len(self.folds) - LOOKBACK - 1), -1):
-            if self.folds[index] is run:
-                if not run.takes_step(entry):
-                    return None
-                self._quiet_run = run
+            if self.folds[index] is fold:
                 return index
         return None
 
@@ -254,7 +319,8 @@ class FoldedLog:
     def rebuild(self, entries: list[LogEntry]) -> list[str]:
         """Every line again (the filter changed): the folds of all ``entries``."""
         self.folds = []
-        self._quiet_run = None
+        self._steps = None
+        self._turns = {}
         return self.add(entries)[1]
 
     def search(self, needle: str) -> list[int]:

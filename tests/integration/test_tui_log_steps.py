@@ -1,5 +1,5 @@
-"""The dashboard's event log says what happened: a run of steps that changed nothing is
-one line with its range, drawn as such (G4); and what the table keeps of its drawing stays
+"""The dashboard's event log says what happened: the steps of a minute are one line with
+their range and what they sent, drawn as such (G4, H6); and what the table keeps of its drawing stays
 bounded however long it runs."""
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def drawn_lines(log: EventLog) -> list[str]:
     return [log.render_line(y).text.rstrip() for y in range(min(log.line_count, log.size.height))]
 
 
-async def test_a_run_of_quiet_steps_is_drawn_as_one_line_and_a_sent_change_ends_it() -> None:
+async def test_a_minute_of_steps_is_drawn_as_one_line_below_the_others() -> None:
     feed = Feed([])
     app = EnvTuiApp(feed, DashboardOptions(source_name="test", clock=clock, zone=UTC))
     async with app.run_test(size=(140, 44)) as pilot:
@@ -43,9 +43,8 @@ async def test_a_run_of_quiet_steps_is_drawn_as_one_line_and_a_sent_change_ends_
         feed.send(step(995, 1990, sent=True), step(996, 1992))
         expected = [
             "12:33:01 environment_status local ready",
-            "12:33:08 steps #980\N{EN DASH}#994: no context change \N{MULTIPLICATION SIGN}15 in 28 s",
-            "12:33:10 step #995 context sent",
-            "12:33:12 step #996 no context change",
+            "12:33:12 \N{MULTIPLICATION SIGN}17 steps #980\N{EN DASH}#996: 1 sent, 16 unchanged"
+            " · over 32 s",
         ]
         log = app.screen.query_one(EventLog)
         await pilot_wait_until(pilot, lambda: log.seen == 18, what="18 entries in the log")
@@ -55,9 +54,9 @@ async def test_a_run_of_quiet_steps_is_drawn_as_one_line_and_a_sent_change_ends_
         feed.send(step(997, 1994))
         await pilot_wait_until(pilot, lambda: log.seen == 19, what="one step more")
         await pilot.pause()
-        assert (
-            drawn_lines(log)[-1]
-            == "12:33:14 steps #996\N{EN DASH}#997: no context change \N{MULTIPLICATION SIGN}2 in 2 s"
+        assert drawn_lines(log)[-1] == (
+            "12:33:14 \N{MULTIPLICATION SIGN}18 steps #980\N{EN DASH}#997: 1 sent, 17 unchanged"
+            " · over 34 s"
         )
 
 
