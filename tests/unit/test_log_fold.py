@@ -7,7 +7,13 @@ import gc
 
 from tests.support.scenarios.scripted_stream import at, scripted_events, status
 
-from envtui.dashboard.log_fold import LOOKBACK, STEP_WINDOW_STEPS, FoldedLog, LogFilter
+from envtui.dashboard.log_fold import (
+    LOOKBACK,
+    STEP_WINDOW_STEPS,
+    TURN_KEYS,
+    FoldedLog,
+    LogFilter,
+)
 from envtui.dashboard.log_lines import LogEntry, log_entry
 from envtui.dashboard.store import Store
 from envtui.steps.emit import finding_event
@@ -358,3 +364,26 @@ def test_each_line_has_its_own_second_in_its_zone_however_the_burst_comes() -> N
     assert in_berlin == ["13:00:00", "13:00:00", "13:00:01"]  # the same seconds, another zone
     assert log_entry(thread_event(warning, at=at(0.2))).time == "12:00:00"  # and back
     assert log_entry(thread_event(warning)).time == "--:--:--"
+
+
+def test_ten_thousand_steps_keep_the_log_and_what_it_watches_bounded() -> None:
+    """Under load (10,000 steps, each with a host's two lines taking turns and a status of
+    one of 40 environments), the lines shown grow with the minutes, not the steps, and
+    what is watched for lines taking turns stays within its bound."""
+    log = FoldedLog(limit=10_000)
+    for number in range(10_000):
+        second = 2 * number
+        batch = [step(number, second)]
+        batch += entries_of(status("ghost", ("unavailable", "starting")[number % 2], second))
+        batch += entries_of(status(f"e{number % 40}", "ready", second + 1, error="load"))
+        log.add(batch)
+    assert len(log._turns) <= TURN_KEYS
+    steps = [fold for fold in log.folds if fold.first.step is not None]
+    assert len(steps) == 334  # 20,000 s of steps, one line a minute
+    ghost = [fold for fold in log.folds if fold.first.environment_id == "ghost"]
+    assert len(ghost) <= 2  # its first line, and the pair
+    assert len(log.folds) <= 334 + 40 + 2  # each environment's repeats are one line
+
+
+def entries_of(event: object) -> list[LogEntry]:
+    return [log_entry(event)]  # type: ignore[arg-type]

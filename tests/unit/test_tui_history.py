@@ -190,7 +190,9 @@ async def test_search_and_filter_the_focused_log_and_it_still_follows() -> None:
             status("flaky", "unavailable", 110, error="dropped"), status("local", "ready", 111)
         )
         await pilot_wait_until(
-            pilot, lambda: f"{TIMES}4+3 environment_status flaky" in log.lines[-1], what="the new drop"
+            pilot,
+            lambda: f"{TIMES}4+3 environment_status flaky" in log.lines[-1],
+            what="the new drop",
         )
         assert log.line_count == 2
         assert log.following
