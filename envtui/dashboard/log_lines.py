@@ -8,6 +8,7 @@ for a terminal here, once.
 from __future__ import annotations
 
 import math
+import re
 import sys
 from datetime import datetime, tzinfo
 
@@ -96,7 +97,8 @@ class LogEntry:
         "at",
         "environment_id",
         "kind",
-        "quiet_step",
+        "step",
+        "step_sent",
     )
 
     def __init__(
@@ -107,17 +109,19 @@ class LogEntry:
         self.kind: str = _shared(msg.type)  # a few names, each once, not once per line
         environment = getattr(msg, "environment_id", None)
         self.environment_id = _shared(environment) if isinstance(environment, str) else None
-        self.quiet_step = msg.step if isinstance(msg, StepRecorded) and not msg.diff else None
-        """The step's number when this is a step that sent no context change (the log
-        folds a run of them into one line), else None."""
+        self.step = msg.step if isinstance(msg, StepRecorded) else None
+        """The step's number when this is a step's line (the log folds a window of steps
+        into one line), else None."""
+        self.step_sent = isinstance(msg, StepRecorded) and bool(msg.diff)
+        """Whether this step sent the model a context change."""
         self._zone = zone
         self._words: Event | str | None = event
         if isinstance(msg, EnvironmentStatus):
             self._status_words(event.id, msg, previous)
         elif self.kind == "step":
-            # A step's event carries its whole context, snapshot and tools, and a run of
-            # steps that changed nothing folds into one line without its lines being
-            # read: its short words are written now, so the event is never held.
+            # A step's event carries its whole context, snapshot and tools, and a window of
+            # steps folds into one line without its lines being read: its short words are
+            # written now, so the event is never held.
             self._write()
 
     @classmethod
@@ -134,7 +138,7 @@ class LogEntry:
         holds the environment's own id (one string for all its lines, not one per event)."""
         entry = cls.__new__(cls)
         entry.at, entry.kind, entry.environment_id = at, "environment_status", environment_id
-        entry.quiet_step, entry._zone = None, zone
+        entry.step, entry.step_sent, entry._zone = None, False, zone
         entry._status_words(event_id, msg, previous)
         return entry
 
@@ -204,7 +208,7 @@ def _detail(msg: object) -> str:
     if isinstance(msg, StepRecorded):
         return f"#{msg.step}" + (" context sent" if msg.diff else " no context change")
     if isinstance(msg, FindingReported):
-        return f"{msg.code}: {msg.message}"
+        return _finding_detail(msg)
     if isinstance(msg, IncidentOpened | IncidentResolved | IncidentAcknowledged):
         return f"{msg.code} {msg.environment_id or msg.tool or ''}".rstrip()
     if isinstance(msg, SourceStatus):
@@ -216,6 +220,20 @@ def _detail(msg: object) -> str:
         method = msg.raw.get("method")
         return str(method) if isinstance(method, str) else str(message_to_json(msg))[:200]
     return ""
+
+
+_ROUTED = re.compile(r"ran in '(.+)', but the step (?:named|routed to the step's primary) '(.+)'$")
+"""How steps/rules.py words an execution that ran elsewhere: where it ran, where it was sent."""
+
+
+def _finding_detail(msg: FindingReported) -> str:
+    """What a finding is about first (its environment, where a call was meant to run, or
+    its tool), then its code and words: a line cut at the log's edge still says where."""
+    subject = msg.environment_id or msg.tool or ""
+    routed = _ROUTED.search(msg.message) if msg.code == "execution-routed-elsewhere" else None
+    if routed is not None and routed[2] != subject:
+        subject = f"{subject or routed[1]} → {routed[2]}"
+    return f"{subject} · {msg.code}: {msg.message}" if subject else f"{msg.code}: {msg.message}"
 
 
 def _status_detail(

@@ -1,11 +1,12 @@
 """The event log widget: folded lines, a filter and a search, and it follows the newest.
 
 It reads the store's log entries (it does no I/O) and shows them through a
-:class:`~envtui.tui.log_fold.FoldedLog`: identical consecutive lines are one line with a
-count, which is rewritten in place as the count grows. While it is focused, ``f`` filters
-(``env:ghost type:status words``), ``/`` searches (``n`` older, ``N`` newer match) and
-``esc`` clears both. Following is its own state, as before: it follows unless scrolled up,
-counts the lines that arrive below, and ``end`` or ``G`` follows again.
+:class:`~envtui.dashboard.log_fold.FoldedLog`: repeated lines, lines that take turns and a
+window of steps are each one line with its count first, rewritten as the count grows.
+While it is focused, ``f`` filters (``env:ghost type:status words``), ``/`` searches
+(``n`` older, ``N`` newer match) and ``esc`` clears both. Following is its own state, as
+before: it follows unless scrolled up, counts the lines that arrive below, and ``end`` or
+``G`` follows again.
 """
 
 from __future__ import annotations
@@ -24,9 +25,9 @@ from textual.screen import ModalScreen
 from textual.strip import Strip
 from textual.widgets import Input, Log
 
+from envtui.dashboard.log_fold import FoldedLog, LogFilter
 from envtui.dashboard.log_lines import LogEntry
-from envtui.tui.format import glyphs
-from envtui.tui.log_fold import FoldedLog, LogFilter
+from envtui.tui.format import ASCII, glyphs
 from envtui.vocabulary.safe_text import one_line
 
 MARKED = Style(reverse=True)
@@ -104,7 +105,7 @@ class EventLog(Log):
         super().__init__(max_lines=max_lines, auto_scroll=False, **kwargs)  # type: ignore[arg-type]
         self.entries = entries
         """The store's log: what a new filter is applied to."""
-        self.folded = FoldedLog(max_lines)
+        self.folded = FoldedLog(max_lines, ascii=glyphs() == ASCII)
         self.following = True
         self.unseen = 0  # lines that arrived below while not following
         self.seen = 0  # entries handed to the log, shown or filtered out

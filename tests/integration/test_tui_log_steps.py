@@ -1,5 +1,5 @@
-"""The dashboard's event log says what happened: a run of steps that changed nothing is
-one line with its range, drawn as such (G4); and what the table keeps of its drawing stays
+"""The dashboard's event log says what happened: the steps of a minute are one line with
+their range and what they sent, drawn as such (G4, H6); and what the table keeps of its drawing stays
 bounded however long it runs."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from envtui.tui.app import DashboardOptions, EnvTuiApp
 from envtui.tui.log_widget import EventLog
 from envtui.tui.upstream.table_caches import cache_fill
 from envtui.tui.widgets import CACHED_CELLS, CACHED_ROWS, EnvironmentTable
-from envtui.vocabulary.events import Event, StepRecorded, thread_event
+from envtui.vocabulary.events import Event, FindingReported, StepRecorded, thread_event
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -32,7 +32,7 @@ def drawn_lines(log: EventLog) -> list[str]:
     return [log.render_line(y).text.rstrip() for y in range(min(log.line_count, log.size.height))]
 
 
-async def test_a_run_of_quiet_steps_is_drawn_as_one_line_and_a_sent_change_ends_it() -> None:
+async def test_a_minute_of_steps_is_drawn_as_one_line_below_the_others() -> None:
     feed = Feed([])
     app = EnvTuiApp(feed, DashboardOptions(source_name="test", clock=clock, zone=UTC))
     async with app.run_test(size=(140, 44)) as pilot:
@@ -43,9 +43,8 @@ async def test_a_run_of_quiet_steps_is_drawn_as_one_line_and_a_sent_change_ends_
         feed.send(step(995, 1990, sent=True), step(996, 1992))
         expected = [
             "12:33:01 environment_status local ready",
-            "12:33:08 steps #980\N{EN DASH}#994: no context change \N{MULTIPLICATION SIGN}15 in 28 s",
-            "12:33:10 step #995 context sent",
-            "12:33:12 step #996 no context change",
+            "12:33:12 \N{MULTIPLICATION SIGN}17 steps #980\N{EN DASH}#996: 1 sent, 16 unchanged"
+            " · over 32 s",
         ]
         log = app.screen.query_one(EventLog)
         await pilot_wait_until(pilot, lambda: log.seen == 18, what="18 entries in the log")
@@ -55,9 +54,9 @@ async def test_a_run_of_quiet_steps_is_drawn_as_one_line_and_a_sent_change_ends_
         feed.send(step(997, 1994))
         await pilot_wait_until(pilot, lambda: log.seen == 19, what="one step more")
         await pilot.pause()
-        assert (
-            drawn_lines(log)[-1]
-            == "12:33:14 steps #996\N{EN DASH}#997: no context change \N{MULTIPLICATION SIGN}2 in 2 s"
+        assert drawn_lines(log)[-1] == (
+            "12:33:14 \N{MULTIPLICATION SIGN}18 steps #980\N{EN DASH}#997: 1 sent, 17 unchanged"
+            " · over 34 s"
         )
 
 
@@ -85,3 +84,60 @@ async def test_the_table_keeps_only_a_few_screens_of_what_it_drew() -> None:
 def seen(log: EventLog, lines: int) -> Callable[[], bool]:
     """Whether the log has drawn ``lines`` lines."""
     return lambda: log.seen == lines
+
+
+def refusing_ghost_with_steps() -> list[Event]:
+    """ghost refused at every retry while the engine steps and raises its finding."""
+    events = [status("ghost", "starting", 0, error=None)]
+    long_error = "cannot connect to 127.0.0.1:34995: Connection refused by the host"
+    for number in range(1, 21):
+        second = 3 * number
+        events.append(status("ghost", "unavailable", second, error=long_error))
+        events.append(step(number, second + 1, sent=number % 3 == 0))
+        events.append(
+            thread_event(
+                FindingReported(
+                    code="stale-available",
+                    severity="error",
+                    step=number,
+                    environment_id="ghost",
+                    message="the context presents 'ghost' as available, but the connection"
+                    " is known to be lost",
+                ),
+                at=at(second + 1),
+            )
+        )
+        events.append(status("ghost", "starting", second + 2))
+    return events
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 45)], ids=["80x24", "160x45"])
+async def test_cut_lines_keep_their_count_and_subject(size: tuple[int, int]) -> None:
+    """At 80 and 160 columns every line the log draws starts with its time, then the count
+    of a fold and what it is about, before the panel's edge cuts it."""
+    events = refusing_ghost_with_steps()
+    feed = Feed(events)
+    app = EnvTuiApp(feed, DashboardOptions(source_name="test", clock=clock, zone=UTC))
+    async with app.run_test(size=size) as pilot:
+        await settled(app, pilot, events=len(events))
+        log = app.screen.query_one(EventLog)
+        await pilot_wait_until(pilot, lambda: log.seen == len(events), what="all drawn")
+        await pilot.pause()
+        drawn = drawn_lines(log)
+        times = "\N{MULTIPLICATION SIGN}"
+        expected = [
+            f"12:01:01 {times}20 steps #1\N{EN DASH}#20: 6 sent, 14 unchanged · over 57 s",
+            f"12:01:01 {times}20 finding ghost · stale-available: the context presents"
+            " 'ghost' as available, but the connection is known to be lost · over 57 s",
+            f"12:01:02 {times}20+20 environment_status ghost starting → unavailable:"
+            " cannot connect to 127.0.0.1:34995: Connection refused by the host"
+            " · with unavailable → starting · over 59 s",
+        ]
+        assert len(drawn) == 4  # and ghost's first line
+        for shown, whole in zip(drawn[-3:], expected, strict=True):
+            assert whole.startswith(shown)  # cut at the edge, or whole
+            assert len(shown) >= min(len(whole), log.size.width - 10)
+        subjects = (f"{times}20 steps", f"{times}20 finding ghost", f"{times}20+20 env")
+        assert [line[9:].startswith(s) for line, s in zip(drawn[-3:], subjects, strict=True)] == [
+            True
+        ] * 3

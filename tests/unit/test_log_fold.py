@@ -1,4 +1,5 @@
-"""The event log as read: folded lines with counts, filters by environment and type, search."""
+"""The event log as read: folded lines with their count first, pairs that take turns, a
+window of steps as one line, filters by environment and type, search. Pure: no screen."""
 
 from __future__ import annotations
 
@@ -6,12 +7,21 @@ import gc
 
 from tests.support.scenarios.scripted_stream import at, scripted_events, status
 
+from envtui.dashboard.log_fold import (
+    LOOKBACK,
+    STEP_WINDOW_STEPS,
+    TURN_KEYS,
+    FoldedLog,
+    LogFilter,
+)
 from envtui.dashboard.log_lines import LogEntry, log_entry
 from envtui.dashboard.store import Store
-from envtui.tui.format import use_ascii
-from envtui.tui.log_fold import FoldedLog, LogFilter
+from envtui.steps.emit import finding_event
+from envtui.steps.rules import check_calls
+from envtui.steps.values import StepView, ToolCall
 from envtui.vocabulary.events import (
     EnvironmentDisconnected,
+    FindingReported,
     StepRecorded,
     WarningMessage,
     thread_event,
@@ -41,12 +51,12 @@ def test_identical_consecutive_lines_are_one_line_with_a_count_and_a_span() -> N
     )
     assert (kept, lines) == (
         0,
-        ["12:00:28 warning disk almost full \N{MULTIPLICATION SIGN}15 in 28 s"],
+        ["12:00:28 \N{MULTIPLICATION SIGN}15 warning disk almost full · over 28 s"],
     )
     kept, lines = log.add([log_entry(thread_event(warning, at=at(40)))])
     assert (kept, lines) == (
         0,
-        ["12:00:40 warning disk almost full \N{MULTIPLICATION SIGN}16 in 40 s"],
+        ["12:00:40 \N{MULTIPLICATION SIGN}16 warning disk almost full · over 40 s"],
     )  # rewritten
 
 
@@ -55,8 +65,8 @@ def test_a_host_that_refuses_every_retry_is_one_line() -> None:
     _, lines = log.add(entries(refusing_host(12)))
     assert lines == [
         "12:00:00 environment_status ghost starting",
-        "12:00:58 environment_status ghost starting → unavailable: refused \N{MULTIPLICATION SIGN}12 in 57 s"
-        " · with environment_status ghost unavailable → starting \N{MULTIPLICATION SIGN}12",
+        "12:00:58 \N{MULTIPLICATION SIGN}12+12 environment_status ghost starting → unavailable:"
+        " refused · with unavailable → starting · over 57 s",
     ]
 
 
@@ -92,7 +102,7 @@ def test_filter_by_environment_type_and_words() -> None:
     log.filter = LogFilter.parse("env:legacy mismatch")
     assert len(log.rebuild(shown)) == 1
     log.filter = LogFilter.parse("")
-    assert len(log.rebuild(shown)) == len(shown)
+    assert len(log.rebuild(shown)) == len(shown) - 1  # its two steps are one window
     assert not log.filter
 
 
@@ -133,14 +143,12 @@ def test_the_bound_drops_the_oldest_lines() -> None:
 
 
 def test_ascii_glyphs_fold_with_x_and_an_ascii_arrow() -> None:
-    use_ascii(True)
-    try:
-        log = FoldedLog(limit=10)
-        _, lines = log.add(entries(refusing_host(2)))
-        assert lines[1].startswith("12:00:08 environment_status ghost starting -> unavailable")
-        assert " x2 in 7 s" in lines[1]
-    finally:
-        use_ascii(False)
+    log = FoldedLog(limit=10, ascii=True)
+    _, lines = log.add(entries(refusing_host(2)))
+    assert lines[1] == (
+        "12:00:08 x2+2 environment_status ghost starting -> unavailable: refused"
+        " · with unavailable -> starting · over 7 s"
+    )
 
 
 def test_a_line_that_comes_again_between_others_moves_down_with_its_count() -> None:
@@ -154,37 +162,58 @@ def test_a_line_that_comes_again_between_others_moves_down_with_its_count() -> N
     assert lines == [
         "12:00:01 warning b",
         "12:00:02 warning c",
-        "12:00:03 warning a \N{MULTIPLICATION SIGN}2 in 3 s",
+        "12:00:03 \N{MULTIPLICATION SIGN}2 warning a · over 3 s",
     ]
     distinct = [warning(f"w{i}", 10 + i) for i in range(120)]  # more than LOOKBACK between
     log.add([*distinct, warning("b", 200)])
     assert log.folds[-1].line() == "12:03:20 warning b"  # too far back: a line of its own
 
 
-def step(number: int, second: int, *, sent: bool = False) -> LogEntry:
+def step(number: int, second: float | None, *, sent: bool = False) -> LogEntry:
     """A step's log line: one that sent a context change, or one that changed nothing."""
     diff = "<environment_context>\n</environment_context>" if sent else None
-    return log_entry(thread_event(StepRecorded(step=number, diff=diff), at=at(second)))
+    when = at(second) if second is not None else None
+    return log_entry(thread_event(StepRecorded(step=number, diff=diff), at=when))
 
 
-def test_a_run_of_steps_that_changed_nothing_is_one_line_with_its_range() -> None:
+def test_the_steps_of_a_minute_are_one_line_that_counts_what_they_sent() -> None:
     log = FoldedLog(limit=100)
-    _, lines = log.add([step(n, 2 * n) for n in range(980, 995)])
+    _, lines = log.add([step(n, 2 * n - 1720, sent=n % 4 == 0) for n in range(860, 888)])
     assert lines == [
-        "12:33:08 steps #980\N{EN DASH}#994: no context change \N{MULTIPLICATION SIGN}15 in 28 s"
+        "12:00:54 \N{MULTIPLICATION SIGN}28 steps #860\N{EN DASH}#887: 7 sent, 21 unchanged"
+        " · over 54 s"
     ]
-    _, lines = log.add([step(995, 1990)])
+    _, lines = log.add([step(888, 56)])
     assert lines == [
-        "12:33:10 steps #980\N{EN DASH}#995: no context change \N{MULTIPLICATION SIGN}16 in 30 s"
+        "12:00:56 \N{MULTIPLICATION SIGN}29 steps #860\N{EN DASH}#888: 7 sent, 22 unchanged"
+        " · over 56 s"
     ]  # rewritten
 
 
-def test_a_step_that_changed_nothing_alone_keeps_its_own_line() -> None:
+def test_the_next_minute_of_steps_is_a_line_of_its_own() -> None:
+    log = FoldedLog(limit=100)
+    _, lines = log.add([step(n, 2 * n) for n in range(0, 35)])
+    assert lines == [
+        "12:00:58 \N{MULTIPLICATION SIGN}30 steps #0\N{EN DASH}#29: 30 unchanged · over 58 s",
+        "12:01:08 \N{MULTIPLICATION SIGN}5 steps #30\N{EN DASH}#34: 5 unchanged · over 8 s",
+    ]
+
+
+def test_steps_without_a_time_make_windows_by_count() -> None:
+    _, lines = FoldedLog(limit=100).add([step(n, None) for n in range(1, 2 * STEP_WINDOW_STEPS)])
+    assert [line.split(" ")[1] for line in lines] == [
+        f"\N{MULTIPLICATION SIGN}{STEP_WINDOW_STEPS}",
+        f"\N{MULTIPLICATION SIGN}{STEP_WINDOW_STEPS - 1}",
+    ]
+
+
+def test_a_step_alone_keeps_its_own_line() -> None:
     log = FoldedLog(limit=100)
     assert log.add([step(7, 0)])[1] == ["12:00:00 step #7 no context change"]
+    assert FoldedLog(limit=100).add([step(8, 0, sent=True)])[1] == ["12:00:00 step #8 context sent"]
 
 
-def test_a_step_that_sent_a_change_ends_the_run_and_other_lines_do_not() -> None:
+def test_other_lines_between_steps_stay_and_the_window_moves_below_them() -> None:
     log = FoldedLog(limit=100)
     warning = log_entry(thread_event(WarningMessage(message="disk almost full"), at=at(3)))
     _, lines = log.add(
@@ -192,28 +221,121 @@ def test_a_step_that_sent_a_change_ends_the_run_and_other_lines_do_not() -> None
     )
     assert lines == [
         "12:00:03 warning disk almost full",
-        "12:00:04 steps #1\N{EN DASH}#3: no context change \N{MULTIPLICATION SIGN}3 in 4 s",
-        "12:00:06 step #4 context sent",
-        "12:00:08 step #5 no context change",
+        "12:00:08 \N{MULTIPLICATION SIGN}5 steps #1\N{EN DASH}#5: 1 sent, 4 unchanged · over 8 s",
     ]
 
 
-def test_steps_numbered_anew_start_a_run_of_their_own() -> None:
+def test_steps_numbered_anew_start_a_window_of_their_own() -> None:
     log = FoldedLog(limit=100)
     _, lines = log.add([step(8, 0), step(9, 2), step(1, 4), step(2, 6)])
     assert lines == [
-        "12:00:02 steps #8\N{EN DASH}#9: no context change \N{MULTIPLICATION SIGN}2 in 2 s",
-        "12:00:06 steps #1\N{EN DASH}#2: no context change \N{MULTIPLICATION SIGN}2 in 2 s",
+        "12:00:02 \N{MULTIPLICATION SIGN}2 steps #8\N{EN DASH}#9: 2 unchanged · over 2 s",
+        "12:00:06 \N{MULTIPLICATION SIGN}2 steps #1\N{EN DASH}#2: 2 unchanged · over 2 s",
     ]
 
 
-def test_a_run_of_steps_reads_in_ascii_too() -> None:
-    use_ascii(True)
-    try:
-        _, lines = FoldedLog(limit=10).add([step(1, 0), step(2, 2)])
-        assert lines == ["12:00:02 steps #1-#2: no context change x2 in 2 s"]
-    finally:
-        use_ascii(False)
+def test_a_window_of_steps_reads_in_ascii_too() -> None:
+    _, lines = FoldedLog(limit=10, ascii=True).add([step(1, 0), step(2, 2, sent=True)])
+    assert lines == ["12:00:02 x2 steps #1-#2: 1 sent, 1 unchanged · over 2 s"]
+
+
+def test_a_window_too_far_back_is_not_gone_on() -> None:
+    log = FoldedLog(limit=1_000)
+    noise = [
+        log_entry(thread_event(WarningMessage(message=f"w{i}"), at=at(1))) for i in range(LOOKBACK)
+    ]
+    _, lines = log.add([step(1, 0), *noise, step(2, 2)])
+    assert lines[0] == "12:00:00 step #1 no context change"
+    assert lines[-1] == "12:00:02 step #2 no context change"
+
+
+def demo_host(retries: int) -> list:  # type: ignore[type-arg]
+    """As the demo's ghost: refused every retry, its two lines with steps and findings
+    between them, so they never follow each other."""
+    events = [status("ghost", "starting", 0)]
+    for retry in range(retries):
+        second = 10 * retry
+        events.append(status("ghost", "unavailable", second + 1, error="cannot connect"))
+        events.append(status("local", "ready", second + 2, error=f"load {retry}"))
+        events.append(status("ghost", "starting", second + 5))
+        events.append(thread_event(WarningMessage(message=f"note {retry}"), at=at(second + 6)))
+    return events
+
+
+def test_two_lines_that_take_turns_with_others_between_are_one_line() -> None:
+    log = FoldedLog(limit=100)
+    _, lines = log.add(entries(demo_host(30)))
+    ghost = [line for line in lines if "ghost" in line]
+    assert ghost == [
+        "12:00:00 environment_status ghost starting",
+        "12:04:55 \N{MULTIPLICATION SIGN}30+30 environment_status ghost starting → unavailable:"
+        " cannot connect · with unavailable → starting · over 4 min 54 s",
+    ]
+    assert lines[-1] == "12:04:56 warning note 29"
+    assert lines[-2].startswith("12:04:55 \N{MULTIPLICATION SIGN}30+30 environment_status ghost")
+
+
+def test_a_pair_begins_with_the_line_that_came_first() -> None:
+    events = [status("ghost", "unavailable", 0, error="refused")]
+    for retry in range(3):
+        events.append(status("ghost", "starting", 2 * retry + 1))
+        events.append(status("ghost", "unavailable", 2 * retry + 2, error="refused"))
+    _, lines = FoldedLog(limit=100).add(entries(events))
+    assert lines == [
+        "12:00:00 environment_status ghost unavailable: refused",
+        "12:00:06 \N{MULTIPLICATION SIGN}3+3 environment_status ghost unavailable → starting"
+        " · with starting → unavailable: refused · over 5 s",
+    ]
+
+
+def test_lines_of_two_environments_never_pair() -> None:
+    events = []
+    for retry in range(4):
+        events.append(status("a", "ready", 2 * retry, error="x"))
+        events.append(status("b", "ready", 2 * retry + 1, error="x"))
+    _, lines = FoldedLog(limit=100).add(entries(events))
+    assert lines == [
+        "12:00:06 \N{MULTIPLICATION SIGN}4 environment_status a ready: x · over 6 s",
+        "12:00:07 \N{MULTIPLICATION SIGN}4 environment_status b ready: x · over 6 s",
+    ]
+
+
+def test_a_cut_line_still_says_its_count_and_what_it_is() -> None:
+    """Cut where an 80-column log cuts it, a long line keeps its count and its subject."""
+    long_error = "cannot connect to 127.0.0.1:34995: Connection refused " * 3
+    events = [status("ghost", "starting", 0)]
+    for retry in range(5):
+        events.append(status("ghost", "unavailable", 4 * retry + 1, error=long_error.strip()))
+        events.append(status("ghost", "starting", 4 * retry + 3))
+    _, lines = FoldedLog(limit=100).add(entries(events))
+    assert lines[-1][:78].startswith(
+        "12:00:19 \N{MULTIPLICATION SIGN}5+5 environment_status ghost starting → unavailable"
+    )
+
+
+def finding_line(**fields: object) -> str:
+    finding = FindingReported(code="x", severity="error", message="m", **fields)  # type: ignore[arg-type]
+    return log_entry(thread_event(finding, at=at(0))).text
+
+
+def test_a_finding_leads_with_its_environment_or_tool() -> None:
+    assert finding_line(environment_id="ghost") == "finding ghost · x: m"
+    assert finding_line(tool="exec_command") == "finding exec_command · x: m"
+    assert finding_line() == "finding x: m"
+
+
+def test_a_finding_about_a_call_that_ran_elsewhere_leads_with_both_places() -> None:
+    """Its words come from the rule itself, so the two stay in step."""
+    two = StepView(1, ("local", "build"), (), (), ("local", "build"), ("local",))
+    routed = check_calls(two, [ToolCall("exec_command", None, executed_in="build")])
+    named = check_calls(two, [ToolCall("exec_command", "local", executed_in="build")])
+    lines = [log_entry(thread_event(finding_event(f[0]), at=at(0))).text for f in (routed, named)]
+    assert lines == [
+        "finding build → local · execution-routed-elsewhere: exec_command ran in 'build',"
+        " but the step routed to the step's primary 'local'",
+        "finding build → local · execution-routed-elsewhere: exec_command ran in 'build',"
+        " but the step named 'local'",
+    ]
 
 
 def test_distinct_lines_never_fold_and_repeats_still_find_their_line() -> None:
@@ -225,7 +347,7 @@ def test_distinct_lines_never_fold_and_repeats_still_find_their_line() -> None:
     again = log_entry(thread_event(WarningMessage(message="w10"), at=at(60)))
     kept, lines = log.add([again])
     assert kept == 10
-    assert lines[-1] == "12:01:00 warning w10 \N{MULTIPLICATION SIGN}2 in 50 s"
+    assert lines[-1] == "12:01:00 \N{MULTIPLICATION SIGN}2 warning w10 · over 50 s"
     assert len(log.folds) == 50
 
 
@@ -242,3 +364,26 @@ def test_each_line_has_its_own_second_in_its_zone_however_the_burst_comes() -> N
     assert in_berlin == ["13:00:00", "13:00:00", "13:00:01"]  # the same seconds, another zone
     assert log_entry(thread_event(warning, at=at(0.2))).time == "12:00:00"  # and back
     assert log_entry(thread_event(warning)).time == "--:--:--"
+
+
+def test_ten_thousand_steps_keep_the_log_and_what_it_watches_bounded() -> None:
+    """Under load (10,000 steps, each with a host's two lines taking turns and a status of
+    one of 40 environments), the lines shown grow with the minutes, not the steps, and
+    what is watched for lines taking turns stays within its bound."""
+    log = FoldedLog(limit=10_000)
+    for number in range(10_000):
+        second = 2 * number
+        batch = [step(number, second)]
+        batch += entries_of(status("ghost", ("unavailable", "starting")[number % 2], second))
+        batch += entries_of(status(f"e{number % 40}", "ready", second + 1, error="load"))
+        log.add(batch)
+    assert len(log._turns) <= TURN_KEYS
+    steps = [fold for fold in log.folds if fold.first.step is not None]
+    assert len(steps) == 334  # 20,000 s of steps, one line a minute
+    ghost = [fold for fold in log.folds if fold.first.environment_id == "ghost"]
+    assert len(ghost) <= 2  # its first line, and the pair
+    assert len(log.folds) <= 334 + 40 + 2  # each environment's repeats are one line
+
+
+def entries_of(event: object) -> list[LogEntry]:
+    return [log_entry(event)]  # type: ignore[arg-type]
