@@ -10,7 +10,6 @@ stay light.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,8 +22,8 @@ if TYPE_CHECKING:  # the config and event models load when a command runs, not f
     from envtui.settings.alerts_config import AlertsConfig
     from envtui.settings.config import Config
     from envtui.tui.app import DriverClass, EnvTuiApp
+    from envtui.vocabulary.answers import Answers
     from envtui.vocabulary.events import Source
-    from envtui.vocabulary.thread_messages import RequestAnswered
 
 
 def add_parsers(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -63,7 +62,9 @@ def run(args: argparse.Namespace) -> int:
     if isinstance(prepared, int):
         return prepared
     config, source = prepared
-    answer = getattr(source, "answer", None)  # the operator's answers, before any wrapping
+    from envtui.vocabulary.answers import answers_of
+
+    answers = answers_of(source)  # the operator's answers, before any wrapping
     served = metrics_for(command, args) if "metrics" in args else None  # its options hold METRICS
     if isinstance(served, int):
         return served
@@ -85,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
         source = recorded(source, Path(args.record), append=args.append)
     try:
         refused = needs_terminal(command, SOURCES[command].headless)  # after the input's errors
-        return refused if refused is not None else _run_app(args, config, source, answer)
+        return refused if refused is not None else _run_app(args, config, source, answers)
     finally:
         if served is not None:
             served[1].close()
@@ -95,10 +96,10 @@ def _run_app(
     args: argparse.Namespace,
     config: Config,
     source: Source,
-    answer: Callable[[RequestAnswered], str | None] | None = None,
+    answers: Answers | None = None,
 ) -> int:
     try:
-        app_for(args, config, source, answer).run()
+        app_for(args, config, source, answers).run()
     finally:
         end_leftover_processes()
     return 0
@@ -108,25 +109,29 @@ def app_for(
     args: argparse.Namespace,
     config: Config,
     source: Source,
-    answer: Callable[[RequestAnswered], str | None] | None = None,
+    answers: Answers | None = None,
     driver_class: DriverClass | None = None,
 ) -> EnvTuiApp:
     """The dashboard of a command on its source, drawn by ``driver_class`` (None: in the
     terminal); ``envtui serve`` makes one per browser tab."""
     from datetime import UTC
 
+    from envtui.commands.run_parts import RunProcesses, alert_command_for
     from envtui.tui.app import EnvTuiApp
 
+    alerts = alerts_for(args, config)
     options = dashboard_options(
         args,
         config,
         source_name=SOURCES[args.mode].title(args),
         environment_events=config.environment_events,
         status_history=config.status_history,
-        alerts=alerts_for(args, config),
+        alerts=alerts,
+        alert_command=alert_command_for(alerts),
         zone=UTC if args.utc else None,
         export_dir=Path(args.export_dir) if args.export_dir else export_dir(),
-        answer=answer,
+        answers=answers,
+        processes=RunProcesses(),
     )
     return EnvTuiApp(source, options, driver_class=driver_class)
 
