@@ -11,7 +11,6 @@ stay light.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -27,8 +26,8 @@ from envtui.commands.output import fail, needs_terminal
 
 if TYPE_CHECKING:  # the config and event models load when a command runs, not for --help
     from envtui.settings.config import Config
+    from envtui.vocabulary.answers import Answers
     from envtui.vocabulary.events import Source
-    from envtui.vocabulary.thread_messages import RequestAnswered
 
 
 def add_parsers(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -41,7 +40,9 @@ def run(args: argparse.Namespace) -> int:
     if isinstance(prepared, int):
         return prepared
     config, source = prepared
-    answer = getattr(source, "answer", None)  # the operator's answers, before any wrapping
+    from envtui.vocabulary.answers import answers_of
+
+    answers = answers_of(source)  # the operator's answers, before any wrapping
     served = metrics_for(command, args) if "metrics" in args else None  # its options hold METRICS
     if isinstance(served, int):
         return served
@@ -63,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
         source = recorded(source, Path(args.record), append=args.append)
     try:
         refused = needs_terminal(command, SOURCES[command].headless)  # after the input's errors
-        return refused if refused is not None else _run_app(args, config, source, answer)
+        return refused if refused is not None else _run_app(args, config, source, answers)
     finally:
         if served is not None:
             served[1].close()
@@ -73,10 +74,10 @@ def _run_app(
     args: argparse.Namespace,
     config: Config,
     source: Source,
-    answer: Callable[[RequestAnswered], str | None] | None = None,
+    answers: Answers | None = None,
 ) -> int:
     try:
-        app_for(args, config, source, answer).run()
+        app_for(args, config, source, answers).run()
     finally:
         end_leftover_processes()
     return 0

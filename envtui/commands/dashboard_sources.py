@@ -3,7 +3,9 @@
 A row is a dashboard command: what ``--help`` says of it, its options, and how its source
 is built from the parsed arguments and the config; then the app on it, the same for all
 (:mod:`envtui.commands.dashboard` runs it in a terminal, ``envtui serve`` once per browser
-tab). Building a source starts nothing; the sources themselves, with asyncio and the
+tab), with the parts that do I/O for it built here and handed in (the dashboard only holds
+them): the alert command and the bookkeeping of the processes a run starts. Building a
+source starts nothing; the sources themselves, with asyncio and the
 runtime, are imported by the builders when a command runs.
 """
 
@@ -35,9 +37,13 @@ from envtui.settings.locations import export_dir
 if TYPE_CHECKING:  # the config and event models load when a command runs, not for --help
     import asyncio
 
+    from envtui.environments.processes import ProcessTree
     from envtui.settings.alerts_config import AlertsConfig
     from envtui.settings.config import Config
+    from envtui.sources.alerts import AlertCommand
     from envtui.tui.app import DriverClass, EnvTuiApp
+    from envtui.tui.options import AlertCommandFactory
+    from envtui.vocabulary.answers import Answers
     from envtui.vocabulary.events import EventSink, Source
     from envtui.vocabulary.thread_messages import RequestAnswered
 
@@ -284,7 +290,7 @@ def app_for(
     args: argparse.Namespace,
     config: Config,
     source: Source,
-    answer: Callable[[RequestAnswered], str | None] | None = None,
+    answers: Answers | None = None,
     driver_class: DriverClass | None = None,
 ) -> EnvTuiApp:
     """The dashboard of a command on its source, drawn by ``driver_class`` (None: in the
@@ -293,16 +299,19 @@ def app_for(
 
     from envtui.tui.app import EnvTuiApp
 
+    alerts = alerts_for(args, config)
     options = dashboard_options(
         args,
         config,
         source_name=SOURCES[args.mode].title(args),
         environment_events=config.environment_events,
         status_history=config.status_history,
-        alerts=alerts_for(args, config),
+        alerts=alerts,
+        alert_command=alert_command_for(alerts),
         zone=UTC if args.utc else None,
         export_dir=Path(args.export_dir) if args.export_dir else export_dir(),
-        answer=answer,
+        answers=answers,
+        processes=RunProcesses(),
     )
     return EnvTuiApp(source, options, driver_class=driver_class)
 
@@ -322,3 +331,43 @@ def alerts_for(args: argparse.Namespace, config: Config) -> AlertsConfig | None:
     if args.alert_command:
         update["command"] = shlex.split(args.alert_command)
     return config.alerts.model_copy(update=update)
+
+
+def alert_command(settings: AlertsConfig, report: Callable[[str], None]) -> AlertCommand:
+    """The command of ``settings`` (which names one), its problems said to ``report``."""
+    from envtui.sources.alerts import AlertCommand
+
+    return AlertCommand(
+        settings.command, report, timeout=settings.timeout, coalesce=settings.coalesce
+    )
+
+
+def alert_command_for(settings: AlertsConfig | None) -> AlertCommandFactory | None:
+    """How a dashboard builds its alert command, or None when ``settings`` names none."""
+    if settings is None or not settings.command:
+        return None
+    return lambda report: alert_command(settings, report)
+
+
+class RunProcesses:
+    """The processes a dashboard's run started (see :mod:`envtui.environments.processes`):
+    those started after :meth:`mark` end as it quits, so a dashboard run in-process (a
+    served tab) leaves nothing; :meth:`end_all` is the last resort of a stuck quit."""
+
+    def __init__(self) -> None:
+        self._before: frozenset[ProcessTree] = frozenset()
+
+    def mark(self) -> None:
+        from envtui.environments.processes import started_trees
+
+        self._before = frozenset(started_trees())
+
+    def end_new(self) -> None:
+        from envtui.environments.processes import end_started_since
+
+        end_started_since(self._before)
+
+    def end_all(self) -> None:
+        from envtui.environments.processes import end_all_started
+
+        end_all_started()

@@ -23,10 +23,11 @@ from envtui.vocabulary.safe_text import dumps_json_line
 if TYPE_CHECKING:
     import asyncio
 
+    from envtui.incidents.sessions_view import SessionsView
     from envtui.incidents.thread_summary import ThreadSummary
     from envtui.sources.metrics_state import MetricsState
     from envtui.sources.sessions.session_files import SessionFiles
-    from envtui.sources.sessions.sessions_index import SessionsIndex, SessionsView
+    from envtui.sources.sessions.sessions_index import SessionsIndex
 
 COMMAND = "sessions"
 
@@ -131,7 +132,7 @@ def _print(threads: list[ThreadSummary]) -> None:
 
 
 def _say_outside(outside: list[str]) -> None:
-    from envtui.sources.sessions.sessions_index import outside_note
+    from envtui.incidents.sessions_view import outside_note
 
     note = outside_note(outside)
     if note is not None:

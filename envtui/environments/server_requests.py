@@ -17,11 +17,10 @@ as the released 0.171.0 and 0.150.0 take them:
 * questions: ``{"answers": {<question id>: {"answers": [<text>]}}}``; ``{"answers": {}}``
   to decline, which is what Codex itself uses when a client cannot answer.
 
-Approve for the session is allowed where Codex offers it: a command only when its
-``availableDecisions`` list ``acceptForSession`` (the released binaries list
-``accept``, an exec-policy amendment and ``cancel``, and never it); a file change and
-permissions always (their answers have no list, and the schema takes a session scope).
-Approve once and decline are always allowed. Nothing here sends anything; the client does.
+Which answers a request takes (approve for the session only where Codex offers it: the
+released binaries list ``accept``, an exec-policy amendment and ``cancel`` for a command,
+and never ``acceptForSession``) is :mod:`envtui.vocabulary.answers`, shared with the
+needs-you keys. Nothing here sends anything; the client does.
 """
 
 from __future__ import annotations
@@ -29,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from envtui.vocabulary.answers import SESSION
 from envtui.vocabulary.thread_messages import (
     SECRET,
     Answer,
@@ -51,7 +51,6 @@ MAX_QUESTIONS = 20
 MAX_OPTIONS = 20
 MAX_TEXT = 4000
 """Characters of one field kept (a command, a reason); what is longer is cut, marked ``…``."""
-SESSION = "acceptForSession"
 DECISION_WORDS: dict[Answer, str] = {
     "accept": "accept",
     "accept_for_session": SESSION,
@@ -151,33 +150,9 @@ def parse_request(
     )
 
 
-def offers_session(request: RequestPending) -> bool:
-    """Whether approving for the session may be sent (see the module)."""
-    if request.kind == "command":
-        return SESSION in request.decisions
-    return request.kind in ("file_change", "permissions")
-
-
-def problem_with(request: RequestPending, answer: RequestAnswered) -> str | None:
-    """Why ``answer`` cannot be sent to ``request``, or None."""
-    if answer.kind != request.kind:
-        return f"a {answer.kind} answer does not fit a {request.kind} request"
-    if request.kind == "user_input":
-        if answer.answer == "text" and not answer.answers:
-            return "no answer was given"
-        if answer.answer not in ("text", "decline"):
-            return "questions are answered with text, or declined"
-        return None
-    if answer.answer == "text":
-        return "an approval is approved or declined, not answered with text"
-    if answer.answer == "accept_for_session" and not offers_session(request):
-        offered = ", ".join(request.decisions) or "nothing"
-        return f"Codex does not offer to approve this for the session (it offers {offered})"
-    return None
-
-
 def response(request: RequestPending, answer: RequestAnswered) -> dict[str, Any]:
-    """Codex's result for ``answer`` (check it with :func:`problem_with` first)."""
+    """Codex's result for ``answer`` (check it with
+    :func:`~envtui.vocabulary.answers.problem_with` first)."""
     if request.kind in ("command", "file_change"):
         return {"decision": DECISION_WORDS.get(answer.answer, "decline")}
     if request.kind == "permissions":

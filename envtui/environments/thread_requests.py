@@ -29,9 +29,9 @@ from envtui.environments.server_requests import (
     declined,
     file_changes,
     parse_request,
-    problem_with,
     response,
 )
+from envtui.vocabulary.answers import problem_with
 from envtui.vocabulary.events import EventSink, WarningMessage, thread_event
 from envtui.vocabulary.thread_messages import (
     AnyThreadMessage,

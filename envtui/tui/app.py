@@ -32,19 +32,13 @@ from textual.screen import Screen
 from textual.theme import Theme
 
 from envtui.dashboard.store import Store
-from envtui.environments.processes import (
-    ProcessTree,
-    end_all_started,
-    end_started_since,
-    started_trees,
-)
 from envtui.settings import ui_state
 from envtui.settings.locations import export_dir
 from envtui.tui.alerting import Alerting
 from envtui.tui.format import use_ascii
 from envtui.tui.keymap import binding_ids, check_keymap
 from envtui.tui.main_screen import MainScreen
-from envtui.tui.options import DashboardOptions
+from envtui.tui.options import AlertRunner, DashboardOptions
 from envtui.tui.palette import EnvtuiCommands
 from envtui.tui.themes import DEFAULT_THEME, STATUS_VARIABLES, available_themes
 from envtui.tui.upstream.render_caches import bound_ansi_styles, bound_split_cells
@@ -151,11 +145,10 @@ class EnvTuiApp(App[None]):
         self.source = source
         self._stop = asyncio.Event()
         self._source_task: asyncio.Task[None] | None = None
-        self._trees_before: frozenset[ProcessTree] = frozenset()
         self._signals = contextlib.ExitStack()
         self.main_screen: MainScreen | None = None
         self.alerting: Alerting | None = None
-        self._alert_command: Any = None  # an AlertCommand, imported only when configured
+        self._alert_command: AlertRunner | None = None
         themes, self.theme_problems = available_themes()
         for theme in themes:  # registered before the CSS that uses $status-* is parsed
             self.register_theme(theme)
@@ -252,8 +245,9 @@ class EnvTuiApp(App[None]):
         for signum in self.QUIT_SIGNALS:
             quit_ = functools.partial(self._quit_by_signal, signum)
             self._signals.enter_context(on_signals(quit_, (signum,)))
-        if isinstance(self._driver, TerminalDriver):
-            self._driver.before_last_resort = end_all_started
+        processes = self.options.processes
+        if isinstance(self._driver, TerminalDriver) and processes is not None:
+            self._driver.before_last_resort = processes.end_all
         if self.keymap_problems:
             self.notify(
                 "keymap entries not applied:\n" + "\n".join(self.keymap_problems),
@@ -284,7 +278,8 @@ class EnvTuiApp(App[None]):
             self.set_interval(SERVER_CHECK, lambda: self._quit_without(server))
         self._start_alerting()
         if self.source is not None:
-            self._trees_before = frozenset(started_trees())
+            if self.options.processes is not None:
+                self.options.processes.mark()
             self._source_task = asyncio.get_running_loop().create_task(
                 self._run_source(self.source)
             )
@@ -297,15 +292,8 @@ class EnvTuiApp(App[None]):
             self.store.alerts.take()
             return
         command = None
-        if settings.command:
-            from envtui.sources.alerts import AlertCommand
-
-            self._alert_command = AlertCommand(
-                settings.command,
-                self._alert_problem,
-                timeout=settings.timeout,
-                coalesce=settings.coalesce,
-            )
+        if self.options.alert_command is not None:  # built by the command that runs it
+            self._alert_command = self.options.alert_command(self._alert_problem)
             command = self._alert_command.add
         self.alerting = Alerting(
             settings,
@@ -410,4 +398,5 @@ class EnvTuiApp(App[None]):
                 await asyncio.wait({task}, timeout=1)
             # what a source cut short could not end (an app-server still closing) goes now,
             # not at the interpreter's exit: a dashboard run in-process leaves nothing either
-            end_started_since(self._trees_before)
+            if self.options.processes is not None:
+                self.options.processes.end_new()

@@ -311,7 +311,7 @@ class MainScreen(DashboardActions):
             self.store.environments,
             self.marked,
             self.options.clock(),
-            self.options.answer is not None,
+            self.options.answers is not None,
         )
         self.query_one(NeedsYouPanel).show(text, len(needs_you.pending))
         if bindings:

@@ -1,15 +1,45 @@
-"""What a dashboard run is told from outside: the command line and the config."""
+"""What a dashboard run is told from outside: the command line and the config, and the
+parts of the run the dashboard only holds (where answers go, the alert command, the
+processes the run started), built by the command and handed in, so the UI imports no
+runtime and no source of its own."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 from pathlib import Path
+from typing import Protocol
 
 from envtui.context.local_time import system_clock
+from envtui.incidents.alert_items import Alert
 from envtui.settings.alerts_config import AlertsConfig
-from envtui.vocabulary.thread_messages import RequestAnswered
+from envtui.vocabulary.answers import Answers
+
+
+class AlertRunner(Protocol):
+    """The alert command of a run: takes batches of alerts, runs them in order, ends."""
+
+    def add(self, alerts: Sequence[Alert]) -> None: ...
+
+    async def aclose(self) -> None: ...
+
+
+AlertCommandFactory = Callable[[Callable[[str], None]], AlertRunner]
+"""Builds the alert command, given where its problems are said (the dashboard's log)."""
+
+
+class StartedProcesses(Protocol):
+    """The processes a run started, which the dashboard ends as it quits."""
+
+    def mark(self) -> None:
+        """Remember what runs now, before the source starts."""
+
+    def end_new(self) -> None:
+        """End what was started since :meth:`mark` and still runs."""
+
+    def end_all(self) -> None:
+        """End everything this process started (the last resort of a stuck quit)."""
 
 
 @dataclass
@@ -37,9 +67,15 @@ class DashboardOptions:
     ascii: bool = False
     """Draw every glyph with characters every terminal and font has."""
     remember_theme: bool = False
-    """Keep the theme chosen with ``t`` for the next run (the command line turns it on)."""
+    """Keep the theme chosen in the theme picker for the next run (the command line turns
+    it on)."""
     alerts: AlertsConfig | None = None
     """How to alert about incidents and hosts going down or back (None: never)."""
-    answer: Callable[[RequestAnswered], str | None] | None = None
-    """Sends the operator's answer to a request of Codex; why it was not sent, or None.
-    None: nothing here can answer (the needs-you keys say so)."""
+    alert_command: AlertCommandFactory | None = None
+    """Builds the command of ``alerts`` (None: no command runs, whatever ``alerts`` says)."""
+    answers: Answers | None = None
+    """Sends the operator's answers to Codex's requests. None: nothing here can answer
+    (the needs-you keys say so)."""
+    processes: StartedProcesses | None = None
+    """The processes the run starts, ended as the dashboard quits (None: the source ends
+    its own)."""

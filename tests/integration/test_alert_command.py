@@ -22,6 +22,7 @@ import pytest
 
 from tests.support.waiting import pilot_wait_until, wait_until
 
+from envtui.commands.dashboard_sources import alert_command_for
 from envtui.incidents.alert_items import Alert
 from envtui.settings.alerts_config import AlertsConfig
 from envtui.sources.alerts import AlertCommand
@@ -180,7 +181,10 @@ def status(env: str, state: LiveState, seconds: int) -> Event:
 async def test_the_dashboard_hands_the_command_each_incident_and_outage(tmp_path: Path) -> None:
     command, runs = recorder(tmp_path)
     settings = AlertsConfig(command=command, coalesce=0.2)
-    app = EnvTuiApp(None, DashboardOptions(source_name="test", alerts=settings))
+    options = DashboardOptions(
+        source_name="test", alerts=settings, alert_command=alert_command_for(settings)
+    )
+    app = EnvTuiApp(None, options)
     finding = FindingReported(
         code="stale-available", severity="error", step=1, environment_id="flaky", message="m"
     )

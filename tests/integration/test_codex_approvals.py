@@ -102,7 +102,7 @@ async def test_an_approval_for_a_remote_is_approved_with_the_key_runs_there_and_
     recording = tmp_path / "recording.jsonl"
     app = EnvTuiApp(
         recorded(operated, recording),
-        DashboardOptions(source_name="codex", answer=operated.answer),
+        DashboardOptions(source_name="codex", answers=operated),
     )
     async with app.run_test(size=(160, 50)) as pilot:
         store = app.store
@@ -281,7 +281,7 @@ async def test_codexs_questions_are_shown_and_answered_in_text_from_the_dashboar
     ask = {"name": "request_user_input", "arguments": json.dumps({"questions": [question]})}
     codex = approval_codex(tmp_path, [{"function_call": ask}, {"message": "done"}])
     operated = OperatedCodex(_options(codex, prompt=None))
-    app = EnvTuiApp(operated, DashboardOptions(source_name="codex", answer=operated.answer))
+    app = EnvTuiApp(operated, DashboardOptions(source_name="codex", answers=operated))
     async with app.run_test(size=(160, 50)) as pilot:
         await pilot_wait_until(
             pilot, lambda: app.store.sources.get("app-server") is not None, timeout=90
@@ -352,7 +352,7 @@ async def test_a_request_left_unanswered_is_withdrawn_when_its_turn_is_interrupt
 ) -> None:
     codex = approval_codex(tmp_path, [escalated("echo never", "devbox"), {"message": "done"}])
     operated = OperatedCodex(_options(codex))
-    app = EnvTuiApp(operated, DashboardOptions(source_name="codex", answer=operated.answer))
+    app = EnvTuiApp(operated, DashboardOptions(source_name="codex", answers=operated))
     async with app.run_test(size=(160, 50)) as pilot:
         needs_you = app.store.needs_you
         await pilot_wait_until(

@@ -9,9 +9,10 @@ from pathlib import Path
 from tests.support.data.session_trees import many_threads, next_turn_0150, thread_id
 from tests.support.waiting import pilot_wait_until
 
+from envtui.incidents.sessions_view import SessionsView
 from envtui.incidents.thread_summary import ThreadSummary
 from envtui.sources.sessions.session_files import LocalSessionFiles
-from envtui.sources.sessions.sessions_index import SessionsIndex, SessionsView, watch_sessions
+from envtui.sources.sessions.sessions_index import SessionsIndex, watch_sessions
 from envtui.tui.options import DashboardOptions
 from envtui.tui.sessions.sessions_app import SessionsApp
 from envtui.tui.sessions.sessions_format import TIMED, session_values

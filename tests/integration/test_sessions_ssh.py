@@ -17,8 +17,9 @@ from tests.support.data.session_trees import (
 from tests.support.real.ssh_servers import in_process_server
 from tests.support.waiting import wait_until
 
+from envtui.incidents.sessions_view import SessionsView
 from envtui.sources.sessions.session_files import LocalSessionFiles
-from envtui.sources.sessions.sessions_index import SessionsIndex, SessionsView, watch_sessions
+from envtui.sources.sessions.sessions_index import SessionsIndex, watch_sessions
 from envtui.sources.sessions.sessions_sftp import SftpSessionFiles
 from envtui.vocabulary.events import Event, StepRecorded
 

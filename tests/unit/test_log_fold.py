@@ -314,7 +314,7 @@ def test_a_cut_line_still_says_its_count_and_what_it_is() -> None:
 
 
 def finding_line(**fields: object) -> str:
-    finding = FindingReported(code="x", severity="error", message="m", **fields)  # type: ignore[arg-type]
+    finding = FindingReported(code="x", severity="error", message="m", **fields)
     return log_entry(thread_event(finding, at=at(0))).text
 
 

@@ -10,12 +10,11 @@ from envtui.environments.server_requests import (
     as_recorded,
     declined,
     file_changes,
-    offers_session,
     parse_request,
-    problem_with,
     response,
 )
 from envtui.environments.thread_requests import ThreadRequests, thread_state
+from envtui.vocabulary.answers import offers_session, problem_with
 from envtui.vocabulary.events import Event
 from envtui.vocabulary.thread_messages import (
     RequestAnswered,

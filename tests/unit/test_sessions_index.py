@@ -23,6 +23,7 @@ from tests.support.data.session_trees import (
 )
 from tests.support.main_in_process import run_cli
 
+from envtui.incidents.sessions_view import SessionsView
 from envtui.incidents.thread_summary import ThreadSummary
 from envtui.rollout.check import check_rollout
 from envtui.rollout.emit import recorded_statuses
@@ -30,7 +31,7 @@ from envtui.rollout.fork_parent import ParentRollouts
 from envtui.rollout.reader import read_rollout
 from envtui.sources.sessions import tree_listing
 from envtui.sources.sessions.session_files import LocalSessionFiles
-from envtui.sources.sessions.sessions_index import SessionsIndex, SessionsView
+from envtui.sources.sessions.sessions_index import SessionsIndex
 from envtui.sources.sessions.thread_file import WHOLE_FILE, ThreadFile
 from envtui.sources.sessions.tree_listing import FileInfo
 

@@ -21,9 +21,10 @@ from textual.widgets import Static
 from tests.support.data.session_trees import copy_real, with_wrong_last_context
 from tests.support.waiting import pilot_wait_until
 
+from envtui.incidents.sessions_view import SessionsView
 from envtui.incidents.thread_summary import ThreadSummary
 from envtui.sources.sessions.session_files import LocalSessionFiles
-from envtui.sources.sessions.sessions_index import SessionsIndex, SessionsView, watch_sessions
+from envtui.sources.sessions.sessions_index import SessionsIndex, watch_sessions
 from envtui.tui.format import glyphs, use_ascii
 from envtui.tui.options import DashboardOptions
 from envtui.tui.sessions.sessions_app import SessionsApp

@@ -6,6 +6,7 @@ import argparse
 import asyncio
 from pathlib import Path
 
+from envtui.commands.dashboard_sources import Answering
 from envtui.commands.serve import tab_process
 from envtui.commands.serve.command import check_dashboard
 from envtui.commands.serve.shared_answers import AnswerRelay, serve_answers
@@ -62,7 +63,10 @@ def test_a_served_codex_tab_replays_the_stream_and_answers_through_the_server(
     tab = check_dashboard(arguments)  # as the tab host reads its command line
     assert isinstance(tab, argparse.Namespace)
     app = tab_process.dashboard(tab, ServedDriver)  # a tab's dashboard, as the host makes it
-    assert isinstance(app.options.answer, AnswerRelay)  # the keys answer, through the server
-    assert app.options.answer.path == tmp_path / "answers.sock"
+    assert isinstance(app.options.answers, Answering)  # the keys answer, through the server
+    relay = app.options.answers.answer
+    assert isinstance(relay, AnswerRelay)
+    assert relay.path == tmp_path / "answers.sock"
+
     assert app.options.source_name == f"codex {codex}"  # the header names the codex that runs
     assert app.driver_class is ServedDriver

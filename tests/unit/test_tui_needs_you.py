@@ -44,14 +44,14 @@ class Answers:
         self.sent: list[RequestAnswered] = []
         self.problem = problem
 
-    def __call__(self, answer: RequestAnswered) -> str | None:
+    def answer(self, answer: RequestAnswered) -> str | None:
         if self.problem is None:
             self.sent.append(answer)
         return self.problem
 
 
 def make_app(answers: Answers | None) -> EnvTuiApp:
-    return EnvTuiApp(None, DashboardOptions(source_name="codex", clock=clock, answer=answers))
+    return EnvTuiApp(None, DashboardOptions(source_name="codex", clock=clock, answers=answers))
 
 
 @contextlib.asynccontextmanager

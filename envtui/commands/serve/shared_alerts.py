@@ -78,10 +78,7 @@ def with_alert_command(
     """``write``, with the alert command of ``settings`` run on what the events raise."""
     if settings is None or not settings.command:
         return AlertingSink(write)
+    from envtui.commands.dashboard_sources import alert_command
     from envtui.dashboard.store import Store
-    from envtui.sources.alerts import AlertCommand
 
-    command = AlertCommand(
-        settings.command, report, timeout=settings.timeout, coalesce=settings.coalesce
-    )
-    return AlertingSink(write, Store(), command)
+    return AlertingSink(write, Store(), alert_command(settings, report))

@@ -94,12 +94,13 @@ def dashboard(args: argparse.Namespace, driver: DriverClass) -> EnvTuiApp:
     """A new tab's dashboard of the served command (its source made anew, as a dashboard
     process would make it)."""
     from envtui.commands.dashboard_sources import app_for, source_for
+    from envtui.vocabulary.answers import answers_of
 
     prepared = source_for(args)
     if isinstance(prepared, int):  # the file went away since the server checked it (said)
         raise RuntimeError(f"the {args.mode} dashboard cannot start")
     config, source = prepared
-    return app_for(args, config, source, getattr(source, "answer", None), driver_class=driver)
+    return app_for(args, config, source, answers_of(source), driver_class=driver)
 
 
 if __name__ == "__main__":

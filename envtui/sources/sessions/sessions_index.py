@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from envtui.incidents.sessions_view import SessionsView
 from envtui.sources.sessions.session_files import LocalSessionFiles, SessionFiles
 from envtui.sources.sessions.tree_listing import FileInfo
 
@@ -34,21 +34,6 @@ if TYPE_CHECKING:
 POLL = 1.0
 LIVE_WINDOW = 120.0
 """Seconds since a rollout's last write (and its last item) within which its thread is live."""
-
-
-@dataclass
-class SessionsView:
-    """What one poll found: every thread shown, and whether the tree could be listed."""
-
-    threads: list[ThreadSummary]
-    up: bool
-    problem: str | None = None
-    changed: set[str] = field(default_factory=set)  # thread ids whose summary changed
-    gone: set[str] = field(default_factory=set)  # thread ids no longer shown
-    outside: list[str] = field(default_factory=list)  # links out of the tree, not read
-
-    def changed_threads(self) -> list[ThreadSummary]:
-        return [t for t in self.threads if t.thread_id in self.changed]
 
 
 class SessionsIndex:
@@ -193,17 +178,6 @@ class SessionsIndex:
         if not paths:
             self._paths.pop(thread_id, None)
         return best
-
-
-def outside_note(outside: list[str]) -> str | None:
-    """The words for the links out of the tree that were skipped, or None."""
-    if not outside:
-        return None
-    from envtui.vocabulary.safe_text import for_terminal
-
-    shown = ", ".join(for_terminal(path) for path in outside[:3])
-    more = f" and {len(outside) - 3} more" if len(outside) > 3 else ""
-    return f"{len(outside)} link(s) out of the tree skipped (not read): {shown}{more}"
 
 
 def _mtime(summary: ThreadSummary) -> float:

@@ -1,7 +1,7 @@
 """What the needs-you keys do: approve once, approve for the session, decline, answer, next.
 
 Each key acts on the request the panel marks; it checks the answer against what Codex
-takes (:func:`~envtui.environments.server_requests.problem_with`), shows the confirmation
+takes (:func:`~envtui.vocabulary.answers.problem_with`), shows the confirmation
 line, and only when the operator confirms hands the answer to the dashboard's ``answer``,
 which sends it and records it with the key that gave it. The bindings themselves are the
 main screen's (:mod:`envtui.tui.actions`), so the keymap and the help list them by id.
@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 from textual.binding import Binding
 
 from envtui.dashboard.needs_you import PendingRequest, RequestKey
-from envtui.environments.server_requests import problem_with
 from envtui.tui.keymap import typed
 from envtui.tui.needs_you.panel import (
     ConfirmAnswer,
@@ -26,6 +25,7 @@ from envtui.tui.needs_you.panel import (
     request_heading,
     send_words,
 )
+from envtui.vocabulary.answers import problem_with
 from envtui.vocabulary.thread_messages import Answer, RequestAnswered
 
 NEEDS_YOU_ACTIONS = frozenset(
@@ -95,7 +95,7 @@ class NeedsYouKeys(_Base):
         request = marked_request(self.store.needs_you, self.marked)
         if request is None:
             self._say("nothing waits for an answer")
-        elif self.options.answer is None:
+        elif self.options.answers is None:
             self._say("this view cannot answer Codex (`envtui codex` can)")
         elif request.answer is not None:
             self._say(f"request #{request.msg.request_id} is already answered")
@@ -125,10 +125,10 @@ class NeedsYouKeys(_Base):
             line += f" {given}"
 
         def confirmed(send: bool | None) -> None:
-            if not send or self.options.answer is None:
+            if not send or self.options.answers is None:
                 self._say("not sent")
                 return
-            text, bad = send_words(message, self.options.answer(message))
+            text, bad = send_words(message, self.options.answers.answer(message))
             self.notify(text, severity="warning" if bad else "information", markup=False)
 
         self.app.push_screen(ConfirmAnswer(line), confirmed)

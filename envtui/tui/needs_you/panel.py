@@ -35,9 +35,9 @@ from envtui.dashboard.needs_you import (
     permissions_text,
 )
 from envtui.dashboard.store import EnvironmentRow
-from envtui.environments.server_requests import offers_session
 from envtui.tui.format import glyphs
 from envtui.tui.incidents_view import span
+from envtui.vocabulary.answers import offers_session
 from envtui.vocabulary.safe_text import for_terminal, one_line
 from envtui.vocabulary.thread_messages import Answer, RequestAnswered, RequestPending
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from textual.screen import Screen
 
-from envtui.sources.sessions.sessions_index import SessionsView
+from envtui.incidents.sessions_view import SessionsView
 from envtui.tui.app import SOURCE_STOP_GRACE, EnvTuiApp
 from envtui.tui.options import DashboardOptions
 from envtui.tui.sessions.sessions_screen import SessionsScreen, ThreadOpener

@@ -22,8 +22,8 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
 from envtui.dashboard.store import Store
+from envtui.incidents.sessions_view import SessionsView, outside_note
 from envtui.incidents.thread_summary import ThreadSummary
-from envtui.sources.sessions.sessions_index import SessionsView, outside_note
 from envtui.tui.details import keys_help
 from envtui.tui.keymap import keys_in_force
 from envtui.tui.main_screen import MainScreen

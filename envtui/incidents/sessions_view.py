@@ -1,0 +1,41 @@
+"""What one poll of a sessions tree found, as the sessions table reads it.
+
+The index that polls the tree (:mod:`envtui.sources.sessions_index`) publishes a
+:class:`SessionsView`; the table and ``envtui sessions --json`` only read it. It sits beside
+the thread summary it carries (:mod:`envtui.incidents.thread_summary`), below the sources,
+so the front ends read it without importing the poller.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from envtui.vocabulary.safe_text import for_terminal
+
+if TYPE_CHECKING:  # the rollout reader it needs loads with the first summary, not before
+    from envtui.incidents.thread_summary import ThreadSummary
+
+
+@dataclass
+class SessionsView:
+    """What one poll found: every thread shown, and whether the tree could be listed."""
+
+    threads: list[ThreadSummary]
+    up: bool
+    problem: str | None = None
+    changed: set[str] = field(default_factory=set)  # thread ids whose summary changed
+    gone: set[str] = field(default_factory=set)  # thread ids no longer shown
+    outside: list[str] = field(default_factory=list)  # links out of the tree, not read
+
+    def changed_threads(self) -> list[ThreadSummary]:
+        return [t for t in self.threads if t.thread_id in self.changed]
+
+
+def outside_note(outside: list[str]) -> str | None:
+    """The words for the links out of the tree that were skipped, or None."""
+    if not outside:
+        return None
+    shown = ", ".join(for_terminal(path) for path in outside[:3])
+    more = f" and {len(outside) - 3} more" if len(outside) > 3 else ""
+    return f"{len(outside)} link(s) out of the tree skipped (not read): {shown}{more}"
