@@ -28,6 +28,7 @@ import asyncio
 import json
 import logging
 import os
+import resource
 import shutil
 import signal
 import sys
@@ -220,6 +221,15 @@ class Driven(Protocol):
     async def focus(self) -> None: ...
 
 
+def raise_descriptor_limit() -> int:
+    """The soft limit of open descriptors raised to the hard one, and returned: every
+    connection holds one, and the usual soft 1,024 runs out long before the machine does."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != soft:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    return hard
+
+
 def with_focus_on_load(page: str) -> str:
     """``page`` with :data:`FOCUS_ON_LOAD` as the last thing in its body."""
     head, found, tail = page.rpartition("</body>")
@@ -306,6 +316,7 @@ def serve_dashboards(
         shared=shared,
     )
     server.initialize_logging()
+    raise_descriptor_limit()
     try:
         asyncio.run(server.run_until_stopped(address_line))
     except OSError as exc:  # aiohttp words it at length; the errno says it in short
