@@ -156,15 +156,19 @@ def test_nothing_is_left_when_the_server_stops(served: Served) -> None:
     assert output.count("token=") == 1  # printed once, logged nowhere else
 
 
+FIXED_TOKEN = "my-fixed-token-of-32-characters-x"
+
+
 def test_a_token_file_fixes_the_token(tmp_path: Path) -> None:
     """The printed address carries the file's token, and the page takes it."""
     token_file = tmp_path / "token"
-    token_file.write_text("my-fixed-token\n", encoding="utf-8")
+    token_file.write_text(f"{FIXED_TOKEN}\n", encoding="utf-8")
+    token_file.chmod(0o600)
     served = start_served(["--token-file", str(token_file)], tmp_path)
     try:
-        assert served.url == f"http://127.0.0.1:{served.port}/?token=my-fixed-token"
+        assert served.url == f"http://127.0.0.1:{served.port}/?token={FIXED_TOKEN}"
         connection = http.client.HTTPConnection("127.0.0.1", served.port, timeout=30)
-        connection.request("GET", "/?token=my-fixed-token")
+        connection.request("GET", f"/?token={FIXED_TOKEN}")
         answer = connection.getresponse()
         assert answer.status == 303  # the file's token is the one taken
         assert f"envtui-serve-{served.port}=" in answer.getheader("Set-Cookie", "")

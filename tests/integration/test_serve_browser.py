@@ -69,9 +69,20 @@ def test_the_page_shows_the_environments_table_with_a_ready_environment() -> Non
 
 def test_the_printed_address_with_its_token_opens_the_page_and_leaves_the_token_out() -> None:
     seen = scenario("use")
-    assert re.search(r" on http://127\.0\.0\.1:\d+/\?token=[\w-]{20,}, ", seen["server_log"])
+    assert re.search(  # the address alone on its line: nothing glued to the token
+        r"\(Ctrl\+C stops them all\); open:\nhttp://127\.0\.0\.1:\d+/\?token=[\w-]{20,}\n",
+        seen["server_log"],
+    )
     assert "token" not in seen["page_url"]  # exchanged for the cookie, then left out
     assert seen["server_log"].count("token=") == 1  # printed once, logged nowhere else
+
+
+def test_the_page_gives_the_terminal_the_keys_on_load_without_a_click() -> None:
+    """Nothing clicks or focuses the page in these scenarios: ``?`` right after the first
+    frame opens the help only because the page focused the terminal when it loaded."""
+    seen = scenario("use")
+    assert "xterm-helper-textarea" in seen["focused_on_load"]
+    assert "Keys" in seen["help_screen"]
 
 
 def test_t_h_and_slash_open_the_themes_the_history_and_the_filter() -> None:
@@ -127,7 +138,8 @@ def test_ctrl_c_stops_the_server_and_every_dashboard_it_started() -> None:
     assert seen["dashboards"] == 1
     assert seen["server_exit"] == 0
     assert seen["dashboards_ended"]
-    assert "envtui serve: envtui demo on http://127.0.0.1:" in seen["server_log"]
+    assert "envtui serve: envtui demo, a dashboard per tab" in seen["server_log"]
+    assert "; open:\nhttp://127.0.0.1:" in seen["server_log"]
 
 
 def test_a_page_on_another_port_can_neither_drive_nor_frame_the_dashboard() -> None:

@@ -133,10 +133,14 @@ def test_the_size_a_client_asks_for_is_clamped(
     assert clamp_size(*asked) == used
 
 
+FIXED_TOKEN = "fixed-token-of-thirty-two-chars-"
+
+
 def test_a_token_file_is_read_stripped_and_refused_when_empty_or_huge(tmp_path: Path) -> None:
     path = tmp_path / "token"
-    path.write_text("  fixed-token\n", encoding="utf-8")
-    assert read_token_file(path) == "fixed-token"
+    path.write_text(f"  {FIXED_TOKEN}\n", encoding="utf-8")
+    path.chmod(0o600)
+    assert read_token_file(path) == FIXED_TOKEN
     path.write_text("\n", encoding="utf-8")
     with pytest.raises(TokenFileError, match="empty"):
         read_token_file(path)
@@ -145,6 +149,27 @@ def test_a_token_file_is_read_stripped_and_refused_when_empty_or_huge(tmp_path: 
         read_token_file(path)
     with pytest.raises(TokenFileError, match="no such file"):
         read_token_file(tmp_path / "missing")
+
+
+@pytest.mark.parametrize("mode", [0o640, 0o620, 0o604, 0o602, 0o666])
+def test_a_token_file_others_may_read_or_change_is_refused(tmp_path: Path, mode: int) -> None:
+    path = tmp_path / "token"
+    path.write_text(FIXED_TOKEN, encoding="utf-8")
+    path.chmod(mode)
+    with pytest.raises(TokenFileError, match=f"others may read or change it \\(mode {mode:o}\\)"):
+        read_token_file(path)
+    path.chmod(0o400)
+    assert read_token_file(path) == FIXED_TOKEN
+
+
+def test_a_token_under_32_characters_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "token"
+    path.write_text("x" * 31 + "\n", encoding="utf-8")
+    path.chmod(0o600)
+    with pytest.raises(TokenFileError, match="the token has 31 characters; use at least 32"):
+        read_token_file(path)
+    path.write_text("x" * 32, encoding="utf-8")
+    assert read_token_file(path) == "x" * 32
 
 
 def _free_port() -> int:

@@ -15,6 +15,7 @@ from tests.support.main_in_process import run_cli
 
 from envtui.commands.serve.command import (
     REMOTE_WARNING,
+    address_lines,
     check_address,
     check_dashboard,
     dashboard_arguments,
@@ -154,9 +155,31 @@ def test_a_missing_or_empty_token_file_is_one_line_and_exit_2(
     assert err == f"envtui serve: error: --token-file {missing}: no such file\n"
     empty = tmp_path / "token"
     empty.write_text(" \n\t\n", encoding="utf-8")
+    empty.chmod(0o600)
     code, out, err = run_cli(["serve", "--token-file", str(empty)], capsys)
     assert (code, out) == (2, "")
     assert err == f"envtui serve: error: --token-file {empty}: empty (it should hold the token)\n"
+
+
+def test_a_shared_or_short_token_file_is_one_line_and_exit_2(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    token = tmp_path / "token"
+    token.write_text("y" * 40 + "\n", encoding="utf-8")
+    token.chmod(0o644)
+    code, out, err = run_cli(["serve", "--token-file", str(token)], capsys)
+    assert (code, out) == (2, "")
+    assert err == (
+        f"envtui serve: error: --token-file {token}: others may read or change it "
+        f"(mode 644); run chmod 600 {token}\n"
+    )
+    token.chmod(0o600)
+    token.write_text("short-18-character", encoding="utf-8")
+    code, out, err = run_cli(["serve", "--token-file", str(token)], capsys)
+    assert (code, out) == (2, "")
+    assert err == (
+        f"envtui serve: error: --token-file {token}: the token has 18 characters; use at least 32\n"
+    )
 
 
 def _checked(arguments: list[str]) -> argparse.Namespace:
@@ -184,3 +207,15 @@ def test_a_command_that_reads_a_file_is_served_a_dashboard_per_tab(tmp_path: Pat
     demo = shared_for(_checked(["demo"]), tmp_path)
     assert demo is not None
     assert demo.title == "demo"
+
+
+def test_the_address_is_printed_alone_on_its_own_line() -> None:
+    """Nothing glued to the token: a double click or a script takes the line whole."""
+    url = "http://127.0.0.1:8000/?token=abc-DEF_123"
+    lines = address_lines("envtui demo", url, 8, shared=object()).split("\n")
+    assert lines == [
+        "envtui serve: envtui demo, a dashboard per tab, at most 8 on one shared source "
+        "(Ctrl+C stops them all); open:",
+        url,
+    ]
+    assert address_lines("envtui replay x", url, 2, shared=None).split("\n")[1] == url

@@ -218,7 +218,16 @@ def run(args: argparse.Namespace) -> int:
         public_url=url,
         access=access,
         max_sessions=args.max_sessions,
-        address_line=f"envtui serve: {title} on {url_with_token(url, token)}, a dashboard "
-        f"per tab, at most {args.max_sessions}{' on one shared source' if shared else ''} "
-        "(Ctrl+C stops them all)",
+        address_line=address_lines(title, url_with_token(url, token), args.max_sessions, shared),
+    )
+
+
+def address_lines(title: str, url: str, max_sessions: int, shared: object) -> str:
+    """What serve says once it listens: what it serves, then the address alone on its line,
+    so a double click, a terminal's link detection or a script takes it whole (no comma or
+    word glued to the token)."""
+    source = " on one shared source" if shared else ""
+    return (
+        f"envtui serve: {title}, a dashboard per tab, at most {max_sessions}{source} "
+        f"(Ctrl+C stops them all); open:\n{url}"
     )

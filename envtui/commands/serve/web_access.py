@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import os
 import secrets
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote, urlsplit
@@ -38,6 +40,10 @@ DEFAULT_SIZE = (80, 24)
 """What textual-serve assumes when a size is missing or not a number."""
 TOKEN_FILE_LIMIT = 4096
 """Characters read from ``--token-file``: a token, not a document."""
+TOKEN_MIN_LENGTH = 32
+"""The shortest token ``--token-file`` takes: too many to guess (a new one has 43)."""
+SHARED_BITS = stat.S_IRGRP | stat.S_IWGRP | stat.S_IROTH | stat.S_IWOTH
+"""Mode bits that let another account read or change the token file."""
 COOKIE_LABEL = b"envtui serve session cookie"
 
 
@@ -138,9 +144,12 @@ def new_token() -> str:
 
 
 def read_token_file(path: Path) -> str:
-    """The token in ``path``, stripped; :class:`TokenFileError` if there is none."""
+    """The token in ``path``, stripped; :class:`TokenFileError` if there is none, if others
+    may read or change the file (they could drive every dashboard), or if it is too short
+    to guess at."""
     try:
         with path.open(encoding="utf-8", errors="strict") as file:
+            check_private(path, os.fstat(file.fileno()).st_mode)
             text = file.read(TOKEN_FILE_LIMIT + 1)
     except FileNotFoundError:
         raise TokenFileError(f"{path}: no such file") from None
@@ -153,7 +162,20 @@ def read_token_file(path: Path) -> str:
     token = text.strip()
     if not token:
         raise TokenFileError(f"{path}: empty (it should hold the token)")
+    if len(token) < TOKEN_MIN_LENGTH:
+        raise TokenFileError(
+            f"{path}: the token has {len(token)} characters; use at least {TOKEN_MIN_LENGTH}"
+        )
     return token
+
+
+def check_private(path: Path, mode: int) -> None:
+    """:class:`TokenFileError` when the group or others may read or write ``path``."""
+    if mode & SHARED_BITS:
+        raise TokenFileError(
+            f"{path}: others may read or change it (mode {stat.S_IMODE(mode):o}); "
+            f"run chmod 600 {path}"
+        )
 
 
 def url_with_token(public_url: str, token: str) -> str:

@@ -28,6 +28,7 @@ import asyncio
 import json
 import logging
 import os
+import resource
 import shutil
 import signal
 import sys
@@ -60,6 +61,14 @@ KILL_GRACE = 2.0
 """Seconds for the killed to be gone before the server exits."""
 POLL = 0.05
 HEARTBEAT = 15.0
+FOCUS_ON_LOAD = (
+    "<script>window.addEventListener('load',()=>{"
+    "const keys=document.querySelector('.xterm-helper-textarea');if(keys){keys.focus();}"
+    "});</script>"
+)
+"""Gives the terminal the keyboard once the page has loaded (textual.js builds the terminal
+in its own load handler, which runs first): keys typed at once reach the dashboard, with no
+click into the page first."""
 """Seconds between websocket pings, as textual-serve has it: a tab that vanished is seen."""
 
 log = logging.getLogger("envtui.serve")
@@ -119,6 +128,14 @@ class DashboardServer(Server):
         )
         app.on_response_prepare.append(add_safety_headers)
         return app
+
+    async def handle_index(self, request: web.Request) -> web.Response:
+        """textual-serve's page, with the terminal focused on load."""
+        page = await super().handle_index(request)
+        assert isinstance(page, web.Response)  # aiohttp_jinja2's rendered template
+        if page.text is not None:
+            page.text = with_focus_on_load(page.text)
+        return page
 
     def initialize_logging(self) -> None:
         """textual-serve's own log lines, plainly: its handler prints every local variable
@@ -204,6 +221,21 @@ class Driven(Protocol):
     async def focus(self) -> None: ...
 
 
+def raise_descriptor_limit() -> int:
+    """The soft limit of open descriptors raised to the hard one, and returned: every
+    connection holds one, and the usual soft 1,024 runs out long before the machine does."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != soft:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    return hard
+
+
+def with_focus_on_load(page: str) -> str:
+    """``page`` with :data:`FOCUS_ON_LOAD` as the last thing in its body."""
+    head, found, tail = page.rpartition("</body>")
+    return f"{head}{FOCUS_ON_LOAD}{found}{tail}" if found else page + FOCUS_ON_LOAD
+
+
 async def relay(websocket: web.WebSocketResponse, service: Driven) -> None:
     """The browser's messages to the dashboard, as textual.js sends them: keys, a resize
     (clamped), focus and blur, and a ping answered. What is not one of them is ignored."""
@@ -284,6 +316,7 @@ def serve_dashboards(
         shared=shared,
     )
     server.initialize_logging()
+    raise_descriptor_limit()
     try:
         asyncio.run(server.run_until_stopped(address_line))
     except OSError as exc:  # aiohttp words it at length; the errno says it in short

@@ -89,8 +89,7 @@ def wait_for_port(host: str, port: int, timeout: float = 30.0) -> float:
 def open_dashboard(page: Page, url: str) -> None:
     """Load textual-serve's page with the terminal catcher in place."""
     page.add_init_script(CATCH_TERMINAL)
-    page.goto(url)
-    page.focus(".xterm-helper-textarea")  # xterm.js takes keys through this text area
+    page.goto(url)  # no click, no focus from here: the page gives the terminal the keys
 
 
 def screen(page: Page) -> str:

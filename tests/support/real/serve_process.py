@@ -124,7 +124,7 @@ def start_serve(arguments: list[str], home: Path) -> tuple[subprocess.Popen[byte
 
     def printed() -> bool:
         text = log.read_text(errors="replace")
-        found[:] = re.findall(r" on (http://\S+?), a dashboard", text)
+        found[:] = re.findall(r"; open:\n(http://\S+)\n", text)
         return bool(found) or process.poll() is not None
 
     poll_until(printed, timeout=60, what=lambda: log.read_text(errors="replace"))

@@ -74,7 +74,7 @@ def printed_url(workdir: Path) -> str:
     found: list[str] = []
 
     def printed() -> bool:
-        found[:] = re.findall(r" on (http://\S+?), a dashboard", log.read_text(errors="replace"))
+        found[:] = re.findall(r"; open:\n(http://\S+)\n", log.read_text(errors="replace"))
         return bool(found)
 
     poll_until(printed, timeout=ARRIVAL, interval=0.05)
@@ -96,6 +96,7 @@ def ready_tab(context: BrowserContext, url: str, seen: dict[str, Any] | None = N
     page = context.new_page()
     start = time.monotonic()
     open_dashboard(page, url)
+    focused = page.evaluate("document.activeElement.className")
     wait_for_screen(page, lambda s: bool(s.strip()), "the first frame")
     first_frame = time.monotonic() - start
     text = wait_for_screen(
@@ -106,6 +107,7 @@ def ready_tab(context: BrowserContext, url: str, seen: dict[str, Any] | None = N
         seen["ready_seconds"] = round(time.monotonic() - start, 2)
         seen["ready_screen"] = text
         seen["page_url"] = page.url
+        seen["focused_on_load"] = focused
     return page
 
 
