@@ -9,7 +9,7 @@ import sys
 
 RAISE_AND_SHOW = (
     "import resource\n"
-    "from envtui.commands.web_server import raise_descriptor_limit\n"
+    "from envtui.commands.serve.web_server import raise_descriptor_limit\n"
     "print(raise_descriptor_limit(), *resource.getrlimit(resource.RLIMIT_NOFILE))\n"
 )
 

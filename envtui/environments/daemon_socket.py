@@ -1,0 +1,89 @@
+"""A message channel to Codex's app-server daemon: a websocket over its Unix socket.
+
+Since 0.171 interactive Codex runs in one background app-server per ``CODEX_HOME``; it
+listens on ``CODEX_HOME/app-server-control/app-server-control.sock`` and speaks JSON-RPC
+with one message per websocket frame. This channel is what :class:`JsonRpcClient` needs to
+be one more client of it, as Codex's own TUI and ``codex agents`` are. envtui never starts
+a daemon: a socket that does not answer is said as a reason, with how to start one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+
+from websockets.asyncio.client import ClientConnection, unix_connect
+from websockets.exceptions import ConnectionClosed
+
+from envtui.environments.channels import MAX_MESSAGE
+from envtui.environments.jsonrpc import ChannelClosedError
+from envtui.environments.remote import RetryableError
+from envtui.vocabulary.stopping import within
+
+SOCKET = Path("app-server-control") / "app-server-control.sock"
+"""Where the daemon listens, under ``CODEX_HOME``."""
+START_HINT = "start one with `codex app-server daemon start`"
+KEEPALIVE = 20.0
+"""Seconds between pings; a daemon silent for twice this long is called gone."""
+
+
+def daemon_socket(codex_home: Path) -> Path:
+    """The daemon's socket for ``codex_home``."""
+    return codex_home / SOCKET
+
+
+class DaemonSocketChannel:
+    """One connection to the daemon's Unix socket; one JSON-RPC message per frame."""
+
+    def __init__(self, socket: ClientConnection, path: Path) -> None:
+        self.socket = socket
+        self.path = path
+
+    @classmethod
+    async def connect(cls, path: Path, *, timeout: float = 10.0) -> DaemonSocketChannel:
+        """Connect, or :class:`RetryableError` saying why (no daemon, refused, timed out)."""
+        if not path.exists():
+            raise RetryableError(f"no codex app-server daemon at {path}; {START_HINT}")
+        try:
+            socket = await unix_connect(
+                str(path),
+                uri="ws://localhost/",
+                open_timeout=timeout,
+                max_size=MAX_MESSAGE,
+                ping_interval=KEEPALIVE,
+                ping_timeout=KEEPALIVE * 2,
+            )
+        except TimeoutError:
+            raise RetryableError(f"the daemon at {path} did not answer in {timeout:g} s") from None
+        except OSError as exc:  # refused: a socket left behind by a daemon that was killed
+            reason = exc.strerror or str(exc)
+            raise RetryableError(
+                f"the codex app-server daemon at {path} does not answer ({reason}); {START_HINT}"
+            ) from None
+        except Exception as exc:  # websockets' handshake errors
+            raise RetryableError(f"websocket handshake with the daemon failed: {exc}") from None
+        return cls(socket, path)
+
+    async def send(self, text: str) -> None:
+        try:
+            await self.socket.send(text)
+        except ConnectionClosed as exc:
+            raise ChannelClosedError(await self.close_reason()) from exc
+
+    async def receive(self) -> str | None:
+        try:
+            message = await self.socket.recv()
+        except ConnectionClosed:
+            return None
+        return message if isinstance(message, str) else message.decode("utf-8", errors="replace")
+
+    async def close_reason(self) -> str:
+        code, reason = self.socket.close_code, self.socket.close_reason
+        if code is None or code == 1006:
+            return "the codex app-server daemon went away"
+        said = f": {reason}" if reason else ""
+        return f"the codex app-server daemon closed the connection ({code}{said})"
+
+    async def close(self) -> None:
+        with contextlib.suppress(Exception):
+            await within(5, self.socket.close())

@@ -1,0 +1,67 @@
+"""The daemon channel: JSON-RPC over a websocket on a Unix socket, and the reasons it gives."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from websockets.asyncio.server import ServerConnection, unix_serve
+
+from envtui.environments.daemon_socket import DaemonSocketChannel, daemon_socket
+from envtui.environments.jsonrpc import JsonRpcClient
+from envtui.environments.remote import RetryableError
+
+
+@pytest.fixture
+def home() -> Iterator[Path]:
+    """A short CODEX_HOME: a Unix socket's path is limited to about 100 bytes."""
+    made = Path(tempfile.mkdtemp(prefix="cx"))
+    try:
+        yield made
+    finally:
+        shutil.rmtree(made, ignore_errors=True)
+
+
+async def _echo_initialize(connection: ServerConnection) -> None:
+    async for message in connection:
+        assert isinstance(message, str)
+        request_id = message.split('"id":', 1)[1].split(",", 1)[0]
+        await connection.send('{"id":' + request_id + ',"result":{"userAgent":"test"}}')
+
+
+def test_a_request_is_answered_over_the_unix_socket(home: Path) -> None:
+    path = daemon_socket(home)
+    path.parent.mkdir()
+
+    async def scenario() -> object:
+        async with unix_serve(_echo_initialize, str(path)):
+            channel = await DaemonSocketChannel.connect(path)
+            rpc = JsonRpcClient(channel, peer="codex app-server daemon")
+            rpc.start()
+            try:
+                return await rpc.request("initialize", {}, timeout=10)
+            finally:
+                await rpc.aclose()
+
+    assert asyncio.run(scenario()) == {"userAgent": "test"}
+
+
+def test_no_socket_says_how_to_start_a_daemon(home: Path) -> None:
+    with pytest.raises(RetryableError, match="codex app-server daemon start"):
+        asyncio.run(DaemonSocketChannel.connect(daemon_socket(home)))
+
+
+def test_a_socket_left_behind_is_refused_with_the_reason(home: Path) -> None:
+    import socket
+
+    path = daemon_socket(home)
+    path.parent.mkdir()
+    left = socket.socket(socket.AF_UNIX)
+    left.bind(str(path))
+    left.close()  # the file stays, nobody listens: what a killed daemon leaves
+    with pytest.raises(RetryableError, match="does not answer"):
+        asyncio.run(DaemonSocketChannel.connect(path))
