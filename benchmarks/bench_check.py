@@ -64,7 +64,7 @@ CHECK = """
 import contextlib, os, sys, time
 from envtui.cli import main
 import envtui.commands.check, envtui.rollout.check  # imported before the clock, as json is
-import envtui.commands.check_output, envtui.rollout.fork_parent, envtui.rollout.reader
+import envtui.commands.check_output, envtui.rollout.fork_parent, envtui.rollout.checked
 import envtui.sources.sessions.sessions_index  # and every other module the check loads
 started = time.perf_counter()
 with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):

@@ -17,8 +17,6 @@ from envtui.vocabulary.limits import read_text_bounded
 from envtui.vocabulary.profiles import Profile
 
 if TYPE_CHECKING:
-    from envtui.rollout.check import RolloutChecker
-    from envtui.rollout.reader import RolloutReader
     from envtui.steps.report import CheckReport
     from envtui.steps.tools import ToolSpec
     from envtui.vocabulary.events import Event
@@ -118,9 +116,9 @@ def _given(
 def _check_rollout(args: argparse.Namespace) -> int:
     """Read, check and report the rollout one step at a time; the exit code."""
     from envtui.commands.check_output import ReportWriter
-    from envtui.rollout.check import cut_off_note, thread_findings
+    from envtui.rollout.checked import CheckedSteps
     from envtui.rollout.fork_parent import ParentRollouts
-    from envtui.rollout.reader import HEAD_LINES, RolloutReader, no_item_reason
+    from envtui.rollout.reader import HEAD_LINES, no_item_reason
 
     path = Path(args.rollout)
     given = _given(args)
@@ -128,38 +126,39 @@ def _check_rollout(args: argparse.Namespace) -> int:
         return given
     events, extra_notes, tools = given
     sessions = Path(args.sessions) if args.sessions else None
-    reader = RolloutReader(ParentRollouts(path, sessions))
+    profile = Profile(args.profile) if args.profile else None
+    checked = CheckedSteps(
+        ParentRollouts(path, sessions),
+        profile=profile,
+        events=events,
+        tools=tools,
+        notes=extra_notes,
+    )
     try:
         handle = path.open(encoding="utf-8", errors="replace")
     except OSError as exc:
         return fail(COMMAND, f"{args.rollout}: cannot read: {exc.strerror or exc}")
     writer = ReportWriter(as_json=args.json)
-    checker: RolloutChecker | None = None
     try:
         with handle:
             lines = enumerate(handle, start=1)
             for part in (itertools.islice(lines, HEAD_LINES), lines):
                 for number, line in part:
-                    for step in reader.read_line(number, line):
-                        checker = checker or _checker(reader, args, events, tools, extra_notes)
-                        writer.step(checker.check(step))
-                if not reader.info.items:
+                    for _, report in checked.read_line(number, line):
+                        writer.step(report)
+                if not checked.info.items:
                     break  # no item in the head: garbage, not read to its end
-        if not reader.info.items:
-            return fail(COMMAND, f"{args.rollout}: {no_item_reason(reader.info.lines)}")
-        for step in reader.finish():
-            checker = checker or _checker(reader, args, events, tools, extra_notes)
-            writer.step(checker.check(step))
+        if not checked.info.items:
+            return fail(COMMAND, f"{args.rollout}: {no_item_reason(checked.info.lines)}")
+        for _, report in checked.finish():
+            writer.step(report)
     except OSError as exc:
         return fail(COMMAND, f"{args.rollout}: cannot read: {exc.strerror or exc}")
-    checker = checker or _checker(reader, args, events, tools, extra_notes)
-    for thread_finding in thread_findings(checker):
-        writer.finding(thread_finding)
-    notes = extra_notes + checker.notes(reader.info) + _read_notes(reader)
     written = _still_written(path)
-    if reader.info.last_turn(written=written) == ("interrupted", True):
-        notes.append(cut_off_note(reader.info.turns))
-    writer.finish(notes, reader.info.summary(checker.profile, written=written))
+    ending = checked.ending(written=written)
+    for thread_finding in ending.findings:
+        writer.finding(thread_finding)
+    writer.finish(ending.notes, checked.info.summary(ending.profile, written=written))
     return 1 if writer.findings else 0
 
 
@@ -174,35 +173,6 @@ def _still_written(path: Path) -> bool:
         return time.time() - path.stat().st_mtime <= LIVE_WINDOW
     except OSError:
         return False
-
-
-def _checker(
-    reader: RolloutReader,
-    args: argparse.Namespace,
-    events: list[Event] | None,
-    tools: list[ToolSpec] | None,
-    notes: list[str],
-) -> RolloutChecker:
-    """The checker, once the rollout's first lines have said which Codex wrote it."""
-    from envtui.rollout.check import RolloutChecker
-
-    profile, note = reader.info.default_profile()
-    if args.profile:
-        profile, note = Profile(args.profile), None
-    if note:
-        notes.insert(0, note)
-    return RolloutChecker(profile, events=events, tools=tools)
-
-
-def _read_notes(reader: RolloutReader) -> list[str]:
-    info = reader.info
-    notes = []
-    if info.bad_line_count:
-        notes.append(f"{info.bad_line_count} broken line(s) skipped: {info.bad_lines[:10]}")
-    if info.unknown_items:
-        count = sum(info.unknown_items.values())
-        notes.append(f"{count} unknown item(s) skipped: {', '.join(sorted(info.unknown_items))}")
-    return notes
 
 
 def _check_engine(args: argparse.Namespace) -> CheckReport | int:

@@ -25,11 +25,10 @@ from datetime import datetime
 from typing import Any
 
 from envtui.incidents.fold import IncidentFold
-from envtui.rollout.check import RolloutChecker
+from envtui.rollout.checked import CheckedStep, CheckedSteps
 from envtui.rollout.items import parse_time
 from envtui.rollout.reader import RolloutReader
 from envtui.rollout.recorded import RecordedEnvironment, recorded_environments
-from envtui.rollout.records import RolloutStep
 from envtui.rollout.state import BaselineLookup
 from envtui.steps.report import StepReport
 
@@ -145,8 +144,7 @@ class ThreadFold:
 
     def __init__(self, path: str, baseline: BaselineLookup | None = None) -> None:
         self.path = path
-        self.reader = RolloutReader(baseline)
-        self.checker: RolloutChecker | None = None
+        self.steps = CheckedSteps(baseline)
         self.skipped_turns = 0  # turn starts in the skipped middle, counted by its scanner
         self.skipped = False
         self._latest: StepReport | None = None
@@ -157,6 +155,11 @@ class ThreadFold:
         self._transitions: Counter[tuple[str, str]] = Counter()
         self._statuses: dict[str, str] = {}
         self._recorded_of: tuple[Any, dict[str, RecordedEnvironment]] | None = None
+
+    @property
+    def reader(self) -> RolloutReader:
+        """The rollout's reader: what the file said so far, where its state stands."""
+        return self.steps.reader
 
     # --- what the file gives ---------------------------------------------------------------
 
@@ -183,19 +186,14 @@ class ThreadFold:
 
     def read_line(self, number: int, raw: str) -> None:
         """A line read in full: cut into steps; each completed step is checked."""
-        for step in self.reader.read_line(number, raw):
-            self._checked(step)
+        for checked in self.steps.read_line(number, raw):
+            self._checked(checked)
         self._open_stale = True
 
     # --- the summary ---------------------------------------------------------------------
 
-    def _check(self, step: RolloutStep) -> StepReport:
-        if self.checker is None:
-            self.checker = RolloutChecker(self.reader.info.default_profile()[0])
-        return self.checker.check(step)
-
-    def _checked(self, step: RolloutStep) -> None:
-        report = self._check(step)
+    def _checked(self, checked: CheckedStep) -> None:
+        step, report = checked
         self._latest = report
         fold_report(self._incidents, report)
         self._findings.update(f.code for f in report.findings)
@@ -217,8 +215,8 @@ class ThreadFold:
         """The step still being written, checked as it stands (on a copy of the reader)."""
         if self._open_stale:
             self._open_stale = False
-            steps = copy.deepcopy(self.reader).finish() if self.reader.step_open else []
-            self._open = self._check(steps[-1]) if steps else None
+            open_step = self.steps.open_step()
+            self._open = open_step.report if open_step is not None else None
         return self._open
 
     def summary(self, thread_id: str, *, size: int = 0) -> ThreadSummary:

@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING, Any
 from envtui.context.diff import render_diff
 from envtui.context.model import EnvironmentsState
 from envtui.rollout.check_memo import KEPT, Recent, Restorer
-from envtui.rollout.records import ContextBlock, Rollout, RolloutInfo, RolloutStep
+from envtui.rollout.records import ContextBlock, RolloutInfo, RolloutStep
 from envtui.steps.connection import ConnectionTimeline
 from envtui.steps.plan import ToolFeatures
-from envtui.steps.report import CheckReport, StepReport
+from envtui.steps.report import StepReport
 from envtui.steps.rules import TOOL_CODES, check_calls, check_step, selected_never_resolved
 from envtui.steps.tools import ToolSpec
 from envtui.steps.unchecked import CONTEXT_CODES, EXECUTION_CODE, RULE_CODES, unchecked_codes
@@ -329,19 +329,3 @@ def _one_per_step(mismatches: list[Finding], blocks: int) -> Finding:
     extra["blocks"] = [dict(f.extra) for f in mismatches]
     message = f"{first.message}; {len(mismatches)} of the step's {blocks} blocks differ"
     return Finding(first.code, first.severity, first.step, None, None, message, extra)
-
-
-def check_rollout(
-    rollout: Rollout,
-    profile: Profile,
-    *,
-    events: list[Event] | None = None,
-    features: ToolFeatures | None = None,
-    tools: list[ToolSpec] | None = None,
-) -> CheckReport:
-    """Check every step of a rollout read whole; ``tools`` replaces the recorded lists."""
-    checker = RolloutChecker(profile, events=events, features=features, tools=tools)
-    reports = [checker.check(step) for step in rollout.steps]
-    findings = [f for report in reports for f in report.findings] + thread_findings(checker)
-    summary = rollout.info.summary(profile)
-    return CheckReport(reports, findings, checker.notes(rollout.info), summary)

@@ -10,28 +10,30 @@ a file that was replaced) is the source's business; this is everything after a l
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
-from envtui.rollout.check import RolloutChecker, cut_off_note, thread_findings
+from envtui.rollout.checked import CheckedStep, CheckedSteps, ConnectionEvents
 from envtui.rollout.recorded import recorded_environments
 from envtui.rollout.records import RolloutStep
-from envtui.rollout.settled import SettledSteps
 from envtui.rollout.state import BaselineLookup
-from envtui.steps.emit import finding_event, record_events, step_tools
+from envtui.steps.emit import StepTexts, finding_event, record_events, step_record
 from envtui.steps.report import StepReport
 from envtui.vocabulary.events import (
     EnvironmentRemoved,
     EnvironmentStatus,
     Event,
-    StepRecorded,
     WarningMessage,
     thread_event,
 )
 from envtui.vocabulary.profiles import Profile
 
-ConnectionEvents = Callable[[], Sequence[Event]]
-"""The connection events seen so far, for the stale-available rule (a live source's)."""
+
+class LineEvents(NamedTuple):
+    """One line's events, and the numbers of the broken lines read with it (for the source
+    to warn about, in its own words)."""
+
+    events: list[Event]
+    broken_lines: list[int]
 
 
 class RolloutEvents:
@@ -45,50 +47,33 @@ class RolloutEvents:
         connection_events: ConnectionEvents | None = None,
     ) -> None:
         """``profile`` None: the one the rollout's ``cli_version`` calls for."""
-        self.steps = SettledSteps(baseline)
-        self._profile = profile
-        self._connection_events = connection_events
+        self.steps = CheckedSteps(
+            baseline, profile=profile, connection_events=connection_events, settled=True
+        )
         self._table = RecordedTable()
-        self._checker: RolloutChecker | None = None
 
-    def read_line(self, number: int, text: str) -> list[Event]:
-        """Read line ``number``; the events of the steps it settled."""
-        return self._events(self.steps.read_line(number, text))
+    def read_line(self, number: int, text: str) -> LineEvents:
+        """Read line ``number``; the events of the steps it settled, and its broken lines."""
+        checked, broken = self.steps.read_line_problems(number, text)
+        return LineEvents(self._events(checked), broken)
 
     def finish(self) -> list[Event]:
         """The file ends here (it is not followed): its last step, as it is, then the
         findings of the whole thread (see :func:`~envtui.rollout.check.thread_findings`)."""
         events = self._events(self.steps.finish())
-        found = thread_findings(self._checker) if self._checker is not None else []
-        events += [thread_event(finding_event(f), at=None) for f in found]
-        info = self.steps.info
-        if info.last_turn(written=False) == ("interrupted", True):
-            notice = WarningMessage(message=cut_off_note(info.turns), severity="info")
+        ending = self.steps.ending(written=False)
+        events += [thread_event(finding_event(f), at=None) for f in ending.findings]
+        if ending.cut_off is not None:
+            notice = WarningMessage(message=ending.cut_off, severity="info")
             events.append(thread_event(notice, at=None))
         return events
 
-    def _events(self, steps: list[RolloutStep]) -> list[Event]:
-        if not steps:
-            return []
-        checker = self._checker_now()
+    def _events(self, checked: list[CheckedStep]) -> list[Event]:
+        thread = self.steps.info.thread_id
         events: list[Event] = []
-        for step in steps:
-            report = checker.check(step)
-            events += self._table.step_events(step, report, self.steps.thread_id)
+        for step, report in checked:
+            events += self._table.step_events(step, report, thread)
         return events
-
-    def _checker_now(self) -> RolloutChecker:
-        """The checker, made again when there are new connection events to date steps by
-        (its timeline is read at the start) or the rollout named its profile."""
-        profile = self._profile or self.steps.profile()
-        if self._connection_events is not None:
-            before = self._checker
-            self._checker = RolloutChecker(profile, events=self._connection_events())
-            if before is not None:  # what the thread's earlier steps showed goes on
-                self._checker.selected = before.selected
-        elif self._checker is None or self._checker.profile is not profile:
-            self._checker = RolloutChecker(profile)
-        return self._checker
 
 
 class RecordedTable:
@@ -99,17 +84,14 @@ class RecordedTable:
 
     def step_events(self, step: RolloutStep, report: StepReport, thread: str | None) -> list[Event]:
         """The step's record, the table's changes, then one event per finding."""
-        tools = step_tools(step.tools) if step.tools is not None else None
-        record = StepRecorded(
-            step=step.number,
+        record = step_record(
+            step.number,
+            StepTexts(report.full_text, step.context_text, step.section),
             thread=thread,
-            text=report.full_text,
-            diff=step.context_text,
-            snapshot=step.section,
-            tools=tools,
+            tools=step.tools,
             notes=report.notes,
             unchecked=sorted(report.unchecked),
-            findings=len(report.findings),
+            findings=report.findings,
         )
         return record_events(record, report.findings, step.at, self._changes(step))
 

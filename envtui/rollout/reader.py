@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterable, Sequence
-from pathlib import Path
 from typing import Any
 
 from envtui.rollout.items import (
@@ -52,7 +51,7 @@ from envtui.rollout.lines import (
     parse_item,
     parse_line,
 )
-from envtui.rollout.records import ContextBlock, Rollout, RolloutInfo, RolloutStep
+from envtui.rollout.records import ContextBlock, RolloutInfo, RolloutStep
 from envtui.rollout.state import BaselineLookup, ForkOrigin, WorldReplay
 from envtui.rollout.tool_lines import tools_of_line
 from envtui.steps.tools import ToolSpec, tool_groups
@@ -424,19 +423,3 @@ def no_item_reason(lines: int, *, head: int = HEAD_LINES) -> str:
     if lines >= head:
         return f"not a Codex rollout: none of its first {head} lines is a rollout item"
     return "not a Codex rollout: no line is a rollout item"
-
-
-def read_rollout_lines(lines: Iterable[str], *, baseline: BaselineLookup | None = None) -> Rollout:
-    """Every step of ``lines``; the last one is not known complete (the file may grow)."""
-    reader = RolloutReader(baseline)
-    steps: list[RolloutStep] = []
-    for number, line in enumerate(lines, start=1):
-        steps += reader.read_line(number, line)
-    steps += reader.finish()
-    return Rollout(reader.info, steps)
-
-
-def read_rollout(path: Path, *, baseline: BaselineLookup | None = None) -> Rollout:
-    """Read a rollout file; raises OSError when it cannot be read at all."""
-    with path.open(encoding="utf-8", errors="replace") as handle:
-        return read_rollout_lines(handle, baseline=baseline)

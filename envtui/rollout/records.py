@@ -134,26 +134,3 @@ class RolloutInfo:
             "last_turn": turn[0] if turn is not None else None,
             "last_turn_cut_off": turn[1] if turn is not None else False,
         }
-
-
-@dataclass
-class Rollout:
-    """A whole rollout read at once: its info and every step (for callers that keep them)."""
-
-    info: RolloutInfo
-    steps: list[RolloutStep]
-
-    @property
-    def thread_id(self) -> str | None:
-        return self.info.thread_id
-
-    @property
-    def bad_lines(self) -> list[int]:
-        return self.info.bad_lines
-
-    @property
-    def lines(self) -> int:
-        return self.info.lines
-
-    def default_profile(self) -> tuple[Profile, str | None]:
-        return self.info.default_profile()

@@ -17,32 +17,16 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from envtui.rollout.reader import RolloutReader
-from envtui.rollout.records import RolloutInfo, RolloutStep
-from envtui.rollout.state import BaselineLookup
-from envtui.vocabulary.profiles import Profile
+from envtui.rollout.records import RolloutStep
 
 
 class SettledSteps:
-    """One rollout file, read incrementally; steps come out once each, settled."""
+    """One rollout file's reader, read incrementally; steps come out once each, settled."""
 
-    def __init__(self, baseline: BaselineLookup | None = None) -> None:
-        self._reader = RolloutReader(baseline)
+    def __init__(self, reader: RolloutReader) -> None:
+        self._reader = reader
         self._last = 0  # the number of the last step given out
         self._bad_seen = 0  # broken lines already reported
-        self._notes_seen = 0
-
-    @property
-    def thread_id(self) -> str | None:
-        return self._reader.info.thread_id
-
-    @property
-    def info(self) -> RolloutInfo:
-        """What the file said so far (its turns, how the last one ended)."""
-        return self._reader.info
-
-    def profile(self) -> Profile:
-        """The profile the recorded ``cli_version`` calls for (codex-0.171 when unknown)."""
-        return self._reader.info.default_profile()[0]
 
     def read_line(self, number: int, text: str) -> list[RolloutStep]:
         """Read line ``number`` (1-based); the steps that are settled now and were not before."""
@@ -56,19 +40,12 @@ class SettledSteps:
         """The file ends here (it is not followed): its last step is given out as it is."""
         return self._new(self._reader.finish())
 
-    def take_problems(self) -> tuple[list[int], list[str]]:
-        """The broken lines (their numbers, as far as the reader keeps them) and the reader's
-        notes, since the last call."""
-        info = self._reader.info
-        bad = info.bad_lines[self._bad_seen :]
-        notes = info.notes[self._notes_seen :]
-        self._bad_seen, self._notes_seen = len(info.bad_lines), len(info.notes)
-        return bad, notes
-
-    @property
-    def has_problems(self) -> bool:
-        info = self._reader.info
-        return len(info.bad_lines) > self._bad_seen or len(info.notes) > self._notes_seen
+    def take_broken(self) -> list[int]:
+        """The broken lines (their numbers, as far as the reader keeps them) since the last
+        call."""
+        bad = self._reader.info.bad_lines[self._bad_seen :]
+        self._bad_seen += len(bad)
+        return bad
 
     def _new(self, steps: Iterable[RolloutStep]) -> list[RolloutStep]:
         fresh = [s for s in steps if s.number > self._last]

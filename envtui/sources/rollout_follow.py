@@ -17,7 +17,8 @@ from datetime import datetime
 from pathlib import Path
 
 from envtui.context.local_time import system_clock
-from envtui.rollout.emit import ConnectionEvents, RolloutEvents
+from envtui.rollout.checked import ConnectionEvents
+from envtui.rollout.emit import RolloutEvents
 from envtui.rollout.fork_parent import ParentRollouts
 from envtui.rollout.state import BaselineLookup
 from envtui.sources.file_windows import FileView, FileWindow, LocalFile
@@ -109,12 +110,9 @@ class RolloutFollower:
 
     def _line(self, raw: bytes) -> None:
         self._lines += 1
-        self._emit(self.reading.read_line(self._lines, raw.decode("utf-8", "replace")))
-        steps = self.reading.steps
-        if not steps.has_problems:
-            return
-        bad, _ = steps.take_problems()
-        for number in bad:
+        events, broken = self.reading.read_line(self._lines, raw.decode("utf-8", "replace"))
+        self._emit(events)
+        for number in broken:
             self._say(WarningMessage(message=f"{self.name}: line {number} is not JSON; skipped"))
 
     def _emit(self, events: list[Event]) -> None:

@@ -6,7 +6,9 @@ finding events, with its recorded table's changes between them.)"""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from envtui.steps.capture import StepContext
 from envtui.steps.tools import ToolSpec
@@ -31,6 +33,42 @@ def step_tools(tools: Sequence[ToolSpec]) -> list[StepTool]:
     return [StepTool(name=t.name, environment_id=t.environment_id) for t in tools]
 
 
+@dataclass(frozen=True)
+class StepTexts:
+    """What a step's record says of its context: the full render, the block sent (None:
+    nothing), the snapshot and its patch against the previous step (None: not known)."""
+
+    text: str | None
+    diff: str | None
+    snapshot: dict[str, Any] | None
+    patch: dict[str, Any] | None = None
+
+
+def step_record(
+    number: int,
+    texts: StepTexts,
+    *,
+    thread: str | None,
+    tools: Sequence[ToolSpec] | None,
+    notes: list[str],
+    unchecked: list[str],
+    findings: Sequence[Finding],
+) -> StepRecorded:
+    """The one place a step's record is built, for a live step and a rollout's alike."""
+    return StepRecorded(
+        step=number,
+        thread=thread,
+        text=texts.text,
+        diff=texts.diff,
+        snapshot=texts.snapshot,
+        patch=texts.patch,
+        tools=step_tools(tools) if tools is not None else None,
+        notes=notes,
+        unchecked=unchecked,
+        findings=len(findings),
+    )
+
+
 def record_events(
     record: StepRecorded,
     findings: Sequence[Finding],
@@ -40,7 +78,7 @@ def record_events(
     """A step's events in their order: its record, the environments table's changes (a
     rollout's recorded table; a live step's statuses come from the environments), then one
     event per finding."""
-    events = [thread_event(record, at=at)]
+    events: list[Event] = [thread_event(record, at=at)]
     events += [thread_event(change, at=at) for change in changes]
     events += [thread_event(finding_event(f), at=at) for f in findings]
     return events
@@ -60,16 +98,14 @@ def step_events(
     """
     findings = [*step.findings, *(executed or ())]
     not_run = [*CONTEXT_CODES, *([EXECUTION_CODE] if executed is None else [])]
-    record = StepRecorded(
-        step=step.number,
+    texts = StepTexts(step.full_text, step.diff_text, step.section, step.patch)
+    record = step_record(
+        step.number,
+        texts,
         thread=thread,
-        text=step.full_text,
-        diff=step.diff_text,
-        snapshot=step.section,
-        patch=step.patch,
-        tools=step_tools(step.tools),
+        tools=step.tools,
         notes=[note.text for note in step.notes],
         unchecked=unchecked_codes(step.notes, not_run),
-        findings=len(findings),
+        findings=findings,
     )
     return record_events(record, findings, step.at)

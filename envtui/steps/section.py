@@ -113,17 +113,3 @@ def section_for(
 def network_context(allowed: Iterable[str], denied: Iterable[str]) -> NetworkContext:
     """Network rules as the context renders them, in the order given."""
     return NetworkContext(allowed_domains=tuple(allowed), denied_domains=tuple(denied))
-
-
-def network_from_domains(domains: Mapping[str, str]) -> NetworkContext:
-    """Codex's managed ``[network]`` table: pattern → ``allow``/``deny``, each list sorted."""
-    return network_context(
-        sorted(p for p, rule in domains.items() if rule == "allow"),
-        sorted(p for p, rule in domains.items() if rule == "deny"),
-    )
-
-
-def format_subagents(agents: Iterable[tuple[str, str | None]]) -> str | None:
-    """One ``- ref: nickname`` line per sub-agent (``- ref`` without a nickname); None if none."""
-    lines = [f"- {ref}: {nickname}" if nickname else f"- {ref}" for ref, nickname in agents]
-    return "\n".join(lines) if lines else None

@@ -302,27 +302,6 @@ def connection_change(msg: object) -> tuple[str, ConnectionState] | None:
     return None
 
 
-def connection_states(
-    events: Iterable[Event], until: datetime | None = None
-) -> dict[str, ConnectionState]:
-    """The latest connection state per environment, from events at or before ``until``.
-
-    An event without a time counts as before any ``until``; ``until`` None takes them all.
-    This is the one fold of connection events: the live engine keeps the same dictionary
-    up to date with :func:`connection_change`, the dashboard's store per row.
-    """
-    if until is not None and until.utcoffset() is None:
-        until = until.replace(tzinfo=UTC)  # as every event time is: comparable, never a crash
-    state: dict[str, ConnectionState] = {}
-    for event in events:
-        if until is not None and event.at is not None and event.at > until:
-            continue
-        change = connection_change(event.msg)
-        if change is not None:
-            state[change[0]] = change[1]
-    return state
-
-
 # --- JSONL -------------------------------------------------------------------------------
 
 

@@ -33,10 +33,10 @@ from tests.support.scenarios.codex_threads import (
     tools_compaction_timezone,
 )
 from tests.support.waiting import wait_until
+from tests.support.whole_rollouts import read_rollout
 
 from envtui.rollout.fork_parent import ParentRollouts
 from envtui.rollout.items import parse_time
-from envtui.rollout.reader import read_rollout
 
 pytestmark = needs_scripted_codex
 

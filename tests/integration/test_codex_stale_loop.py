@@ -18,12 +18,13 @@ import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from tests.support.connection_fold import connection_states
 from tests.support.fakes.model_stub import REQUESTS
 from tests.support.real.codex_approvals import approval_codex
 from tests.support.real.codex_tools import CODEX, needs_codex
 from tests.support.waiting import poll_until
 
-from envtui.vocabulary.events import connection_states, decode_event
+from envtui.vocabulary.events import decode_event
 
 pytestmark = needs_codex
 

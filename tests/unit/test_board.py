@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from tests.support.connection_fold import connection_states
+
 from envtui.steps.board import StatusBoard
 from envtui.vocabulary.events import (
     EnvironmentConnected,
@@ -11,7 +13,6 @@ from envtui.vocabulary.events import (
     EnvironmentStatus,
     Event,
     WarningMessage,
-    connection_states,
     thread_event,
 )
 from envtui.vocabulary.terms import LiveState

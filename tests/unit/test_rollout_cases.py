@@ -15,9 +15,9 @@ import pytest
 
 from tests.support.files import ROOT
 from tests.support.main_in_process import run_check, run_cli
+from tests.support.whole_rollouts import read_rollout
 
 from envtui.rollout.emit import RolloutEvents
-from envtui.rollout.reader import read_rollout
 from envtui.sources.sessions.sessions_index import LIVE_WINDOW
 from envtui.vocabulary.events import FindingReported, WarningMessage
 
@@ -56,7 +56,7 @@ def test_the_failed_remote_is_raised_once_the_rollout_is_read_in_the_dashboard()
     reading = RolloutEvents()
     events = []
     for number, line in enumerate(FAILED.read_text().splitlines(), start=1):
-        events += reading.read_line(number, line)
+        events += reading.read_line(number, line).events
     assert not [e for e in events if isinstance(e.msg, FindingReported)]  # not before the end
     found = [e.msg for e in reading.finish() if isinstance(e.msg, FindingReported)]
     assert [(f.code, f.environment_id) for f in found] == [("selected-never-resolved", "broken")]

@@ -11,12 +11,12 @@ import pytest
 
 from tests.support.data.handmade_rollouts import RolloutWriter, function_tool
 from tests.support.waiting import wait_until
+from tests.support.whole_rollouts import read_rollout_lines
 
 from envtui.context import EnvironmentsState, EnvironmentState
 from envtui.rollout.check import RolloutChecker
-from envtui.rollout.reader import read_rollout_lines
+from envtui.rollout.checked import CheckedSteps
 from envtui.rollout.records import RolloutStep
-from envtui.rollout.settled import SettledSteps
 from envtui.sources import rollout_follow
 from envtui.sources.file_windows import LocalFile
 from envtui.sources.rollout_follow import RolloutFollower, read_window
@@ -51,18 +51,18 @@ def rollout(turns: int, steps_per_turn: int) -> RolloutWriter:
 def test_lines_fed_one_by_one_give_the_steps_a_whole_read_gives_each_once() -> None:
     writer = rollout(turns=3, steps_per_turn=4)
     whole = read_rollout_lines(writer.lines)
-    steps = SettledSteps()
+    steps = CheckedSteps(settled=True)
     given = [
         step
         for number, line in enumerate(writer.lines, 1)
-        for step in steps.read_line(number, line)
+        for step, _ in steps.read_line(number, line)
     ]
-    given += steps.finish()
+    given += [step for step, _ in steps.finish()]
     assert [s.number for s in given] == [s.number for s in whole.steps] == list(range(1, 13))
     assert [s.context_text for s in given] == [s.context_text for s in whole.steps]
     assert [s.section for s in given] == [s.section for s in whole.steps]
     assert [s.tools for s in given] == [s.tools for s in whole.steps]
-    assert steps.thread_id == whole.thread_id
+    assert steps.info.thread_id == whole.thread_id
 
 
 @pytest.fixture

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 
 from tests.support.data.handmade_rollouts import RolloutWriter, code_mode_exec, function_tool
+from tests.support.whole_rollouts import read_rollout_lines
 
 from envtui.context import EnvironmentsState, EnvironmentState
 from envtui.rollout.items import calls_from
-from envtui.rollout.reader import read_rollout_lines
 from envtui.steps.tools import tool_groups
 from envtui.vocabulary.profiles import Profile
 

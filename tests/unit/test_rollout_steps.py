@@ -11,18 +11,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.support.connection_fold import connection_states
 from tests.support.data.handmade_rollouts import RolloutWriter
 from tests.support.main_in_process import finding_lines, run_check
+from tests.support.whole_rollouts import read_rollout_lines
 
 from envtui.context import EnvironmentsState, EnvironmentState, render_diff, snapshot
 from envtui.rollout.items import code_mode_calls, parse_time
-from envtui.rollout.reader import RolloutReader, read_rollout_lines
+from envtui.rollout.reader import RolloutReader
 from envtui.rollout.state import ForkOrigin
 from envtui.steps.connection import ConnectionTimeline
 from envtui.vocabulary.events import (
     EnvironmentConnected,
     EnvironmentDisconnected,
-    connection_states,
 )
 
 LOCAL = EnvironmentState(cwd="/repo", shell="bash", is_primary=True)

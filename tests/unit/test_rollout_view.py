@@ -88,8 +88,9 @@ async def test_the_table_shows_each_steps_recorded_snapshot_and_says_so(tmp_path
 def test_the_first_steps_rows_are_ready_starting_and_unavailable_with_the_error(
     tmp_path: Path,
 ) -> None:
+    from tests.support.whole_rollouts import read_rollout
+
     from envtui.rollout.emit import recorded_statuses
-    from envtui.rollout.reader import read_rollout
 
     first = read_rollout(_rollout(tmp_path)).steps[0]
     statuses = recorded_statuses(first.section, first.number)

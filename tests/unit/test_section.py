@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from tests.support.codex_shapes import format_subagents, network_from_domains
+
 from envtui.context import EnvironmentState, FileSystemContext, render_diff
 from envtui.context.model import ExternalProfile
-from envtui.steps.section import build_section, format_subagents, network_from_domains
+from envtui.steps.section import build_section
 
 NOW = datetime(2026, 6, 20, 7, 0, tzinfo=UTC)
 FS = FileSystemContext(permission_profile=ExternalProfile())

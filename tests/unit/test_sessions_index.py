@@ -22,13 +22,12 @@ from tests.support.data.session_trees import (
     written_now,
 )
 from tests.support.main_in_process import run_cli
+from tests.support.whole_rollouts import check_rollout, read_rollout
 
 from envtui.incidents.sessions_view import SessionsView
 from envtui.incidents.thread_summary import ThreadSummary
-from envtui.rollout.check import check_rollout
 from envtui.rollout.emit import recorded_statuses
 from envtui.rollout.fork_parent import ParentRollouts
-from envtui.rollout.reader import read_rollout
 from envtui.sources.sessions import tree_listing
 from envtui.sources.sessions.session_files import LocalSessionFiles
 from envtui.sources.sessions.sessions_index import SessionsIndex
