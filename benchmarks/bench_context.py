@@ -17,7 +17,10 @@ import timeit
 from collections.abc import Callable
 from dataclasses import replace
 
-from envtui.context import EnvironmentsState, EnvironmentState, render_diff, render_full, snapshot
+from envtui.context.diff import render_diff
+from envtui.context.model import EnvironmentsState, EnvironmentState
+from envtui.context.render import render_full
+from envtui.context.snapshot import snapshot
 
 SIZES = (1, 10, 100, 1000)
 

@@ -14,7 +14,6 @@ from typing import Any, Final
 from envtui.commands.inputs import InputError, display_name, read_json
 from envtui.commands.options import Arg, Command, Group, switch
 from envtui.commands.output import fail, write_output
-from envtui.context import SECTION_ID
 from envtui.context.diff import render_diff
 from envtui.context.documents import (
     DocumentError,
@@ -22,7 +21,7 @@ from envtui.context.documents import (
     parse_document,
     parse_state_document,
 )
-from envtui.context.model import EnvironmentsState
+from envtui.context.model import SECTION_ID, EnvironmentsState
 from envtui.context.patch import JSON, remove_null_object_fields, world_merge_patch
 from envtui.context.render import render_full
 from envtui.context.snapshot import restore_snapshot, snapshot

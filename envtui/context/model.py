@@ -19,6 +19,9 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal
 
+SECTION_ID = "environments"
+"""The world-state section id of the environments section."""
+
 Status = Literal["available", "starting", "failed"]
 Access = Literal["read", "write", "deny"]
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from envtui.context import SECTION_ID
+from envtui.context.model import SECTION_ID
 from envtui.context.patch import apply_world_patch, remove_null_object_fields
 from envtui.rollout.check_memo import KEPT, same_json, same_json_as, written
 from envtui.rollout.items import text_of

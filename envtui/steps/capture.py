@@ -15,10 +15,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from envtui.context import SECTION_ID
 from envtui.context.diff import render_diff
 from envtui.context.local_time import system_clock
-from envtui.context.model import EnvironmentsState
+from envtui.context.model import SECTION_ID, EnvironmentsState
 from envtui.context.patch import world_merge_patch
 from envtui.context.render import render_full
 from envtui.context.snapshot import snapshot as section_snapshot

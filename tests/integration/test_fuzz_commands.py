@@ -20,7 +20,7 @@ from tests.support.data.mutations import fuzz_settings, mutated_json, mutated_to
 from tests.support.files import EXAMPLE_STATE
 from tests.support.scenarios.scripted_stream import scripted_events
 
-from envtui.context import EnvironmentsState, EnvironmentState
+from envtui.context.model import EnvironmentsState, EnvironmentState
 from envtui.vocabulary.events import encode_event
 
 PROCESSES = fuzz_settings("ENVTUI_FUZZ_PROCESSES", 25)

@@ -20,7 +20,7 @@ import tests.unit.test_incidents as incidents
 import tests.unit.test_properties as unit
 from tests.support.data.mutations import fuzz_settings
 
-from envtui.context import EnvironmentsState
+from envtui.context.model import EnvironmentsState
 
 THOROUGH = settings(max_examples=400, deadline=None)
 THOROUGH_FOLDS = settings(max_examples=160, deadline=None)

@@ -12,7 +12,7 @@ from tests.support.data.handmade_rollouts import RolloutWriter, function_tool
 from tests.support.real.ssh_servers import in_process_server
 from tests.support.waiting import wait_until
 
-from envtui.context import EnvironmentsState, EnvironmentState
+from envtui.context.model import EnvironmentsState, EnvironmentState
 from envtui.environments.ssh import close_connection, open_connection
 from envtui.sources import rollout_follow
 from envtui.sources.file_windows import SshFile

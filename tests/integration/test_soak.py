@@ -21,7 +21,7 @@ import pytest
 
 from tests.support.data.handmade_rollouts import RolloutWriter, function_tool
 
-from envtui.context import EnvironmentsState, EnvironmentState
+from envtui.context.model import EnvironmentsState, EnvironmentState
 from envtui.dashboard import status_tally
 from envtui.dashboard.store import Store
 from envtui.sources import rollout_follow

@@ -25,7 +25,7 @@ from tests.support.data.handmade_rollouts import RolloutWriter
 from tests.support.files import FAKE_APP_SERVER, FAKE_EXEC_SERVER
 from tests.support.waiting import poll_until
 
-from envtui.context import EnvironmentsState, EnvironmentState
+from envtui.context.model import EnvironmentsState, EnvironmentState
 
 TMUX = shutil.which("tmux")
 pytestmark = pytest.mark.skipif(

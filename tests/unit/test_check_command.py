@@ -12,7 +12,7 @@ from tests.support.data.handmade_rollouts import RolloutWriter, function_tool
 from tests.support.main_in_process import finding_lines, run_check
 
 from envtui.cli import main
-from envtui.context import EnvironmentsState, EnvironmentState
+from envtui.context.model import EnvironmentsState, EnvironmentState
 
 LOCAL = EnvironmentState(cwd="/repo", shell="bash", is_primary=True)
 DEVBOX = EnvironmentState(cwd="/repo", shell="zsh")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from envtui.context import SECTION_ID
+from envtui.context.model import SECTION_ID
 from envtui.rollout.check_memo import KEPT, Recent, Restorer, same_json
 from envtui.rollout.state import WorldReplay
 from envtui.steps.values import Finding, finding

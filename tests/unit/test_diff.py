@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from envtui.context import EnvironmentsState, EnvironmentState, NetworkContext, render_diff
+from envtui.context.diff import render_diff
+from envtui.context.model import EnvironmentsState, EnvironmentState, NetworkContext
 
 LOCAL = EnvironmentState(cwd="/local", shell="bash", is_primary=True)
 REMOTE = EnvironmentState(cwd="/remote", shell="zsh")

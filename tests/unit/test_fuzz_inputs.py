@@ -23,7 +23,7 @@ from tests.support.files import EXAMPLE_SNAPSHOT, EXAMPLE_STATE
 from tests.support.scenarios.scripted_stream import scripted_events
 
 from envtui.cli import main
-from envtui.context import EnvironmentsState, EnvironmentState
+from envtui.context.model import EnvironmentsState, EnvironmentState
 from envtui.dashboard.store import Store
 from envtui.settings.theme_files import builtin_theme_dir, load_themes
 from envtui.tui.format import row_values

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from envtui.context import current_date, detect_timezone
+from envtui.context.local_time import current_date, detect_timezone
 
 
 def _host(tmp_path: Path, link: str | None = None, timezone: str | None = None) -> dict[str, Any]:

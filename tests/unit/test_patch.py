@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from envtui.context import (
+from envtui.context.patch import (
     apply_merge_patch,
     apply_world_patch,
     create_merge_patch,

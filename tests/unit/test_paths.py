@@ -6,8 +6,7 @@ import base64
 
 import pytest
 
-from envtui.context import native, normalize_file_uri, path_text
-from envtui.context.paths import BAD_PATH_PREFIX
+from envtui.context.paths import BAD_PATH_PREFIX, native, normalize_file_uri, path_text
 
 
 def _opaque(raw: bytes) -> str:

@@ -9,7 +9,8 @@ from typing import Any, Literal
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from envtui.context import (
+from envtui.context.diff import render_diff
+from envtui.context.model import (
     EnvironmentsState,
     EnvironmentState,
     FileSystemContext,
@@ -17,18 +18,18 @@ from envtui.context import (
     ManagedProfile,
     NetworkContext,
     RestrictedFileSystem,
+    Status,
+)
+from envtui.context.patch import (
     apply_merge_patch,
     apply_world_patch,
     create_merge_patch,
     json_equal,
     remove_null_object_fields,
-    render_diff,
-    render_full,
-    snapshot,
     world_merge_patch,
 )
-from envtui.context.model import Status
-from envtui.context.render import rust_lines
+from envtui.context.render import render_full, rust_lines
+from envtui.context.snapshot import snapshot
 
 EXAMPLES = settings(max_examples=25, deadline=None)
 """The quick count of the inner loop; tests/integration/test_properties_thorough.py runs the

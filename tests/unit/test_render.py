@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from envtui.context import (
+from envtui.context.model import (
     DisabledProfile,
     EnvironmentsState,
     EnvironmentState,
@@ -15,9 +15,8 @@ from envtui.context import (
     NetworkContext,
     RestrictedFileSystem,
     UnrestrictedFileSystem,
-    render_full,
 )
-from envtui.context.render import rust_lines
+from envtui.context.render import render_full, rust_lines
 
 
 def _one(env: EnvironmentState, **values: Any) -> EnvironmentsState:

@@ -13,7 +13,7 @@ from tests.support.data.handmade_rollouts import RolloutWriter, function_tool
 from tests.support.waiting import wait_until
 from tests.support.whole_rollouts import read_rollout_lines
 
-from envtui.context import EnvironmentsState, EnvironmentState
+from envtui.context.model import EnvironmentsState, EnvironmentState
 from envtui.rollout.check import RolloutChecker
 from envtui.rollout.checked import CheckedSteps
 from envtui.rollout.records import RolloutStep

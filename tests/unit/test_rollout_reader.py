@@ -7,7 +7,7 @@ import json
 from tests.support.data.handmade_rollouts import RolloutWriter, code_mode_exec, function_tool
 from tests.support.whole_rollouts import read_rollout_lines
 
-from envtui.context import EnvironmentsState, EnvironmentState
+from envtui.context.model import EnvironmentsState, EnvironmentState
 from envtui.rollout.items import calls_from
 from envtui.steps.tools import tool_groups
 from envtui.vocabulary.profiles import Profile

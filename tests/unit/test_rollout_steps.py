@@ -16,7 +16,9 @@ from tests.support.data.handmade_rollouts import RolloutWriter
 from tests.support.main_in_process import finding_lines, run_check
 from tests.support.whole_rollouts import read_rollout_lines
 
-from envtui.context import EnvironmentsState, EnvironmentState, render_diff, snapshot
+from envtui.context.diff import render_diff
+from envtui.context.model import EnvironmentsState, EnvironmentState
+from envtui.context.snapshot import snapshot
 from envtui.rollout.items import code_mode_calls, parse_time
 from envtui.rollout.reader import RolloutReader
 from envtui.rollout.state import ForkOrigin

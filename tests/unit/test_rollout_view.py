@@ -11,7 +11,7 @@ import pytest
 from tests.support.data.handmade_rollouts import RolloutWriter
 from tests.support.waiting import pilot_wait_until
 
-from envtui.context import EnvironmentsState, EnvironmentState
+from envtui.context.model import EnvironmentsState, EnvironmentState
 from envtui.dashboard.store import StepRow, Store
 from envtui.sources.rollout_follow import follow_rollout
 from envtui.steps.rules import check_step

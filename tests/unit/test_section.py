@@ -6,8 +6,8 @@ from datetime import UTC, datetime
 
 from tests.support.codex_shapes import format_subagents, network_from_domains
 
-from envtui.context import EnvironmentState, FileSystemContext, render_diff
-from envtui.context.model import ExternalProfile
+from envtui.context.diff import render_diff
+from envtui.context.model import EnvironmentState, ExternalProfile, FileSystemContext
 from envtui.steps.section import build_section
 
 NOW = datetime(2026, 6, 20, 7, 0, tzinfo=UTC)

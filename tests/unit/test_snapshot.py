@@ -7,15 +7,14 @@ from typing import Any
 
 import pytest
 
-from envtui.context import (
+from envtui.context.model import (
+    DisabledProfile,
     EnvironmentsState,
     EnvironmentState,
     FileSystemContext,
     NetworkContext,
-    restore_snapshot,
-    snapshot,
 )
-from envtui.context.model import DisabledProfile
+from envtui.context.snapshot import restore_snapshot, snapshot
 
 
 def test_keys_come_in_codex_declaration_order() -> None:

@@ -13,7 +13,7 @@ from tests.support.scenarios.dashboard_pilot import settled
 from tests.support.scenarios.scripted_stream import clock, scripted_events, scripted_source
 from tests.support.waiting import wait_until
 
-from envtui.context import EnvironmentsState, EnvironmentState
+from envtui.context.model import EnvironmentsState, EnvironmentState
 from envtui.dashboard.store import Store
 from envtui.settings.config import parse_config
 from envtui.sources import rollout_follow

@@ -17,16 +17,16 @@ from tests.support.data.vector_inputs import (
 )
 from tests.support.main_in_process import render_json, write_json
 
-from envtui.context import (
+from envtui.context.diff import render_diff
+from envtui.context.patch import (
     apply_world_patch,
     json_equal,
-    native,
     remove_null_object_fields,
-    render_diff,
-    render_full,
-    snapshot,
     world_merge_patch,
 )
+from envtui.context.paths import native
+from envtui.context.render import render_full
+from envtui.context.snapshot import snapshot
 
 VECTORS = load_vectors()
 

@@ -6,8 +6,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from envtui.context import EnvironmentsState, render_diff, snapshot
+from envtui.context.diff import render_diff
+from envtui.context.model import EnvironmentsState
 from envtui.context.patch import create_merge_patch
+from envtui.context.snapshot import snapshot
 
 
 class RolloutWriter:

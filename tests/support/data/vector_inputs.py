@@ -7,12 +7,9 @@ from typing import Any
 
 from tests.support.files import VECTORS_FILE
 
-from envtui.context import (
-    EnvironmentsState,
-    parse_document,
-    restore_snapshot,
-    snapshot,
-)
+from envtui.context.documents import parse_document
+from envtui.context.model import EnvironmentsState
+from envtui.context.snapshot import restore_snapshot, snapshot
 
 
 def load_vectors() -> list[dict[str, Any]]:

@@ -5,7 +5,9 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from envtui.context import EnvironmentsState, EnvironmentState, render_full, snapshot
+from envtui.context.model import EnvironmentsState, EnvironmentState
+from envtui.context.render import render_full
+from envtui.context.snapshot import snapshot
 from envtui.vocabulary.events import (
     EnvironmentConnected,
     EnvironmentDisconnected,
