@@ -79,7 +79,7 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str | None], ...]], ...] = (
             ("live", "Back to live: the latest step"),
             ("copy", "Copy the context text"),
             ("export", "Export the step as JSON"),
-            ("theme", "Next theme"),
+            ("theme", "Pick a theme (saved once chosen)"),
             ("quit", "Quit"),
         ),
     ),

@@ -33,7 +33,7 @@ ACTIONS: tuple[tuple[str, str], ...] = (
     ("Filter environments", "filter"),
     ("Sort by the next column", "sort"),
     ("Reverse the sort", "sort_reverse"),
-    ("Next theme", "theme"),
+    ("Pick a theme", "theme"),
     ("Status history of every environment", "history"),
     ("Show the keys", "help"),
     ("Quit", "quit"),

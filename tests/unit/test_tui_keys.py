@@ -111,7 +111,7 @@ Global
   G, end          Back to live: the latest step
   y               Copy the context text
   e               Export the step as JSON
-  t               Next theme
+  t               Pick a theme (saved once chosen)
   q, ctrl+c       Quit
   tab, shift+tab  Next / previous panel
   ctrl+p          Command palette: every action, sort, go to, theme"""
