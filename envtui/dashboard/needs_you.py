@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from envtui.vocabulary.request_words import permission_words
 from envtui.vocabulary.thread_messages import (
     AnyThreadMessage,
     RequestAnswered,
@@ -29,8 +30,9 @@ from envtui.vocabulary.thread_messages import (
 MAX_PENDING = 100
 """Pending requests held; beyond it the oldest are dropped (counted in ``dropped``)."""
 
-RequestKey = tuple[str | None, int | str]
-"""A request's identity: its thread and Codex's request id."""
+RequestKey = tuple[str | None, int | None, int | str]
+"""A request's identity: its thread, its app-server connection's generation (ids restart
+with every connection) and Codex's request id."""
 
 STATUS_WORDS: dict[ThreadState, str] = {
     "not_loaded": "not loaded",
@@ -51,7 +53,7 @@ ANSWER_WORDS = {
 
 
 def key_of(msg: RequestPending | RequestAnswered | RequestResolved) -> RequestKey:
-    return (msg.thread, msg.request_id)
+    return (msg.thread, msg.generation, msg.request_id)
 
 
 @dataclass
@@ -142,23 +144,8 @@ def what_is_asked(msg: RequestPending) -> str:
 
 
 def permissions_text(permissions: object) -> str:
-    """A permission profile in a few words (``network``, ``write /srv``, …)."""
-    if not isinstance(permissions, dict):
-        return "(none)"
-    words: list[str] = []
-    network = permissions.get("network")
-    if isinstance(network, dict) and network.get("enabled"):
-        words.append("network")
-    files = permissions.get("fileSystem")
-    if isinstance(files, dict):
-        for access in ("read", "write"):
-            paths = files.get(access)
-            if isinstance(paths, list):
-                words += [f"{access} {p}" for p in paths if isinstance(p, str)]
-        entries = files.get("entries")
-        if isinstance(entries, list):
-            words += [f"{e.get('access')} {e.get('path')}" for e in entries if isinstance(e, dict)]
-    return ", ".join(words) or "(none)"
+    """A permission profile in a few words (``network access``, ``write /srv``, …)."""
+    return ", ".join(permission_words(permissions)) or "(none)"
 
 
 def where(msg: RequestPending | RequestAnswered | RequestResolved) -> str:

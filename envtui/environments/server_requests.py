@@ -25,10 +25,12 @@ needs-you keys. Nothing here sends anything; the client does.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from envtui.vocabulary.answers import SESSION
+from envtui.vocabulary.request_words import command_grants, cut_middle, file_change_grants
 from envtui.vocabulary.thread_messages import (
     SECRET,
     Answer,
@@ -50,7 +52,11 @@ METHODS: dict[str, RequestKind] = {
 MAX_QUESTIONS = 20
 MAX_OPTIONS = 20
 MAX_TEXT = 4000
-"""Characters of one field kept (a command, a reason); what is longer is cut, marked ``…``."""
+"""Characters of one field kept (a reason, a path); what is longer is cut, marked ``…``."""
+MAX_COMMAND = 8000
+"""Characters of a command kept: past it, its head and tail with ``… N characters …``
+between (its length and digest are always the whole command's)."""
+COMMAND_KINDS = ("command", "writeStdin", "humanCommand")
 DECISION_WORDS: dict[Answer, str] = {
     "accept": "accept",
     "accept_for_session": SESSION,
@@ -112,6 +118,27 @@ def file_changes(item: Mapping[str, Any]) -> list[str]:
     return found
 
 
+def _command(params: Mapping[str, Any]) -> dict[str, Any]:
+    """A command approval's command (cut in the middle past :data:`MAX_COMMAND`), its
+    length and digest, its kind, and what else approving it grants."""
+    command = params.get("command")
+    kind = params.get("kind")
+    found: dict[str, Any] = {
+        "command_kind": kind if kind in COMMAND_KINDS and kind != "command" else None,
+        "grants": command_grants(params) or None,
+    }
+    if kind is not None and kind not in COMMAND_KINDS:
+        found["command_kind"] = f"unknown kind {_text(str(kind))}"
+    if isinstance(command, str):
+        digest = hashlib.sha256(command.encode("utf-8", "surrogatepass")).hexdigest()
+        found.update(
+            command=cut_middle(command, MAX_COMMAND),
+            command_length=len(command),
+            command_sha256=digest,
+        )
+    return found
+
+
 def parse_request(
     message: Mapping[str, Any], changes_of: Callable[[str], list[str]] = lambda _item: []
 ) -> RequestPending | None:
@@ -129,6 +156,12 @@ def parse_request(
     started = params.get("startedAtMs")
     item = _text(params.get("itemId"))
     permissions = params.get("permissions")
+    if kind == "command":
+        extra = _command(params)
+    else:
+        extra = {"command": _text(params.get("command"))}
+        if kind == "file_change":
+            extra["grants"] = file_change_grants(params) or None
     return RequestPending(
         request_id=request_id,
         kind=kind,
@@ -137,7 +170,6 @@ def parse_request(
         turn=_text(params.get("turnId")),
         item=item,
         environment_id=_text(params.get("environmentId")),
-        command=_text(params.get("command")),
         cwd=_text(params.get("cwd")),
         reason=_text(params.get("reason")),
         started_at_ms=started
@@ -147,6 +179,7 @@ def parse_request(
         changes=changes_of(item) if kind == "file_change" and item else [],
         permissions=permissions if isinstance(permissions, dict) else None,
         questions=_questions(params.get("questions")),
+        **extra,
     )
 
 
@@ -169,6 +202,7 @@ def declined(request: RequestPending) -> RequestAnswered:
     """The answer ``--read-only`` sends to every request at once."""
     return RequestAnswered(
         request_id=request.request_id,
+        generation=request.generation,
         kind=request.kind,
         answer="decline",
         by="read-only",
@@ -195,5 +229,7 @@ def as_recorded(request: RequestPending, answer: RequestAnswered) -> RequestAnsw
             "thread": answer.thread or request.thread,
             "environment_id": request.environment_id,
             "command": request.command,
+            "command_sha256": request.command_sha256,
+            "generation": request.generation,
         }
     )

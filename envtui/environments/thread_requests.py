@@ -7,16 +7,23 @@ the app-server says ``serverRequest/resolved`` for its id (after an answer, or w
 withdraws it: the turn was interrupted) or the app-server is gone. When a thread is
 resumed Codex asks a pending request again under the same id; that is the same request,
 said once. Request ids are the connection's own: a new app-server starts counting again,
-so whatever the old one left pending is said to be gone before the new one asks anything.
+so whatever the old one left pending is said to be gone before the new one asks anything,
+and every connection has a generation of its own (one count for the whole process) that
+each request, answer and resolution carries: ``#0`` of one app-server is never ``#0`` of
+the next.
 
 Nothing is answered here on its own, with one exception the operator chose: ``read_only``
 declines every request at once. Otherwise an answer comes from :meth:`answer`, which
 checks that the request is still pending and that Codex takes that answer, sends it, and
-records it (who gave it included) as an event.
+records it (who gave it included) as an event. An answer names the request it was meant
+for by its generation and by the digest of what the operator was shown
+(:func:`~envtui.vocabulary.answers.shown_digest`); when the request is gone, or is not
+the one shown, the answer is refused and a warning line says why.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from datetime import datetime
@@ -31,7 +38,7 @@ from envtui.environments.server_requests import (
     parse_request,
     response,
 )
-from envtui.vocabulary.answers import problem_with
+from envtui.vocabulary.answers import problem_with, shown_digest
 from envtui.vocabulary.events import EventSink, WarningMessage, thread_event
 from envtui.vocabulary.thread_messages import (
     AnyThreadMessage,
@@ -51,6 +58,9 @@ MAX_PENDING = 256
 """Requests one connection may keep pending; past it the oldest is forgotten (said gone)."""
 MAX_FILE_ITEMS = 64
 """File-change items whose files are remembered for the request that follows them."""
+_GENERATIONS = itertools.count(1)
+"""Connection generations, counted for the whole process: a client made for a restarted
+app-server never reuses its predecessor's."""
 
 
 def thread_state(status: object) -> tuple[ThreadState, list[str]] | None:
@@ -93,6 +103,8 @@ class ThreadRequests:
         self.operator = operator
         """Someone can answer (the dashboard); without, a request is said to wait for ever."""
         self.rpc: JsonRpcClient | None = None
+        self.generation = next(_GENERATIONS)
+        """This connection's generation (see the module)."""
         self.thread: str | None = None
         self.pending: OrderedDict[int | str, RequestPending] = OrderedDict()
         self.answered: set[int | str] = set()
@@ -143,7 +155,8 @@ class ThreadRequests:
             return True
         if len(self.pending) >= MAX_PENDING:
             self._resolve(next(iter(self.pending)), "gone", self._clock())
-        pending = pending.model_copy(update={"thread": pending.thread or self.thread})
+        thread = pending.thread or self.thread
+        pending = pending.model_copy(update={"thread": thread, "generation": self.generation})
         self.pending[pending.request_id] = pending
         self._emit(pending, self._asked_at(pending))
         if self.read_only:
@@ -165,16 +178,34 @@ class ThreadRequests:
     # --- answering ----------------------------------------------------------------------------
 
     def answer(self, answer: RequestAnswered) -> str | None:
-        """Send the operator's ``answer``; why it was not sent, or None."""
+        """Send the operator's ``answer``; why it was not sent, or None. An answer for a
+        request that is gone, or that differs from what was shown, is refused and logged."""
         pending = self.pending.get(answer.request_id)
-        if pending is None or (answer.thread not in (None, pending.thread)):
-            return f"request #{answer.request_id} is no longer pending"
+        refused = self._not_the_one_shown(pending, answer)
+        if refused is not None:
+            self._emit(WarningMessage(message=f"answer refused: {refused}"), self._clock())
+            return refused
+        assert pending is not None
         if answer.request_id in self.answered:
             return f"request #{answer.request_id} is already answered"
         problem = problem_with(pending, answer)
         if problem is not None:
             return problem
         return self._send(pending, answer)
+
+    def _not_the_one_shown(
+        self, pending: RequestPending | None, answer: RequestAnswered
+    ) -> str | None:
+        """Why ``answer`` is not for ``pending`` (gone, another connection's, or not what
+        the operator was shown), or None."""
+        number = f"request #{answer.request_id}"
+        if pending is None or answer.thread not in (None, pending.thread):
+            return f"{number} is no longer pending"
+        if answer.generation is not None and answer.generation != self.generation:
+            return f"{number} was asked by an app-server that is gone; this one's is another"
+        if answer.shown is not None and answer.shown != shown_digest(pending):
+            return f"{number} is not the request that was shown (it changed); nothing sent"
+        return None
 
     def _send(self, pending: RequestPending, answer: RequestAnswered) -> str | None:
         rpc = self.rpc
@@ -210,6 +241,7 @@ class ThreadRequests:
         self._emit(
             RequestResolved(
                 request_id=request_id,
+                generation=pending.generation,
                 how=how,
                 thread=pending.thread,
                 environment_id=pending.environment_id,

@@ -25,7 +25,6 @@ from envtui.tui.help_keys import help_sections, sectioned_help
 from envtui.tui.history_screen import HistoryScreen
 from envtui.tui.incidents_view import IncidentList, episodes_details, incident_details
 from envtui.tui.log_widget import EventLog
-from envtui.tui.needs_you.keys import NeedsYouKeys
 from envtui.tui.options import DashboardOptions
 from envtui.tui.screens import TextScreen
 from envtui.tui.web.delivery import copy_text, deliver_file
@@ -33,7 +32,7 @@ from envtui.tui.widgets import VIEWS, ContextPanel, EnvironmentTable
 from envtui.vocabulary.events import thread_event
 
 
-class DashboardActions(NeedsYouKeys, Screen[None]):
+class DashboardActions(Screen[None]):
     """The main screen's keys and the state they assign; the drawing is the subclass's."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -55,11 +54,17 @@ class DashboardActions(NeedsYouKeys, Screen[None]):
         Binding("s", "sort", "Sort", id="sort"),
         Binding("S", "sort_reverse", "Reverse", show=False, id="sort_reverse"),
         Binding("h", "history", "History", id="history"),
-        Binding("o", "approve_once", "Approve once", id="approve_once"),
-        Binding("O", "approve_session", "Approve for session", show=False, id="approve_session"),
-        Binding("x", "decline", "Decline", id="decline"),
-        Binding("r", "reply", "Answer questions", show=False, id="reply"),
-        Binding("w", "next_request", "Next request", show=False, id="next_request"),
+        Binding("o", "needs_you('approve_once')", "Approve once", id="approve_once"),
+        Binding(
+            "O",
+            "needs_you('approve_session')",
+            "Approve for session",
+            show=False,
+            id="approve_session",
+        ),
+        Binding("x", "needs_you('decline')", "Decline", id="decline"),
+        Binding("r", "needs_you('reply')", "Answer questions", show=False, id="reply"),
+        Binding("w", "needs_you('next_request')", "Next request", show=False, id="next_request"),
         Binding("R", "toggle_resolved", "Resolved", show=False, id="toggle_resolved"),
         Binding("q", "quit", "Quit", id="quit"),
     ]

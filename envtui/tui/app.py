@@ -83,7 +83,8 @@ def known_binding_ids() -> list[str]:
     """Every binding id a keymap may name: the app's, its screens' and widgets'."""
     from envtui.tui.history_screen import HistoryScreen
     from envtui.tui.log_widget import EventLog
-    from envtui.tui.needs_you.panel import ConfirmAnswer, ReplyScreen
+    from envtui.tui.needs_you.confirm import ConfirmAnswer
+    from envtui.tui.needs_you.panel import ReplyScreen
     from envtui.tui.screens import TextScreen
     from envtui.tui.widgets import EnvironmentTable
 

@@ -52,7 +52,7 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str | None], ...]], ...] = (
     (
         "Needs you (while Codex waits, envtui codex)",
         (
-            ("approve_once", "Approve the marked request once"),
+            ("approve_once", "Approve the marked request once (y confirms, after 0.5 s)"),
             ("approve_session", "Approve it for the session (where Codex offers it)"),
             ("decline", "Decline it"),
             ("reply", "Answer Codex's questions"),

@@ -33,6 +33,7 @@ from envtui.tui.format import clock_text, fit, glyphs, source_badge
 from envtui.tui.incidents_view import IncidentList, banner_text
 from envtui.tui.keybar import KeyBar
 from envtui.tui.log_widget import EventLog
+from envtui.tui.needs_you.keys import NEEDS_YOU_ACTIONS, NeedsYouKeys
 from envtui.tui.needs_you.panel import NeedsYouPanel, panel_text
 from envtui.tui.options import DashboardOptions
 from envtui.tui.widgets import ContextPanel, EnvironmentTable, ToolsPanel
@@ -77,6 +78,7 @@ class MainScreen(DashboardActions):
         self._header = ""
         self._second = 0  # the clock's second the last frame drew
         self._frame_pending = False
+        self.needs_you_keys = NeedsYouKeys(self, store, options, self.BINDINGS, self.request_panel)
 
     # --- layout ----------------------------------------------------------------------------------
 
@@ -198,6 +200,21 @@ class MainScreen(DashboardActions):
         if not self._recomposing:
             self._resync_table()
 
+    # --- the needs-you keys and answers ---------------------------------------------------------
+
+    def action_needs_you(self, action: str) -> None:
+        self.needs_you_keys.act(action)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The needs-you keys are in the footer only while a request waits."""
+        if action == "needs_you" and parameters and parameters[0] in NEEDS_YOU_ACTIONS:
+            return self.needs_you_keys.waiting()
+        return super().check_action(action, parameters)
+
+    @on(NeedsYouPanel.Answered)
+    def _answered(self, event: NeedsYouPanel.Answered) -> None:
+        self.needs_you_keys.send(event.answer)
+
     # --- state -----------------------------------------------------------------------------------
 
     def watch_paused(self, paused: bool) -> None:
@@ -251,6 +268,7 @@ class MainScreen(DashboardActions):
         now = self.options.clock()
         second = int(now.timestamp())
         new_second, self._second = second != self._second, second
+        self.needs_you_keys.requests_changed()  # a confirmation whose request went closes
         if self.paused:
             self._draw_header()
             return
@@ -309,7 +327,7 @@ class MainScreen(DashboardActions):
         text = panel_text(
             needs_you,
             self.store.environments,
-            self.marked,
+            self.needs_you_keys.marked,
             self.options.clock(),
             self.options.answers is not None,
         )

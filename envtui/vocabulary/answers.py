@@ -13,6 +13,8 @@ decline are always allowed.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from typing import Protocol, runtime_checkable
 
 from envtui.vocabulary.thread_messages import RequestAnswered, RequestPending
@@ -56,6 +58,33 @@ def problem_with(request: RequestPending, answer: RequestAnswered) -> str | None
         offered = ", ".join(request.decisions) or "nothing"
         return f"Codex does not offer to approve this for the session (it offers {offered})"
     return None
+
+
+def shown_digest(request: RequestPending) -> str:
+    """A digest of what the operator is shown of ``request`` and approves: the method, the
+    kind, the command (its whole text's digest), the cwd, the environment, the thread, the
+    files, the permissions and every other grant, and the questions.
+
+    The confirmation sends it with the answer and the client computes it again from the
+    request it holds: an answer meant for another request (one asked under the same id by
+    a restarted app-server, say) is refused rather than sent.
+    """
+    shown = [
+        request.method,
+        request.kind,
+        request.command_kind,
+        request.command,
+        request.command_sha256,
+        request.cwd,
+        request.environment_id,
+        request.thread,
+        request.changes,
+        request.permissions,
+        request.grants,
+        [(q.id, q.question, q.secret) for q in request.questions],
+    ]
+    text = json.dumps(shown, sort_keys=True, ensure_ascii=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
 def answers_of(source: object) -> Answers | None:

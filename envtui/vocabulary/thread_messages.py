@@ -95,10 +95,16 @@ class RequestPending(VocabularyMessage):
     ``decisions`` are the decisions Codex offers, in its order and words (``accept``,
     ``acceptWithExecpolicyAmendment``, ``cancel``, …); empty when it offers no list.
     ``changes`` are a file change's files (``add path``, ``update path``, ``delete path``).
+    ``generation`` numbers the app-server connection that asked (ids restart with each).
+    ``command`` is the whole command, or past a bound its head and tail with ``… N
+    characters …`` between; ``command_length`` and ``command_sha256`` are the whole
+    command's. ``command_kind`` is Codex's ``kind`` (``writeStdin``: input for a running
+    terminal; ``humanCommand``); ``grants`` is everything else approving it grants, in words.
     """
 
     type: Literal["request_pending"] = "request_pending"
     request_id: int | str
+    generation: int | None = None
     kind: RequestKind
     method: str
     thread: str | None = None
@@ -113,6 +119,10 @@ class RequestPending(VocabularyMessage):
     changes: list[str] = Field(default_factory=list)
     permissions: dict[str, Any] | None = None
     questions: list[Question] = Field(default_factory=list)
+    command_kind: str | None = None
+    command_length: int | None = None
+    command_sha256: str | None = None
+    grants: list[str] | None = None
 
 
 class RequestAnswered(VocabularyMessage):
@@ -121,11 +131,16 @@ class RequestAnswered(VocabularyMessage):
     ``by`` is ``operator`` (with the ``key`` pressed) or ``read-only`` (``--read-only``
     declines every request at once). ``answers`` are the answers to questions, by question
     id; a secret one is written as :data:`SECRET`. ``sent`` is Codex's result as sent, the
-    secret answers left out.
+    secret answers left out. ``generation`` and ``shown`` say which request was answered:
+    its app-server connection, and the digest of what the operator was shown
+    (:func:`~envtui.vocabulary.answers.shown_digest`); an answer whose request is gone or
+    differs is refused.
     """
 
     type: Literal["request_answered"] = "request_answered"
     request_id: int | str
+    generation: int | None = None
+    shown: str | None = None
     kind: RequestKind
     answer: Answer
     by: Literal["operator", "read-only"] = "operator"
@@ -135,6 +150,7 @@ class RequestAnswered(VocabularyMessage):
     command: str | None = None
     answers: dict[str, list[str]] | None = None
     sent: dict[str, Any] | None = None
+    command_sha256: str | None = None
 
 
 class RequestResolved(VocabularyMessage):
@@ -142,6 +158,7 @@ class RequestResolved(VocabularyMessage):
 
     type: Literal["request_resolved"] = "request_resolved"
     request_id: int | str
+    generation: int | None = None
     how: ResolvedHow
     thread: str | None = None
     environment_id: str | None = None

@@ -19,8 +19,10 @@ import sys
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from textual.pilot import Pilot
 
 from tests.support.liveness import alive
 from tests.support.real.codex_approvals import WHERE, ApprovalCodex, approval_codex, escalated
@@ -31,7 +33,8 @@ from envtui.environments.app_server import CodexOptions
 from envtui.sources.codex_attach import CodexSource, OperatedCodex
 from envtui.sources.recording import recorded
 from envtui.tui.app import DashboardOptions, EnvTuiApp
-from envtui.tui.needs_you.panel import ConfirmAnswer, NeedsYouPanel, ReplyScreen
+from envtui.tui.needs_you.confirm import ConfirmAnswer
+from envtui.tui.needs_you.panel import NeedsYouPanel, ReplyScreen
 from envtui.vocabulary.events import Event, decode_event
 from envtui.vocabulary.thread_messages import (
     RequestAnswered,
@@ -58,6 +61,14 @@ def _options(codex: ApprovalCodex, **fields: object) -> CodexOptions:
     }
     values.update(fields)
     return CodexOptions(**values)  # type: ignore[arg-type]
+
+
+async def _confirm(app: EnvTuiApp, pilot: Pilot[Any]) -> None:
+    """``y`` at the confirmation, once it takes keys."""
+    await pilot_wait_until(
+        pilot, lambda: isinstance(app.screen, ConfirmAnswer) and app.screen.armed
+    )
+    await pilot.press("y")
 
 
 def _statuses(events: list[Event]) -> list[str]:
@@ -128,8 +139,7 @@ async def test_an_approval_for_a_remote_is_approved_with_the_key_runs_there_and_
         assert "waiting on approval" in str(app.screen.query_one("#header").render())
 
         await pilot.press("o")
-        await pilot_wait_until(pilot, lambda: isinstance(app.screen, ConfirmAnswer))
-        await pilot.press("enter")
+        await _confirm(app, pilot)
         await pilot_wait_until(
             pilot,
             lambda: any(f"where={WHERE}" in told for told in codex.told()),
@@ -143,8 +153,7 @@ async def test_an_approval_for_a_remote_is_approved_with_the_key_runs_there_and_
             what="the second request",
         )
         await pilot.press("x")
-        await pilot_wait_until(pilot, lambda: isinstance(app.screen, ConfirmAnswer))
-        await pilot.press("enter")
+        await _confirm(app, pilot)
         await pilot_wait_until(
             pilot,
             lambda: store.needs_you.status == "idle" and DECLINED in codex.rollout(),
@@ -310,8 +319,7 @@ async def test_codexs_questions_are_shown_and_answered_in_text_from_the_dashboar
         await pilot.press("r")
         await pilot_wait_until(pilot, lambda: isinstance(app.screen, ReplyScreen))
         await pilot.press(*"green, actually", "enter")
-        await pilot_wait_until(pilot, lambda: isinstance(app.screen, ConfirmAnswer))
-        await pilot.press("enter")
+        await _confirm(app, pilot)
         await pilot_wait_until(
             pilot,
             lambda: any("green, actually" in told for told in codex.told()),

@@ -91,7 +91,7 @@ Incidents (when focused)
   R               Hide or show the resolved ones
 
 Needs you (while Codex waits, envtui codex)
-  o               Approve the marked request once
+  o               Approve the marked request once (y confirms, after 0.5 s)
   O               Approve it for the session (where Codex offers it)
   x               Decline it
   r               Answer Codex's questions

@@ -1,5 +1,5 @@
 """The needs-you panel and its keys, driven by Pilot: what Codex waits on is shown with its
-environment, and an answer is sent only after the confirmation line, with its key.
+environment, and an answer is sent only after the confirmation, with its key.
 
 The answers go to a recording ``answer`` here; that the real app-server receives them and
 acts on them is tests/integration/test_codex_approvals.py.
@@ -29,7 +29,8 @@ from tests.support.waiting import pilot_wait_until
 
 from envtui.tui.app import DashboardOptions, EnvTuiApp
 from envtui.tui.main_screen import MainScreen
-from envtui.tui.needs_you.panel import ConfirmAnswer, NeedsYouPanel, ReplyScreen
+from envtui.tui.needs_you.confirm import ConfirmAnswer
+from envtui.tui.needs_you.panel import NeedsYouPanel, ReplyScreen
 from envtui.tui.widgets import EnvironmentTable
 from envtui.vocabulary.events import Event
 from envtui.vocabulary.thread_messages import RequestAnswered
@@ -66,11 +67,20 @@ async def asked(
         yield app, pilot
 
 
+async def confirming(app: EnvTuiApp, pilot: Pilot[Any]) -> ConfirmAnswer:
+    """The confirmation, once it is up and takes keys."""
+    await pilot_wait_until(
+        pilot, lambda: isinstance(app.screen, ConfirmAnswer) and app.screen.armed
+    )
+    assert isinstance(app.screen, ConfirmAnswer)
+    return app.screen
+
+
 async def confirmed(app: EnvTuiApp, pilot: Pilot[Any], key: str) -> None:
-    """Press ``key``, then ``enter`` once its confirmation line is up."""
+    """Press ``key``, then ``y`` once its confirmation takes keys."""
     await pilot.press(key)
-    await pilot_wait_until(pilot, lambda: isinstance(app.screen, ConfirmAnswer))
-    await pilot.press("enter")
+    await confirming(app, pilot)
+    await pilot.press("y")
 
 
 def panel(app: EnvTuiApp) -> str:
@@ -100,17 +110,22 @@ async def test_a_pending_approval_names_its_environment_command_cwd_reason_and_w
         assert "needs you" not in error_cell(app, "local")
 
 
-async def test_o_shows_the_confirmation_line_and_enter_sends_approve_once_with_its_key() -> None:
+async def test_o_shows_the_confirmation_and_y_sends_approve_once_with_its_key() -> None:
     answers = Answers()
     async with asked(answers) as (app, pilot):
         await pilot.press("o")
-        await pilot_wait_until(pilot, lambda: isinstance(app.screen, ConfirmAnswer))
-        assert isinstance(app.screen, ConfirmAnswer)
-        assert app.screen.line == (
-            f"approve once #0: {COMMAND} on devbox (exec-server, not primary)?"
-        )
+        confirmation = await confirming(app, pilot)
+        assert confirmation.line.splitlines() == [
+            "approve once #0 (command) on devbox (exec-server, not primary)?",
+            f"$ {COMMAND}",
+            "cwd /w",
+        ]
         assert not answers.sent  # nothing leaves before the operator confirms
-        await pilot.press("enter")
+        await pilot.press("enter")  # enter does not send
+        await pilot.pause()
+        assert app.screen is confirmation
+        assert not answers.sent
+        await pilot.press("y")
         await pilot_wait_until(pilot, lambda: bool(answers.sent))
         (sent,) = answers.sent
         assert (sent.request_id, sent.kind, sent.answer, sent.by, sent.key) == (
@@ -129,7 +144,7 @@ async def test_escape_at_the_confirmation_sends_nothing() -> None:
     async with asked(answers) as (app, pilot):
         await pilot.press("x")
         await pilot_wait_until(pilot, lambda: isinstance(app.screen, ConfirmAnswer))
-        assert app.screen.line.startswith("decline #0: ")  # type: ignore[attr-defined]
+        assert app.screen.line.startswith("decline #0 (command) on devbox")  # type: ignore[attr-defined]
         await pilot.press("escape")
         await pilot_wait_until(pilot, lambda: isinstance(app.screen, MainScreen))
         assert not answers.sent
@@ -175,7 +190,7 @@ async def test_w_moves_the_keys_to_the_next_request() -> None:
         await pilot_wait_until(
             pilot, lambda: "▶ #1 command on local (local, primary)" in panel(app)
         )
-        await pilot.press("x", "enter")
+        await confirmed(app, pilot, "x")
         await pilot_wait_until(pilot, lambda: bool(answers.sent))
         assert [(a.request_id, a.answer) for a in answers.sent] == [(1, "decline")]
 
@@ -189,9 +204,9 @@ async def test_questions_are_shown_and_answered_in_text() -> None:
         await pilot_wait_until(pilot, lambda: isinstance(app.screen, ReplyScreen))
         await pilot.press(*"green, actually")
         await pilot.press("enter")
-        await pilot_wait_until(pilot, lambda: isinstance(app.screen, ConfirmAnswer))
-        assert "colour: green, actually" in app.screen.line  # type: ignore[attr-defined]
-        await pilot.press("enter")
+        confirmation = await confirming(app, pilot)
+        assert "colour: green, actually" in confirmation.line
+        await pilot.press("y")
         await pilot_wait_until(pilot, lambda: bool(answers.sent))
         (sent,) = answers.sent
         assert (sent.answer, sent.answers, sent.key) == (
@@ -237,7 +252,7 @@ async def test_the_keys_are_in_the_footer_only_while_something_waits() -> None:
     async with app.run_test(size=(150, 44)) as pilot:
         await feed(app, pilot, environments())
         screen = app.screen
-        assert screen.check_action("approve_once", ()) is False
+        assert screen.check_action("needs_you", ("approve_once",)) is False
         await feed(app, pilot, [waiting(), command_request()])
-        assert screen.check_action("approve_once", ()) is True
+        assert screen.check_action("needs_you", ("approve_once",)) is True
         assert screen.check_action("pause", ()) is True

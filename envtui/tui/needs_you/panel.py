@@ -5,9 +5,15 @@ the environment it is for (its id, kind, and whether it is the primary), the com
 file change or the permission, the cwd, the reason, and how long it has waited. The keys
 act on the request marked ``▶`` (``w`` moves the mark): approve once, approve for the
 session where Codex offers it, decline, or, for questions, answer them in text. Every
-answer first shows a confirmation line that repeats the command and the environment; only
-``enter`` there sends it. Nothing here sends anything on its own: the dashboard's
-``answer`` (``DashboardOptions.answer``) does, and only for an operator who confirmed.
+answer first shows a confirmation (:mod:`.confirm`) that repeats everything it grants;
+only ``y`` there sends it. Nothing here sends anything on its own: a confirmed answer is
+posted as :class:`NeedsYouPanel.Answered`, which the screen hands to the dashboard's
+answers door (``DashboardOptions.answers``).
+
+A command is shown with its whitespace runs in words and, when long, as its head and
+tail (:func:`~envtui.vocabulary.request_words.visible_command`), so its end is never out
+of sight; its kind (input for a running terminal is not a command) and every other grant
+(a network host, more permissions, proposed rules) are lines of their own.
 
 The texts are pure functions, tested without a running app; every word in them that came
 from Codex is made one safe line (:mod:`envtui.vocabulary.safe_text`) before it is drawn.
@@ -23,6 +29,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
+from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
@@ -37,12 +44,19 @@ from envtui.dashboard.needs_you import (
 from envtui.dashboard.store import EnvironmentRow
 from envtui.tui.format import glyphs
 from envtui.tui.incidents_view import span
-from envtui.vocabulary.answers import offers_session
+from envtui.vocabulary.answers import offers_session, shown_digest
+from envtui.vocabulary.request_words import visible_command
 from envtui.vocabulary.safe_text import for_terminal, one_line
 from envtui.vocabulary.thread_messages import Answer, RequestAnswered, RequestPending
 
 SHOWN = 4
 """Requests the panel lists in full; the rest are counted."""
+PANEL_COMMAND = 160
+"""Characters of a command the panel shows (its head and tail past it)."""
+COMMAND_KIND_WORDS = {
+    "writeStdin": "input for a terminal that already runs (writeStdin), not a new command",
+    "humanCommand": "a checkpoint that needs a person's decision (humanCommand)",
+}
 KIND_WORDS = {
     "command": "command",
     "file_change": "file change",
@@ -73,13 +87,15 @@ def asked_lines(msg: RequestPending) -> list[str]:
     """What is asked, in lines: the command or files, the cwd and reason, the questions."""
     lines: list[str] = []
     if msg.kind == "command":
-        lines.append(f"$ {one_line(msg.command or '(no command given)')}")
+        lines += command_lines(msg, PANEL_COMMAND)
     elif msg.kind == "file_change":
         lines += [one_line(change) for change in msg.changes[:5]] or ["(files not named)"]
         if len(msg.changes) > 5:
             lines.append(f"and {len(msg.changes) - 5} more files")
     elif msg.kind == "permissions":
         lines.append(f"grant: {one_line(permissions_text(msg.permissions))}")
+    if msg.kind != "command":
+        lines += [one_line(grant) for grant in msg.grants or []]
     for question in msg.questions:
         choices = [
             f"{o.label}: {o.description}" if o.description else o.label for o in question.options
@@ -96,6 +112,26 @@ def asked_lines(msg: RequestPending) -> list[str]:
         lines.append(one_line(" · ".join(where)))
     if msg.decisions:
         lines.append(one_line(f"Codex offers: {', '.join(msg.decisions)}"))
+    return lines
+
+
+def command_lines(msg: RequestPending, budget: int) -> list[str]:
+    """A command request's kind (when it is not a plain command), its command shown so
+    nothing in it hides (whitespace in words, head and tail past ``budget``), its length
+    when it was cut, and the other grants, in lines."""
+    lines: list[str] = []
+    if msg.command_kind is not None:
+        lines.append(
+            one_line(f"kind: {COMMAND_KIND_WORDS.get(msg.command_kind, msg.command_kind)}")
+        )
+    shown = visible_command(msg.command, budget) if msg.command else "(no command given)"
+    prompt = "stdin>" if msg.command_kind == "writeStdin" else "$"
+    lines.append(one_line(f"{prompt} {shown}"))
+    length = msg.command_length
+    if length is not None and (len(shown) < length or length != len(msg.command or "")):
+        digest = f", sha256 {msg.command_sha256[:16]}…" if msg.command_sha256 else ""
+        lines.append(f"(the whole command: {length:,} characters{digest})")
+    lines += [one_line(grant) for grant in msg.grants or []]
     return lines
 
 
@@ -165,38 +201,36 @@ def next_marked(needs_you: NeedsYou, marked: RequestKey | None) -> RequestKey | 
     return keys[(index + 1) % len(keys)]
 
 
-def confirmation_line(msg: RequestPending, answer: Answer, rows: dict[str, EnvironmentRow]) -> str:
-    """What the operator confirms: the answer, the command (or what is asked), where."""
-    if msg.kind == "command":
-        what = msg.command or "the command"
-    elif msg.kind == "file_change":
-        what = ", ".join(msg.changes) or "the file change"
-    elif msg.kind == "permissions":
-        what = f"permissions {permissions_text(msg.permissions)}"
-    else:
-        what = "the questions"
-    line = f"{ACTION_WORDS[answer]} #{msg.request_id}: {what} on {environment_words(msg, rows)}?"
-    return one_line(line)
-
-
 def answer_message(
     request: PendingRequest, answer: Answer, key: str, answers: dict[str, list[str]] | None = None
 ) -> RequestAnswered:
     msg = request.msg
     return RequestAnswered(
         request_id=msg.request_id,
+        generation=msg.generation,
+        shown=shown_digest(msg),
         kind=msg.kind,
         answer=answer,
         key=key,
         thread=msg.thread,
         environment_id=msg.environment_id,
         command=msg.command,
+        command_sha256=msg.command_sha256,
         answers=answers,
     )
 
 
 class NeedsYouPanel(Static):
-    """The panel: hidden while nothing waits."""
+    """The panel: hidden while nothing waits. A confirmed answer is posted from here as
+    :class:`Answered`, for the screen to send."""
+
+    class Answered(Message):
+        """The operator confirmed ``answer`` for the request it names (its generation and
+        the digest of what was shown included)."""
+
+        def __init__(self, answer: RequestAnswered) -> None:
+            super().__init__()
+            self.answer = answer
 
     DEFAULT_CSS = """
     NeedsYouPanel { height: auto; max-height: 16; border: round $warning; padding: 0 1;
@@ -208,34 +242,6 @@ class NeedsYouPanel(Static):
         self.border_title = f"{glyphs().warning} needs you · {waiting} waiting"
         self.update(Text(for_terminal(text), no_wrap=True, overflow="ellipsis"))
         self.set_class(bool(text), "-visible")
-
-
-class ConfirmAnswer(ModalScreen[bool]):
-    """One confirmation line: ``enter`` sends the answer, ``esc`` does not."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "send", "Send", id="confirm_send"),
-        Binding("escape", "cancel", "Cancel", id="confirm_cancel"),
-    ]
-    DEFAULT_CSS = """
-    ConfirmAnswer { align: center bottom; }
-    ConfirmAnswer > Static { width: 100%; height: auto; border: round $warning;
-                             background: $panel; padding: 0 1; }
-    """
-
-    def __init__(self, line: str) -> None:
-        super().__init__()
-        self.line = line
-
-    def compose(self) -> ComposeResult:
-        text = f"{self.line}\nenter: send it to Codex · esc: do not send"
-        yield Static(Text(for_terminal(text)), markup=False, id="confirm-line")
-
-    def action_send(self) -> None:
-        self.dismiss(True)
-
-    def action_cancel(self) -> None:
-        self.dismiss(False)
 
 
 class ReplyScreen(ModalScreen[dict[str, list[str]] | None]):
