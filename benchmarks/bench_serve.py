@@ -145,7 +145,7 @@ def served_first_frame(
     second = context.new_page()
     second.add_init_script(CATCH_TERMINAL)
     start = time.perf_counter()
-    second.goto(f"http://127.0.0.1:{PORT}/")  # the first page's cookie is the browser's
+    second.goto(printed_url(workdir))  # the printed address again: the token is kept per tab
     second.wait_for_function(f"() => ({SCREEN_TEXT})().includes({HEADER!r})", timeout=60_000)
     again = time.perf_counter() - start
     context.close()

@@ -34,9 +34,12 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from urllib.parse import unquote
 
 import aiohttp
 import psutil
+
+from envtui.commands.serve.web_access import PAGE_PROTOCOL, token_protocol
 
 ROOT = Path(__file__).resolve().parent.parent
 SIZE = (160, 45)
@@ -107,13 +110,15 @@ async def _with_tabs(
     server: int, url: str, port: int, tabs: int, settle: float
 ) -> dict[str, tuple[float, ...]]:
     result: dict[str, tuple[float, ...]] = {}
-    async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as client:
-        async with client.get(url) as page:
+    token = unquote(url.split("#token=", 1)[1])  # the page's script offers it with each tab
+    async with aiohttp.ClientSession() as client:
+        async with client.get(url.split("#", 1)[0]) as page:
             assert page.status == 200
         sockets = [
             await client.ws_connect(
                 f"ws://127.0.0.1:{port}/ws?width={SIZE[0]}&height={SIZE[1]}",
                 headers={"Origin": f"http://127.0.0.1:{port}"},
+                protocols=(PAGE_PROTOCOL, token_protocol(token)),
             )
             for _ in range(tabs)
         ]

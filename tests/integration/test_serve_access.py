@@ -9,7 +9,6 @@ The browser's side of the same (a page on another port in a real Chromium) is in
 from __future__ import annotations
 
 import asyncio
-import http.client
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -51,11 +50,12 @@ def _no_dashboards_left(served: Served) -> None:
 
 async def test_refused_requests_get_403_or_401_and_start_no_dashboard(served: Served) -> None:
     async with browser_client() as client:
-        await logged_in(client, served)  # the cookie is there: the Origin alone refuses
+        await logged_in(client, served)  # the token is offered: the Origin alone refuses
         for origin in ("http://evil.example", f"http://127.0.0.1:{served.port + 1}"):
             with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
                 await client.ws_connect(f"ws://127.0.0.1:{served.port}/ws",
-                                        headers={"Origin": origin})  # fmt: skip
+                                        headers={"Origin": origin},
+                                        protocols=served.protocols)  # fmt: skip
             assert refused.value.status == 403, origin
         rebound = {"Host": f"evil.example:{served.port}"}  # a DNS-rebound name
         async with client.get(f"{served.origin}/", headers=rebound) as page:
@@ -64,34 +64,30 @@ async def test_refused_requests_get_403_or_401_and_start_no_dashboard(served: Se
             await client.ws_connect(f"ws://127.0.0.1:{served.port}/ws",
                                     headers={**rebound, "Origin": f"http://evil.example:{served.port}"})  # fmt: skip
         assert refused.value.status == 403
-    async with browser_client() as stranger:  # another local user: no token, no cookie
+    async with browser_client() as stranger:  # another local user: no token
         async with stranger.get(f"{served.origin}/") as page:
-            assert page.status == 401
-            assert "Open the URL envtui serve printed" in await page.text()
+            assert page.status == 200  # the page holds no data
+            assert served.token not in await page.text()
         with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
             await stranger.ws_connect(f"ws://127.0.0.1:{served.port}/ws",
                                       headers={"Origin": served.origin})  # fmt: skip
         assert refused.value.status == 401
-        async with stranger.get(f"{served.origin}/?token=guess") as page:
-            assert page.status == 403
     assert served.dashboards() == []
 
 
-async def test_the_token_becomes_a_strict_http_only_cookie_and_the_dashboard_works(
+async def test_the_token_offered_with_the_websocket_opens_the_dashboard(
     served: Served,
 ) -> None:
+    assert "#token=" in served.url  # in the fragment: a browser never sends it to a server
     async with browser_client() as client:
-        async with client.get(served.url, allow_redirects=False) as exchange:
-            assert exchange.status == 303
-            cookie = exchange.cookies[f"envtui-serve-{served.port}"]
-            assert cookie["httponly"] is True
-            assert cookie["samesite"] == "Strict"
         async with client.get(f"{served.origin}/") as page:
             assert page.status == 200
+            assert "Set-Cookie" not in page.headers
             assert f"ws://127.0.0.1:{served.port}/ws" in await page.text()
         websocket = await client.ws_connect(
             f"ws://127.0.0.1:{served.port}/ws?width=100&height=30",
             headers={"Origin": served.origin},
+            protocols=served.protocols,
         )
         try:
             assert await screen_bytes(websocket, 10_000) >= 10_000
@@ -109,7 +105,9 @@ async def test_one_dashboard_more_than_max_sessions_is_refused_with_the_reason(
         async with open_tabs(client, served, MAX_SESSIONS) as tabs:
             for websocket in tabs:
                 await screen_bytes(websocket, 1_000)  # each has its dashboard
-            extra = await client.ws_connect(served.tab_url, headers={"Origin": served.origin})
+            extra = await client.ws_connect(
+                served.tab_url, headers={"Origin": served.origin}, protocols=served.protocols
+            )
             async with asyncio.timeout(30):  # closed at once, never left hanging
                 refusal = await extra.receive()
             assert refusal.type == aiohttp.WSMsgType.CLOSE
@@ -138,6 +136,7 @@ async def test_a_huge_terminal_size_is_clamped_before_the_dashboard_starts(
         websocket = await client.ws_connect(
             f"ws://127.0.0.1:{served.port}/ws?width=2000&height=2000",
             headers={"Origin": served.origin},
+            protocols=served.protocols,
         )
         try:
             assert drawn_size(await first_frame(websocket)) == (500, 200)
@@ -159,19 +158,20 @@ def test_nothing_is_left_when_the_server_stops(served: Served) -> None:
 FIXED_TOKEN = "my-fixed-token-of-32-characters-x"
 
 
+async def _a_tab_opens(served: Served) -> None:
+    async with browser_client() as client, open_tabs(client, served, 1) as (tab,):
+        await screen_bytes(tab, 1_000)
+
+
 def test_a_token_file_fixes_the_token(tmp_path: Path) -> None:
-    """The printed address carries the file's token, and the page takes it."""
+    """The printed address carries the file's token, and a tab's websocket that offers it
+    is answered."""
     token_file = tmp_path / "token"
     token_file.write_text(f"{FIXED_TOKEN}\n", encoding="utf-8")
     token_file.chmod(0o600)
     served = start_served(["--token-file", str(token_file)], tmp_path)
     try:
-        assert served.url == f"http://127.0.0.1:{served.port}/?token={FIXED_TOKEN}"
-        connection = http.client.HTTPConnection("127.0.0.1", served.port, timeout=30)
-        connection.request("GET", f"/?token={FIXED_TOKEN}")
-        answer = connection.getresponse()
-        assert answer.status == 303  # the file's token is the one taken
-        assert f"envtui-serve-{served.port}=" in answer.getheader("Set-Cookie", "")
-        connection.close()
+        assert served.url == f"http://127.0.0.1:{served.port}/#token={FIXED_TOKEN}"
+        asyncio.run(_a_tab_opens(served))  # the file's token is the one taken
     finally:
         assert stop_serve(served.process) == 0

@@ -70,10 +70,12 @@ def test_the_page_shows_the_environments_table_with_a_ready_environment() -> Non
 def test_the_printed_address_with_its_token_opens_the_page_and_leaves_the_token_out() -> None:
     seen = scenario("use")
     assert re.search(  # the address alone on its line: nothing glued to the token
-        r"\(Ctrl\+C stops them all\); open:\nhttp://127\.0\.0\.1:\d+/\?token=[\w-]{20,}\n",
+        r"\(Ctrl\+C stops them all\); open:\nhttp://127\.0\.0\.1:\d+/#token=[\w-]{20,}\n",
         seen["server_log"],
     )
-    assert "token" not in seen["page_url"]  # exchanged for the cookie, then left out
+    assert "token" not in seen["page_url"]  # moved to the tab's sessionStorage, then left out
+    assert seen["stored_token"]
+    assert "environments" in seen["reload_screen"]  # a reload of the tab keeps it
     assert seen["server_log"].count("token=") == 1  # printed once, logged nowhere else
 
 
@@ -142,14 +144,24 @@ def test_ctrl_c_stops_the_server_and_every_dashboard_it_started() -> None:
     assert "; open:\nhttp://127.0.0.1:" in seen["server_log"]
 
 
-def test_a_page_on_another_port_can_neither_drive_nor_frame_the_dashboard() -> None:
-    """The browser holds the dashboard's cookie and sends it (another port is the same
-    site); the Origin check refuses the websocket and the page refuses to be framed."""
+def test_another_accounts_page_on_another_port_gets_nothing_to_drive_the_dashboard_with() -> None:
+    """The user's browser has the dashboard open; a page served by another local account
+    (``nobody``) on another port of 127.0.0.1 is opened in the same browser. The browser
+    sends that server no credential (a cookie of 127.0.0.1 would go to every port of it,
+    RFC 6265 §8.5), so replaying what it got, with an ``Origin`` of its choosing, is
+    refused; in the browser its page can neither open the websocket nor frame the page,
+    and the tab's ``sessionStorage`` is not its origin's."""
     seen = scenario("attack")
-    assert seen["cookies"] == ["envtui-serve-47652"]  # the attack had the cookie to use
+    replay = seen["replay"]
+    assert replay["uid"] != 0  # another account
+    assert seen["cookies"] == []  # the dashboard sets no cookie
+    assert replay["cookies"] == []  # so the browser sent the attacker's port none
+    assert " 401 " in replay["status"], replay  # without the token, no dashboard
+    assert replay["bytes"] == 0  # not one byte of the screen
+    assert seen["attack_storage"] == 0
     assert seen["attack_title"].startswith(("CLOSED", "ERROR")), seen["attack_title"]
     assert seen["attack_frames"] == 0
-    assert seen["attack_text"] == "waiting"  # not one byte of the screen
+    assert seen["attack_text"] == "waiting"
     assert seen["frame_urls"] != ["http://127.0.0.1:47652/"]  # the frame shows an error
     assert seen["dashboards_before_attack"] == 1
     assert seen["dashboards_during_attack"] == 1  # nothing started for the attack

@@ -36,7 +36,9 @@ async def _open_tab(
     client: aiohttp.ClientSession, served: Served
 ) -> aiohttp.ClientWebSocketResponse:
     tab = await client.ws_connect(
-        f"ws://127.0.0.1:{served.port}/ws?width=100&height=30", headers={"Origin": served.origin}
+        f"ws://127.0.0.1:{served.port}/ws?width=100&height=30",
+        headers={"Origin": served.origin},
+        protocols=served.protocols,
     )
     await serving.screen_bytes(tab, 1_000)  # its dashboard draws
     return tab

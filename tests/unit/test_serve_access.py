@@ -1,5 +1,5 @@
-"""Who ``envtui serve`` answers: its own names and origins, the token and its cookie, the
-size clamp; then the guard in front of the real app, in process, on a loopback port.
+"""Who ``envtui serve`` answers: its own names and origins, the token a websocket offers,
+the size clamp; then the guard in front of the real app, in process, on a loopback port.
 
 The in-process server's dashboard command would leave a file behind; no refused request
 may start it. The served subprocess, a real browser and the session cap are in
@@ -28,8 +28,10 @@ from envtui.commands.serve.web_access import (
     access_for,
     clamp_size,
     read_token_file,
+    token_protocol,
     url_with_token,
 )
+from envtui.commands.serve.web_page import STORAGE_KEY, TOKEN_SCRIPT
 from envtui.commands.serve.web_server import DashboardServer, relay
 
 TOKEN = "s3cret-token"
@@ -96,22 +98,31 @@ def test_port_80_is_answered_with_and_without_the_port_as_browsers_send_it() -> 
     assert access.origin_allowed("http://127.0.0.1")
 
 
-def test_the_token_and_its_cookie_are_checked_and_the_cookie_is_not_the_token() -> None:
+def test_the_token_a_websocket_offers_is_checked_beside_the_pages_protocol() -> None:
     access = _loopback()
-    assert access.token_matches(TOKEN)
-    assert not access.token_matches(TOKEN[:-1])
-    assert not access.token_matches("")
-    assert TOKEN not in access.cookie_value()
-    assert access.cookie_matches(access.cookie_value())
-    assert not access.cookie_matches(_loopback(token="other").cookie_value())
-    assert not access.cookie_matches(None)
-    assert _loopback(port=8001).cookie_name != access.cookie_name  # one per port
+    good = f"envtui-serve, {token_protocol(TOKEN)}"
+    assert access.offered_token(good) is True
+    assert access.offered_token(f"envtui-serve, {token_protocol(TOKEN[:-1])}") is False
+    assert access.offered_token(f"envtui-serve, {token_protocol('other')}") is False
+    assert access.offered_token(token_protocol(TOKEN)) is False  # the page's protocol missing
+    assert access.offered_token(f"{good}, {token_protocol('x')}") is False  # two tokens
+    assert access.offered_token("envtui-serve") is None
+    assert access.offered_token(None) is None
+    assert token_protocol("a b&é") == "envtui-token.61206226c3a9"  # any character
 
 
-def test_the_printed_url_carries_the_token_quoted() -> None:
+def test_the_printed_url_carries_the_token_in_its_fragment_quoted() -> None:
     assert url_with_token("http://127.0.0.1:8000", "a b&c") == (
-        "http://127.0.0.1:8000/?token=a%20b%26c"
+        "http://127.0.0.1:8000/#token=a%20b%26c"
     )
+
+
+def test_the_pages_script_keeps_the_token_per_tab_and_offers_it_to_the_websocket() -> None:
+    assert "sessionStorage.setItem" in TOKEN_SCRIPT
+    assert STORAGE_KEY in TOKEN_SCRIPT
+    assert "history.replaceState" in TOKEN_SCRIPT  # out of the address bar
+    assert '["envtui-serve","envtui-token."+hex]' in TOKEN_SCRIPT
+    assert "cookie" not in TOKEN_SCRIPT
 
 
 @pytest.mark.parametrize(
@@ -195,9 +206,8 @@ async def _served(folder: Path) -> AsyncIterator[tuple[aiohttp.ClientSession, in
     )
     test_server = TestServer(server.make_app(), host="127.0.0.1", port=port)
     await test_server.start_server()
-    jar = aiohttp.CookieJar(unsafe=True)  # aiohttp keeps no cookie of an IP address otherwise
     try:
-        async with aiohttp.ClientSession(cookie_jar=jar) as client:
+        async with aiohttp.ClientSession() as client:
             yield client, port
     finally:
         await test_server.close()
@@ -209,13 +219,8 @@ async def test_refused_requests_never_reach_the_dashboard(tmp_path: Path) -> Non
         async with client.get(f"{base}/", headers={"Host": f"evil.example:{port}"}) as r:
             assert r.status == 403
             assert "evil.example" not in await r.text()  # nothing the request sent is echoed
-        async with client.get(f"{base}/") as r:
-            assert r.status == 401
-            assert "?token=" in await r.text()
-        async with client.get(f"{base}/?token=wrong") as r:
-            assert r.status == 403
         async with client.get(f"{base}/download/any-key") as r:
-            assert r.status == 401
+            assert r.status == 404  # a download's key is the random one a tab was told
         async with client.get(f"{base}/", headers={"Origin": "http://evil.example"}) as r:
             assert r.status == 403  # a script of another origin asking, even for the page
         for origin in ("http://evil.example", f"http://127.0.0.1:{port + 1}", None):
@@ -223,9 +228,22 @@ async def test_refused_requests_never_reach_the_dashboard(tmp_path: Path) -> Non
             with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
                 await client.ws_connect(f"ws://127.0.0.1:{port}/ws", headers=headers)
             assert refused.value.status == 403, origin
-        with pytest.raises(aiohttp.WSServerHandshakeError) as refused:  # own origin, no cookie
+        with pytest.raises(aiohttp.WSServerHandshakeError) as refused:  # own origin, no token
             await client.ws_connect(f"ws://127.0.0.1:{port}/ws", headers={"Origin": base})
         assert refused.value.status == 401
+        with pytest.raises(aiohttp.WSServerHandshakeError) as refused:  # a cookie is nothing
+            await client.ws_connect(
+                f"ws://127.0.0.1:{port}/ws",
+                headers={"Origin": base, "Cookie": f"envtui-serve-{port}=anything"},
+            )
+        assert refused.value.status == 401
+        with pytest.raises(aiohttp.WSServerHandshakeError) as refused:  # another token
+            await client.ws_connect(
+                f"ws://127.0.0.1:{port}/ws",
+                headers={"Origin": base},
+                protocols=("envtui-serve", token_protocol("guess")),
+            )
+        assert refused.value.status == 403
         for disguised in ("/static/../ws", "/static/..%2Fws", "/static%2F..%2Fws"):
             url = URL(f"{base}{disguised}", encoded=True)
             with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
@@ -234,24 +252,16 @@ async def test_refused_requests_never_reach_the_dashboard(tmp_path: Path) -> Non
     assert list(tmp_path.iterdir()) == []  # no tab host was started
 
 
-async def test_the_token_becomes_a_strict_http_only_cookie_and_the_page_loads(
-    tmp_path: Path,
-) -> None:
+async def test_the_page_is_the_same_for_everyone_and_sets_no_cookie(tmp_path: Path) -> None:
     async with _served(tmp_path) as (client, port):
         base = f"http://127.0.0.1:{port}"
-        url = f"{base}/?token={TOKEN}&fontsize=20"
-        async with client.get(url, allow_redirects=False) as r:
-            assert r.status == 303
-            assert r.headers["Location"] == "?fontsize=20"  # the same page, without the token
-            cookie = r.cookies[f"envtui-serve-{port}"]
-            assert cookie["httponly"] is True
-            assert cookie["samesite"] == "Strict"
-            assert cookie["path"] == "/"
-            assert TOKEN not in cookie.value
         async with client.get(f"{base}/?fontsize=20") as r:
             assert r.status == 200
             page = await r.text()
+            assert "Set-Cookie" not in r.headers
             assert f'data-session-websocket-url="ws://127.0.0.1:{port}/ws"' in page
+            assert page.index(TOKEN_SCRIPT) < page.index("js/textual.js")  # before textual.js
+            assert TOKEN not in page
             assert r.headers["X-Frame-Options"] == "DENY"  # no framing by another page
             assert "frame-ancestors 'none'" in r.headers["Content-Security-Policy"]
         async with client.get(f"{base}/static/js/textual.js") as r:
@@ -260,16 +270,16 @@ async def test_the_token_becomes_a_strict_http_only_cookie_and_the_page_loads(
             assert r.status in (403, 404)  # no directory listing
 
 
-async def test_another_loopback_name_is_sent_to_the_address_the_cookie_belongs_to(
+async def test_another_loopback_name_is_sent_to_the_address_the_token_is_kept_for(
     tmp_path: Path,
 ) -> None:
     async with _served(tmp_path) as (client, port):
         headers = {"Host": f"localhost:{port}"}
         async with client.get(
-            f"http://127.0.0.1:{port}/?token=x", headers=headers, allow_redirects=False
+            f"http://127.0.0.1:{port}/?fontsize=9", headers=headers, allow_redirects=False
         ) as r:
-            assert r.status == 307
-            assert r.headers["Location"] == f"http://127.0.0.1:{port}/?token=x"
+            assert r.status == 307  # a browser keeps the fragment (the token) on a redirect
+            assert r.headers["Location"] == f"http://127.0.0.1:{port}/?fontsize=9"
 
 
 class Recorder:

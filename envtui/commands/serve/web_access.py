@@ -4,13 +4,17 @@ A served dashboard reads the environments and types into them, so the server ans
 a browser that is at its own address and holds its token:
 
 - the **Origin** of a websocket upgrade must be the server's own origin, else any page the
-  user has open (another port on 127.0.0.1 is another origin, but the same *site*, so even
-  a SameSite=Strict cookie goes along) could open the dashboard's websocket and drive it;
+  user has open (another port on 127.0.0.1 is another origin, but the same *site*, so what
+  a browser sends by itself goes along) could open the dashboard's websocket and drive it;
 - the **Host** of every request must be one of the server's names, else a page whose name
   the attacker rebinds to 127.0.0.1 (DNS rebinding) is same-origin with the server;
-- a random **token**, printed once in the URL the command shows, is exchanged on the first
-  page load for an HttpOnly cookie, so other users and processes of this machine, which
-  can reach a loopback port too, get nothing without it;
+- a random **token**, printed once in the URL the command shows, must come with every
+  dashboard's websocket, so other users and processes of this machine, which can reach a
+  loopback port too, get nothing without it. It travels in the URL's fragment (never sent
+  to a server), the page keeps it in ``sessionStorage`` (one origin's, port included) and
+  offers it as a websocket subprotocol (:func:`token_protocol`). No cookie: a browser
+  sends a cookie of 127.0.0.1 to every port of it (RFC 6265 §8.5), so another account's
+  server on another port would get it, and could replay it;
 - the **terminal size** a client asks for is clamped, since a dashboard's memory grows with
   its cells.
 
@@ -20,7 +24,6 @@ line that builds them loads no web server. :mod:`envtui.commands.serve.web_guard
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import os
 import secrets
@@ -44,7 +47,11 @@ TOKEN_MIN_LENGTH = 32
 """The shortest token ``--token-file`` takes: too many to guess (a new one has 43)."""
 SHARED_BITS = stat.S_IRGRP | stat.S_IWGRP | stat.S_IROTH | stat.S_IWOTH
 """Mode bits that let another account read or change the token file."""
-COOKIE_LABEL = b"envtui serve session cookie"
+PAGE_PROTOCOL = "envtui-serve"
+"""The websocket subprotocol the server answers with: the page offers it beside the token."""
+TOKEN_PROTOCOL_PREFIX = "envtui-token."
+"""The subprotocol that carries the token, hex-encoded (a subprotocol is an HTTP token:
+letters, digits and a few marks; a ``--token-file`` token may hold any character)."""
 
 
 class TokenFileError(ValueError):
@@ -61,14 +68,12 @@ class Access:
     the scheme's default port, as browsers send it then)."""
     origins: frozenset[str]
     """Every ``Origin`` a websocket may come from, lower case."""
-    cookie_name: str
-    """Per port: cookies are shared by every port of a host, two servers must not clash."""
     secure: bool
-    """Whether the page is reached over https, so the cookie is sent only over it."""
+    """Whether the page is reached over https."""
     canonical: str | None
     """The one ``Host`` the page is served at when envtui chose the address (loopback, no
     ``--public-url``), as a browser writes it (no port on port 80); a page asked for by
-    another loopback name is sent there, since the cookie belongs to one host name and the
+    another loopback name is sent there, since the token is kept per origin and the
     page's websocket goes to this one."""
 
     def host_allowed(self, host: str | None) -> bool:
@@ -80,15 +85,17 @@ class Access:
     def token_matches(self, given: str) -> bool:
         return hmac.compare_digest(given.encode(), self.token.encode())
 
-    def cookie_value(self) -> str:
-        """What the cookie holds: derived from the token, so the token itself is never
-        stored in the browser's cookie jar, and always cookie-safe characters."""
-        return hmac.new(self.token.encode(), COOKIE_LABEL, hashlib.sha256).hexdigest()
-
-    def cookie_matches(self, given: str | None) -> bool:
-        return given is not None and hmac.compare_digest(
-            given.encode(), self.cookie_value().encode()
-        )
+    def offered_token(self, protocols: str | None) -> bool | None:
+        """Whether a websocket's ``Sec-WebSocket-Protocol`` offers this token beside
+        :data:`PAGE_PROTOCOL` (None: it offers no token at all)."""
+        offered = [p.strip() for p in (protocols or "").split(",")]
+        tokens = [p for p in offered if p.startswith(TOKEN_PROTOCOL_PREFIX)]
+        if not tokens:
+            return None
+        given = tokens[0].removeprefix(TOKEN_PROTOCOL_PREFIX)
+        expected = token_protocol(self.token).removeprefix(TOKEN_PROTOCOL_PREFIX)
+        same = hmac.compare_digest(given.lower().encode(), expected.encode())
+        return same and len(tokens) == 1 and PAGE_PROTOCOL in offered
 
 
 def _netlocs(scheme: str, name: str, port: int) -> set[str]:
@@ -125,7 +132,6 @@ def access_for(
         token=token,
         hosts=frozenset(hosts),
         origins=frozenset(origins),
-        cookie_name=f"envtui-serve-{port}",
         secure=scheme == "https",
         canonical=min(_netlocs(scheme, public_name, public_port), key=len) if chosen_url else None,
     )
@@ -179,8 +185,14 @@ def check_private(path: Path, mode: int) -> None:
 
 
 def url_with_token(public_url: str, token: str) -> str:
-    """The address to open: the page, with the token to exchange for the cookie."""
-    return f"{public_url.rstrip('/')}/?token={quote(token, safe='')}"
+    """The address to open: the page, with the token in the fragment, which a browser
+    never sends to a server (the page's script takes it from there)."""
+    return f"{public_url.rstrip('/')}/#token={quote(token, safe='')}"
+
+
+def token_protocol(token: str) -> str:
+    """The websocket subprotocol that carries ``token`` (what the page's script offers)."""
+    return TOKEN_PROTOCOL_PREFIX + token.encode().hex()
 
 
 def clamp_size(width: object, height: object) -> tuple[int, int]:

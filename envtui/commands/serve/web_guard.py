@@ -3,9 +3,10 @@
 
 So a refused request never reaches textual-serve, and no dashboard process is started for
 it. In order: the ``Host`` (DNS rebinding), the ``Origin`` (other pages; a websocket must
-carry one), then the token: given in the page's query it is exchanged for the cookie and
-the browser is sent to the same address without it; everything else but the static files
-needs the cookie. A page asked for while every dashboard is taken is answered 503.
+carry one), then the token, which a dashboard's websocket must offer as a subprotocol
+(:func:`~envtui.commands.serve.web_access.Access.offered_token`): the page, the static files
+and the downloads (each at a random key only a tab's websocket is told) need none. A page
+asked for while every dashboard is taken is answered 503.
 Refusals are short pages that say what to do, and name nothing the request sent.
 """
 
@@ -98,30 +99,33 @@ def address_refusal(access: Access, request: web.Request) -> web.Response | None
 def token_answer(
     access: Access, request: web.Request, full: Callable[[], bool]
 ) -> web.StreamResponse | None:
-    """What a page, download or websocket gets instead of the dashboard: the page at the
-    printed name, the token swapped for its cookie, 401/403 without a good one, 503 at the
-    cap; None when the request may go on."""
+    """What a request gets instead of going on: the page at the printed name, 503 at the
+    cap; a websocket without the token 401, with another 403. None when it may go on.
+
+    The page holds no data (its script takes the token from the address's fragment) and
+    a download's address is a random key sent only over a tab's websocket, so only the
+    websocket needs the token; no cookie grants anything.
+    """
     host = request.headers["Host"].lower()
     page = route(request) == PAGE
     if page and access.canonical and host != access.canonical:
-        # the cookie is kept per host name, and the page's websocket goes to this one
+        # the token is kept per origin, and the page's websocket goes to this one
         raise web.HTTPTemporaryRedirect(f"http://{access.canonical}{request.rel_url}")
-    given = request.query.get("token")
-    if page and given is not None:
-        if not access.token_matches(given):
+    if route(request) == SOCKET:
+        offered = access.offered_token(request.headers.get("Sec-WebSocket-Protocol"))
+        if offered is None:
+            return refusal(
+                401,
+                "This dashboard needs its token",
+                "Open the URL envtui serve printed (it ends in #token=...); the page "
+                "keeps the token for this tab.",
+            )
+        if not offered:
             return refusal(
                 403,
                 "Wrong token",
                 "This is not the token envtui serve printed; open the URL it printed.",
             )
-        return exchange(access, request)
-    if not access.cookie_matches(request.cookies.get(access.cookie_name)):
-        return refusal(
-            401,
-            "This dashboard needs its token",
-            "Open the URL envtui serve printed (it ends in ?token=...); the page then "
-            "keeps the token in a cookie for this browser session.",
-        )
     if page and full():
         return refusal(
             503,
@@ -131,24 +135,6 @@ def token_answer(
             retry=True,
         )
     return None
-
-
-def exchange(access: Access, request: web.Request) -> web.Response:
-    """The token is good: the cookie, and the same page without the token in its address
-    (so it is not left in the tab's address, its history entry's title or a Referer)."""
-    rest = request.rel_url.with_query([(k, v) for k, v in request.query.items() if k != "token"])
-    location = f"?{rest.query_string}" if rest.query_string else "."
-    response = web.Response(status=303, headers={"Location": location})
-    response.set_cookie(
-        access.cookie_name,
-        access.cookie_value(),
-        httponly=True,
-        samesite="Strict",
-        secure=access.secure,
-        path="/",
-    )
-    response.headers["Cache-Control"] = "no-store"
-    return response
 
 
 async def add_safety_headers(request: web.Request, response: web.StreamResponse) -> None:

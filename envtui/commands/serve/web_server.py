@@ -44,8 +44,15 @@ from aiohttp import WSCloseCode, WSMsgType, web
 from textual_serve.server import Server
 
 from envtui.commands.serve.hosted_tabs import HostedTab, TabHosts
-from envtui.commands.serve.web_access import Access, clamp_size
+from envtui.commands.serve.web_access import PAGE_PROTOCOL, Access, clamp_size
+from envtui.commands.serve.web_door import (
+    HEADER_TIMEOUT,
+    MAX_CONNECTIONS,
+    Door,
+    connection_cap,
+)
 from envtui.commands.serve.web_guard import add_safety_headers, guard
+from envtui.commands.serve.web_page import with_page_scripts
 from envtui.environments.processes import alive, descendants, end
 from envtui.vocabulary.safe_text import for_terminal
 from envtui.vocabulary.stopping import CLEANUP_GRACE, stop_on_signals
@@ -60,15 +67,9 @@ HANDLER_GRACE = 2.0
 KILL_GRACE = 2.0
 """Seconds for the killed to be gone before the server exits."""
 POLL = 0.05
+BACKLOG = 128
+"""Connections the kernel holds before they are accepted (aiohttp's own default)."""
 HEARTBEAT = 15.0
-FOCUS_ON_LOAD = (
-    "<script>window.addEventListener('load',()=>{"
-    "const keys=document.querySelector('.xterm-helper-textarea');if(keys){keys.focus();}"
-    "});</script>"
-)
-"""Gives the terminal the keyboard once the page has loaded (textual.js builds the terminal
-in its own load handler, which runs first): keys typed at once reach the dashboard, with no
-click into the page first."""
 """Seconds between websocket pings, as textual-serve has it: a tab that vanished is seen."""
 
 log = logging.getLogger("envtui.serve")
@@ -100,6 +101,7 @@ class DashboardServer(Server):
         access: Access,
         max_sessions: int,
         shared: SharedSource | None = None,
+        connections: int = MAX_CONNECTIONS,
     ) -> None:
         command = " ".join(hosts.arguments)  # textual-serve's name for what each tab runs
         super().__init__(command, host=host, port=port, title=title, public_url=public_url)
@@ -110,13 +112,15 @@ class DashboardServer(Server):
         """The source every tab follows, run here (None: each tab runs its own)."""
         self.sessions = 0
         """Dashboards started and not yet ended (their handlers still run)."""
+        self.door = Door(connections, log.warning)
+        """The listening socket's connections: the cap, and what it says of them."""
 
     def full(self) -> bool:
         return self.sessions >= self.max_sessions
 
     def make_app(self) -> web.Application:
         """The routes textual-serve's own app has, behind the guard; no directory index."""
-        app = web.Application(middlewares=[guard(self.access, self.full)])
+        app = web.Application(middlewares=[self.door.middleware(), guard(self.access, self.full)])
         aiohttp_jinja2.setup(app, loader=jinja2.FileSystemLoader(self.templates_path))
         app.add_routes(
             [
@@ -130,11 +134,13 @@ class DashboardServer(Server):
         return app
 
     async def handle_index(self, request: web.Request) -> web.Response:
-        """textual-serve's page, with the terminal focused on load."""
+        """textual-serve's page, with the token's script and the terminal focused on load
+        (:mod:`envtui.commands.serve.web_page`)."""
         page = await super().handle_index(request)
         assert isinstance(page, web.Response)  # aiohttp_jinja2's rendered template
         if page.text is not None:
-            page.text = with_focus_on_load(page.text)
+            page.text = with_page_scripts(page.text)
+        page.headers["Cache-Control"] = "no-store"
         return page
 
     def initialize_logging(self) -> None:
@@ -147,7 +153,7 @@ class DashboardServer(Server):
     async def handle_dashboard_socket(self, request: web.Request) -> web.WebSocketResponse:
         """One tab's dashboard: refused with a reason at the cap (nothing started), else
         started in the tab host at the clamped size and driven until either side closes."""
-        websocket = web.WebSocketResponse(heartbeat=HEARTBEAT)
+        websocket = web.WebSocketResponse(heartbeat=HEARTBEAT, protocols=(PAGE_PROTOCOL,))
         await websocket.prepare(request)
         if self.full():
             await websocket.close(
@@ -196,20 +202,44 @@ class DashboardServer(Server):
         app = self.make_app()
         app.on_shutdown.append(self.end_all)  # every child of this process: only when serving
         runner = web.AppRunner(
-            app, handle_signals=False, shutdown_timeout=HANDLER_GRACE, access_log=None
+            app,
+            handle_signals=False,
+            shutdown_timeout=HANDLER_GRACE,
+            access_log=None,
+            keepalive_timeout=HEADER_TIMEOUT,  # also the time to send a request's headers
         )
         await runner.setup()
+        listening: asyncio.Server | None = None
+        loop = asyncio.get_running_loop()
+        loop.set_exception_handler(self.door.exception_handler)
         try:
             stop = asyncio.Event()
             with stop_on_signals(stop):
-                await web.TCPSite(runner, self.host, self.port).start()
+                listening = await self.listen(runner)
                 if self.shared is not None and self.shared.start(stop):
                     return  # an unusable --metrics address, said (nothing started yet)
                 await self.hosts.ready()  # so the first tab finds its dashboard quickly
                 print(for_terminal(address_line), flush=True)
                 await stop.wait()
         finally:
+            if listening is not None:
+                listening.close()
             await runner.cleanup()
+            self.door.closed.flush()
+            self.door.accept_failures.flush()
+
+    async def listen(self, runner: web.AppRunner) -> asyncio.Server:
+        """The listening socket, each connection behind the door (aiohttp's ``TCPSite``
+        would hand them to aiohttp directly)."""
+        server = runner.server
+        assert server is not None  # set up
+        return await asyncio.get_running_loop().create_server(
+            lambda: self.door.protocol(server()),
+            self.host,
+            self.port,
+            reuse_address=True,
+            backlog=BACKLOG,
+        )
 
 
 class Driven(Protocol):
@@ -228,12 +258,6 @@ def raise_descriptor_limit() -> int:
     if hard != soft:
         resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     return hard
-
-
-def with_focus_on_load(page: str) -> str:
-    """``page`` with :data:`FOCUS_ON_LOAD` as the last thing in its body."""
-    head, found, tail = page.rpartition("</body>")
-    return f"{head}{FOCUS_ON_LOAD}{found}{tail}" if found else page + FOCUS_ON_LOAD
 
 
 async def relay(websocket: web.WebSocketResponse, service: Driven) -> None:
@@ -305,6 +329,7 @@ def serve_dashboards(
     """Serve the dashboard command ``arguments`` to browsers until stopped, with the tab
     host's sockets (and the shared source's stream) in the private ``folder``, removed at
     the end; 0, or 1 when the address is unusable or the shared source failed."""
+    descriptors = raise_descriptor_limit()
     server = DashboardServer(
         TabHosts(folder, arguments),
         host=host,
@@ -314,9 +339,9 @@ def serve_dashboards(
         access=access,
         max_sessions=max_sessions,
         shared=shared,
+        connections=connection_cap(descriptors),
     )
     server.initialize_logging()
-    raise_descriptor_limit()
     try:
         asyncio.run(server.run_until_stopped(address_line))
     except OSError as exc:  # aiohttp words it at length; the errno says it in short

