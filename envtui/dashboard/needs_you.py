@@ -187,5 +187,6 @@ def log_detail(msg: AnyThreadMessage) -> str:
         "answered": "resolved by Codex after the answer",
         "withdrawn": "withdrawn by Codex (no answer needed any more)",
         "gone": "gone with the app-server that asked",
+        "elsewhere": "answered elsewhere (another client of the codex daemon)",
     }[msg.how]
     return f"{number} {how}"
