@@ -9,21 +9,29 @@ did is read from the thread's rollout: the ground truth, not envtui's own accoun
 
 from __future__ import annotations
 
+import asyncio
 import json
+import signal
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from tests.support.real.codex_approvals import escalated
-from tests.support.real.codex_daemon import Owner, daemon_home
+from tests.support.real.codex_daemon import Owner, daemon_home, serve_daemon
 from tests.support.real.codex_tools import needs_codex
-from tests.support.waiting import wait_until
+from tests.support.waiting import pilot_wait_until, poll_until, running, wait_until
 
+from envtui.environments.daemon.address import DaemonAddress
 from envtui.environments.daemon.client import READ_METHODS, DaemonClient
 from envtui.environments.daemon_socket import DaemonSocketChannel
 from envtui.environments.jsonrpc import MessageChannel
-from envtui.vocabulary.events import Event
+from envtui.sources.daemon.attach import DaemonOptions, DaemonSource
+from envtui.tui.app import DashboardOptions, EnvTuiApp
+from envtui.tui.needs_you.panel import ConfirmAnswer, NeedsYouPanel
+from envtui.vocabulary.events import Event, SourceStatus
 from envtui.vocabulary.thread_messages import (
     RequestAnswered,
     RequestPending,
@@ -148,3 +156,117 @@ async def test_read_only_sends_nothing_but_reads_and_answers_nothing() -> None:
         finally:
             await client.aclose()
             await owner.aclose()
+
+
+def _daemon_source(socket: Path, **fields: object) -> DaemonSource:
+    return DaemonSource(DaemonOptions(address=DaemonAddress(path=socket), **fields))  # type: ignore[arg-type]
+
+
+async def test_the_dashboard_shows_the_daemons_request_and_declines_it_with_the_keys() -> None:
+    with daemon_home([escalated("echo should-not-run", "devbox"), {"message": "done"}]) as daemon:
+        owner = await Owner.connect(daemon.socket)
+        source = _daemon_source(daemon.socket)
+        app = EnvTuiApp(source, DashboardOptions(source_name="codex daemon", answers=source))
+        try:
+            async with app.run_test(size=(160, 50)) as pilot:
+                store = app.store
+                await pilot_wait_until(
+                    pilot, lambda: source.client is not None and source.down is None
+                )
+                thread = await owner.start_turn(daemon.codex.work)
+                await pilot_wait_until(
+                    pilot,
+                    lambda: bool(store.needs_you.unanswered()),
+                    timeout=90,
+                    what="the request",
+                )
+                (request,) = store.needs_you.unanswered()
+                assert (request.msg.thread, request.msg.environment_id) == (thread, "devbox")
+                assert store.needs_you.status == "waiting_on_approval"
+                await pilot_wait_until(
+                    pilot,
+                    lambda: (
+                        "echo should-not-run" in str(app.screen.query_one(NeedsYouPanel).render())
+                    ),
+                    timeout=10,
+                    what="the request in the needs-you panel",
+                )
+                await pilot.press("x")
+                await pilot_wait_until(pilot, lambda: isinstance(app.screen, ConfirmAnswer))
+                await pilot.press("enter")
+                await pilot_wait_until(
+                    pilot,
+                    lambda: bool(owner.resolved),
+                    timeout=30,
+                    what="the owner told it resolved",
+                )
+                await pilot_wait_until(pilot, lambda: not store.needs_you.pending, timeout=30)
+                assert source.followed == thread
+                await pilot.press("q")
+        finally:
+            await owner.aclose()
+        rollout = Path(str(source.client.threads[thread].path))  # type: ignore[union-attr]
+        await wait_until(lambda: REJECTED in rollout.read_text(), timeout=60, what="the decline")
+
+
+async def test_a_daemon_that_goes_away_is_said_down_and_listed_again_when_it_is_back() -> None:
+    with daemon_home([{"message": "done"}]) as daemon:
+        events: list[Event] = []
+        source = _daemon_source(daemon.socket)
+        async with running(lambda stop: source.run(events.append, stop)):
+            await wait_until(lambda: [s.state for s in _of(events, SourceStatus)] == ["up"])
+            daemon.stop()
+            await wait_until(lambda: source.down is not None, what="the daemon said gone")
+            down = [s for s in _of(events, SourceStatus) if s.state == "down"]
+            assert "daemon went away" in (down[0].reason or "")
+            daemon.process = serve_daemon(daemon.codex).process
+            await wait_until(
+                lambda: [s.state for s in _of(events, SourceStatus)].count("up") == 2,
+                what="attached again",
+            )
+            assert source.down is None
+            assert source.restarts >= 1
+
+
+def test_events_writes_every_thread_of_the_daemon_with_its_id(tmp_path: Path) -> None:
+    with daemon_home([escalated("echo should-wait", "devbox"), {"message": "done"}]) as daemon:
+        out = tmp_path / "events.jsonl"
+        process = subprocess.Popen(
+            [sys.executable, "-m", "envtui", "events", "--codex", "--codex-home", str(daemon.codex.home),
+             "--read-only", "--out", str(out)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        try:
+            poll_until(lambda: out.exists() and '"state":"up"' in out.read_text(), timeout=60)
+
+            async def turn() -> tuple[Owner, str]:
+                owner = await Owner.connect(daemon.socket)
+                return owner, await owner.start_turn(daemon.codex.work)
+
+            loop = asyncio.new_event_loop()
+            owner, thread = loop.run_until_complete(turn())
+            poll_until(
+                lambda: '"request_pending"' in out.read_text(), timeout=90, what="the request"
+            )
+            loop.run_until_complete(owner.aclose())
+            loop.close()
+        finally:
+            process.send_signal(signal.SIGINT)
+            _, stderr = process.communicate(timeout=60)
+        assert process.returncode == 0, stderr
+        messages = [json.loads(line)["msg"] for line in out.read_text().splitlines()]
+        asked = [m for m in messages if m["type"] in ("request_pending", "thread_status")]
+        assert {m["type"] for m in asked} == {"request_pending", "thread_status"}
+        assert all(m["thread"] == thread for m in asked), asked
+        assert not any(m["type"] == "request_answered" for m in messages)
+
+
+def test_no_daemon_is_said_in_one_line_with_how_to_start_one(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "envtui", "events", "--codex", "--codex-home", str(tmp_path)],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1
+    assert "codex app-server daemon start" in done.stderr
+    assert "--no-daemon" in done.stderr
