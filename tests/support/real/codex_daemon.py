@@ -14,6 +14,7 @@ that starts the thread and the turn, and may answer what the thread asks.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -88,7 +89,10 @@ def daemon_home(answers: list[dict[str, Any]]) -> Iterator[ServedDaemon]:
     import shutil
 
     root = short_root()
-    served = serve_daemon(approval_codex(root, answers))
+    codex = approval_codex(root, answers)
+    signed_in = {"auth_mode": "apikey", "OPENAI_API_KEY": "sk-offline"}  # the TUI asks otherwise
+    (codex.home / "auth.json").write_text(json.dumps(signed_in))
+    served = serve_daemon(codex)
     try:
         yield served
     finally:
