@@ -17,8 +17,9 @@ if TYPE_CHECKING:  # the client (and asyncssh) loads only when the command runs
     from envtui.environments.app_server import CodexOptions
     from envtui.sources.daemon.attach import DaemonOptions
 
-OWN_THREAD = ("cwd", "prompt", "enable", "ssh")
-"""Options that start a thread on an app-server of envtui's own: they imply --no-daemon."""
+OWN_THREAD = ("codex", "cwd", "prompt", "enable", "ssh")
+"""Options that start an app-server of envtui's own (a binary to start, a thread to start in
+it, a host to start it on): they imply --no-daemon."""
 
 
 def codex_title(args: argparse.Namespace) -> str:
@@ -92,7 +93,7 @@ def daemon_options(command: str, args: argparse.Namespace) -> DaemonOptions | in
 
     if args.remote and own_app_server(args):
         return fail(command, "--remote attaches to a running app-server: it starts no thread "
-                    "(--cwd, --prompt, --enable and --ssh are for --no-daemon)")  # fmt: skip
+                    "(--codex PATH, --cwd, --prompt, --enable and --ssh are for --no-daemon)")  # fmt: skip
     try:
         home = codex_home(args)
         token = read_token(args.remote_token_file, args.remote_auth_token_env)

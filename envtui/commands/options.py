@@ -238,7 +238,7 @@ CODEX = Group(
             "--no-daemon",
             action="store_true",
             help="start an app-server of envtui's own instead of attaching to the daemon of "
-            "CODEX_HOME (implied by --cwd, --prompt, --enable and --ssh)",
+            "CODEX_HOME (implied by --codex PATH, --cwd, --prompt, --enable and --ssh)",
         ),
         Arg(
             "--remote",
