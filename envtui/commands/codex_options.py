@@ -92,8 +92,11 @@ def daemon_options(command: str, args: argparse.Namespace) -> DaemonOptions | in
     from envtui.sources.daemon.attach import DaemonOptions
 
     if args.remote and own_app_server(args):
-        return fail(command, "--remote attaches to a running app-server: it starts no thread "
-                    "(--codex PATH, --cwd, --prompt, --enable and --ssh are for --no-daemon)")  # fmt: skip
+        return fail(
+            command,
+            "--remote attaches to a running app-server: it starts none "
+            "(--codex PATH, --cwd, --prompt, --enable and --ssh are for --no-daemon)",
+        )
     try:
         home = codex_home(args)
         token = read_token(args.remote_token_file, args.remote_auth_token_env)
