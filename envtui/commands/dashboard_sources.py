@@ -233,8 +233,8 @@ SOURCES: dict[str, DashboardSource] = {
             "app-server daemon start` starts one). --no-daemon (implied by --codex PATH, "
             "--cwd, --prompt, --enable and --ssh) starts an app-server of envtui's own "
             "instead, here or on an SSH host: its thread's environments, their connection "
-            "events, and the steps of its rollout. The option names follow Codex's own (--remote, --no-daemon, "
-            "--remote-auth-token-env).",
+            "events, and the steps of its rollout. The option names follow Codex's own "
+            "(--remote, --no-daemon, --remote-auth-token-env).",
             options=Group(CODEX_BINARY, CODEX, DASHBOARD, METRICS),
             build=_codex,
             title=_codex_title,
