@@ -17,9 +17,10 @@ if TYPE_CHECKING:  # the client (and asyncssh) loads only when the command runs
     from envtui.environments.app_server import CodexOptions
     from envtui.sources.daemon.attach import DaemonOptions
 
-OWN_THREAD = ("codex", "cwd", "prompt", "enable", "ssh")
-"""Options that start an app-server of envtui's own (a binary to start, a thread to start in
-it, a host to start it on): they imply --no-daemon."""
+OWN_THREAD = ("cwd", "prompt", "enable")
+"""Options that start a thread on an app-server of envtui's own: they imply --no-daemon (so
+does ``--codex PATH`` here: a binary to start; with ``--ssh`` it is the host's codex, which
+runs ``codex app-server proxy`` there)."""
 
 
 def codex_title(args: argparse.Namespace) -> str:
@@ -28,7 +29,7 @@ def codex_title(args: argparse.Namespace) -> str:
     if args.remote:
         return f"codex daemon {args.remote}"
     if not own_app_server(args):
-        return "codex daemon"
+        return f"codex daemon on {args.ssh}" if args.ssh else "codex daemon"
     if args.ssh:
         return f"codex on {args.ssh} ({args.codex or 'codex on its PATH'})"
     found = locate_codex(args.codex)
@@ -74,7 +75,8 @@ def codex_options(command: str, args: argparse.Namespace, codex: str | None) -> 
 def own_app_server(args: argparse.Namespace) -> bool:
     """Whether envtui starts an app-server of its own (``--no-daemon``, or an option that
     starts a thread) rather than attaching to the daemon."""
-    return bool(args.no_daemon or any(getattr(args, name) for name in OWN_THREAD))
+    binary = bool(args.codex) and not args.ssh
+    return bool(args.no_daemon or binary or any(getattr(args, name) for name in OWN_THREAD))
 
 
 def codex_home(args: argparse.Namespace) -> Path:
@@ -91,11 +93,12 @@ def daemon_options(command: str, args: argparse.Namespace) -> DaemonOptions | in
     from envtui.environments.daemon_socket import START_HINT, daemon_socket
     from envtui.sources.daemon.attach import DaemonOptions
 
-    if args.remote and own_app_server(args):
+    if args.remote and (args.ssh or own_app_server(args)):
         return fail(
             command,
             "--remote attaches to a running app-server: it starts none "
-            "(--codex PATH, --cwd, --prompt, --enable and --ssh are for --no-daemon)",
+            "(--codex PATH, --cwd, --prompt and --enable are for --no-daemon; --ssh reaches "
+            "a host's daemon)",
         )
     try:
         home = codex_home(args)
@@ -103,7 +106,12 @@ def daemon_options(command: str, args: argparse.Namespace) -> DaemonOptions | in
         address = parse_remote(args.remote or "unix://", home, token)
     except (ValueError, RuntimeError) as exc:
         return fail(command, str(exc))
-    if not args.remote and not daemon_socket(home).exists():
+    ssh = None
+    if args.ssh:
+        from envtui.environments.ssh import SshSettings
+
+        ssh = SshSettings(host=args.ssh)
+    elif not args.remote and not daemon_socket(home).exists():
         return fail(
             command,
             f"no codex app-server daemon runs for {home}; {START_HINT} "
@@ -111,6 +119,9 @@ def daemon_options(command: str, args: argparse.Namespace) -> DaemonOptions | in
         )
     return DaemonOptions(
         address=address,
+        ssh=ssh,
+        codex=args.codex or "codex",
+        codex_home=Path(args.codex_home) if args.ssh and args.codex_home else None,
         thread=args.thread,
         read_only=args.read_only,
         poll_interval=args.poll_interval,

@@ -21,7 +21,8 @@ import pytest
 
 from tests.support.real.codex_approvals import escalated
 from tests.support.real.codex_daemon import Owner, daemon_home, serve_daemon
-from tests.support.real.codex_tools import needs_codex
+from tests.support.real.codex_tools import CODEX, needs_codex
+from tests.support.real.ssh_servers import SSHD, OpenSshServer, free_port
 from tests.support.waiting import pilot_wait_until, poll_until, running, wait_until
 
 from envtui.environments.daemon.address import DaemonAddress
@@ -31,7 +32,7 @@ from envtui.environments.jsonrpc import MessageChannel
 from envtui.sources.daemon.attach import DaemonOptions, DaemonSource
 from envtui.tui.app import DashboardOptions, EnvTuiApp
 from envtui.tui.needs_you.panel import ConfirmAnswer, NeedsYouPanel
-from envtui.vocabulary.events import Event, SourceStatus
+from envtui.vocabulary.events import Event, SourceStatus, StepRecorded
 from envtui.vocabulary.thread_messages import (
     RequestAnswered,
     RequestPending,
@@ -270,3 +271,43 @@ def test_no_daemon_is_said_in_one_line_with_how_to_start_one(tmp_path: Path) -> 
     assert done.stderr.count("\n") == 1
     assert "codex app-server daemon start" in done.stderr
     assert "--no-daemon" in done.stderr
+
+
+@pytest.mark.skipif(SSHD is None, reason="needs OpenSSH sshd (Debian openssh-server)")
+async def test_over_ssh_the_hosts_daemon_is_reached_through_codex_app_server_proxy(
+    tmp_path: Path,
+) -> None:
+    server = OpenSshServer(tmp_path, free_port()).start()
+    try:
+        await server.accepting()
+        with daemon_home([escalated("echo over-ssh", "devbox"), {"message": "done"}]) as daemon:
+            owner = await Owner.connect(daemon.socket)
+            events: list[Event] = []
+            options = DaemonOptions(
+                address=DaemonAddress(path=daemon.socket),
+                ssh=server.settings(),
+                codex=str(CODEX),
+                codex_home=daemon.codex.home,
+            )
+            source = DaemonSource(options)
+            try:
+                async with running(lambda stop: source.run(events.append, stop)):
+                    await wait_until(lambda: source.client is not None and source.down is None)
+                    thread = await owner.start_turn(daemon.codex.work)
+                    await wait_until(_pending(events), timeout=90, what="the request over ssh")
+                    (request,) = _of(events, RequestPending)
+                    assert (request.thread, request.environment_id) == (thread, "devbox")
+                    answer = RequestAnswered(
+                        request_id=request.request_id, kind="command", answer="decline"
+                    )
+                    assert source.answer(answer) is None
+                    await wait_until(lambda: bool(owner.resolved), timeout=30)
+                    await wait_until(
+                        lambda: any(isinstance(e.msg, StepRecorded) for e in events),
+                        timeout=60,
+                        what="a step of the thread's rollout, read over ssh",
+                    )
+            finally:
+                await owner.aclose()
+    finally:
+        server.stop()

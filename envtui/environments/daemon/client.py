@@ -121,6 +121,7 @@ class DaemonClient:
         self.subscribed: set[str] = set()
         self.unknown: Counter[str] = Counter()
         self.rpc: JsonRpcClient | None = None
+        self.channel: MessageChannel | None = None
         self._tasks: set[asyncio.Task[None]] = set()
 
     # --- connecting ---------------------------------------------------------------------------
@@ -128,7 +129,7 @@ class DaemonClient:
     async def connect(self) -> None:
         """Open the channel and initialize; :class:`RetryableError` or :class:`RpcError` /
         :class:`ChannelClosedError` / :class:`TimeoutError` say why not."""
-        channel = await self._open()
+        channel = self.channel = await self._open()
         rpc = self.rpc = self.requests.rpc = JsonRpcClient(
             channel,
             self._on_notification,

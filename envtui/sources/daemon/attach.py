@@ -25,11 +25,13 @@ from envtui.context.local_time import system_clock
 from envtui.environments.backoff import Backoff
 from envtui.environments.daemon.address import DaemonAddress, open_channel
 from envtui.environments.daemon.client import DaemonClient
+from envtui.environments.daemon.ssh_proxy import SshProxyChannel
 from envtui.environments.daemon.threads import DaemonThread
 from envtui.environments.jsonrpc import ChannelClosedError, MessageChannel, RpcError
 from envtui.environments.remote import RetryableError
+from envtui.environments.ssh import SshSettings
 from envtui.rollout.fork_parent import ParentRollouts
-from envtui.sources.file_windows import LocalFile
+from envtui.sources.file_windows import LocalFile, SshFile
 from envtui.sources.rollout_follow import RolloutFollower, read_window
 from envtui.vocabulary.events import Event, EventSink, SourceStatus, WarningMessage, thread_event
 from envtui.vocabulary.safe_text import one_line
@@ -49,6 +51,12 @@ class DaemonOptions:
     thread: str | None = None
     read_only: bool = False
     poll_interval: float = 1.0
+    ssh: SshSettings | None = None
+    """The host whose daemon is reached through ``codex app-server proxy`` (over SSH)."""
+    codex: str = "codex"
+    """The codex binary on that host."""
+    codex_home: Path | None = None
+    """CODEX_HOME on that host (None: its default)."""
 
 
 def restart_backoff() -> Backoff:
@@ -117,6 +125,9 @@ class DaemonSource:
             self.restarts += 1
 
     async def _open(self) -> MessageChannel:
+        ssh = self.options.ssh
+        if ssh is not None:
+            return await SshProxyChannel.open(ssh, self.options.codex, self.options.codex_home)
         return await open_channel(self.options.address)
 
     async def _attach(self, stop: asyncio.Event) -> str | None:
@@ -143,7 +154,11 @@ class DaemonSource:
             client.gone()
 
     def _attached(self, threads: list[DaemonThread]) -> None:
-        label = self.options.address.label
+        label = (
+            f"{self.options.ssh.host} (codex app-server proxy)"
+            if self.options.ssh
+            else self.options.address.label
+        )
         watching = " (--read-only: watching, answering nothing)" if self.options.read_only else ""
         self._info(f"attached to the codex app-server daemon at {label}{watching}")
         for thread in threads:
@@ -180,6 +195,11 @@ class DaemonSource:
         offset, so nothing is read twice)."""
         while not stop.is_set():
             path = self._rollout_path()
+            channel = self.client.channel if self.client is not None else None
+            if path is not None and isinstance(channel, SshProxyChannel):
+                window = SshFile(channel.connection, str(path), channel.host)
+                await read_window(window, self._follower_for(path, local=False), stop, follow=True)
+                return
             if path is not None and path.exists():
                 await read_window(LocalFile(path), self._follower_for(path), stop, follow=True)
                 return
@@ -193,13 +213,14 @@ class DaemonSource:
         thread = client.threads.get(followed)
         return Path(thread.path) if thread is not None and thread.path else None
 
-    def _follower_for(self, path: Path) -> RolloutFollower:
+    def _follower_for(self, path: Path, *, local: bool = True) -> RolloutFollower:
+        """The one follower of the followed rollout (a fork's parent is looked up only here)."""
         if self._follower is None or self._follower.name != str(path):
             self._follower = RolloutFollower(
                 str(path),
                 self._sink,
                 clock=self._clock,
-                baseline=lambda: ParentRollouts(path),
+                baseline=(lambda: ParentRollouts(path)) if local else None,
             )
         return self._follower
 
