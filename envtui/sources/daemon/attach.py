@@ -117,8 +117,9 @@ class DaemonSource:
             if asyncio.get_running_loop().time() - started > 2 * self._restart.maximum:
                 self._restart.reset()
             delay = self._restart.next_delay()
+            if self.down != reason:  # said once, not at every try
+                self._status("down", reason)
             self.down = reason
-            self._status("down", reason)
             self._status("restarting", reason, delay)
             if await wait_for_stop(stop, delay):
                 return
@@ -172,7 +173,7 @@ class DaemonSource:
         await cancel_and_wait(stopped, closed)
         if stop.is_set() or not client.closed.done():
             return None
-        reason = f"the codex app-server daemon went away: {client.closed.result()}"
+        reason = client.closed.result()  # the channel's words: "the codex app-server daemon …"
         self._emit(WarningMessage(message=reason, severity="error"))
         return reason
 
