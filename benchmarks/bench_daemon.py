@@ -57,7 +57,8 @@ def main() -> None:
     seconds = [asyncio.run(one_run()) for _ in range(runs)]
     print(
         f"request to panel row over {runs} runs: "
-        f"median {statistics.median(seconds) * 1000:.0f} ms, max {max(seconds) * 1000:.0f} ms (budget {BUDGET * 1000:.0f} ms)"
+        f"median {statistics.median(seconds) * 1000:.0f} ms, "
+        f"max {max(seconds) * 1000:.0f} ms (budget {BUDGET * 1000:.0f} ms)"
     )
 
 
