@@ -88,7 +88,13 @@ def _watch(args: argparse.Namespace, config: Config) -> Source | int:
 
 
 def _codex(args: argparse.Namespace, config: Config) -> Source | int:
-    from envtui.commands.codex_options import codex_options
+    from envtui.commands.codex_options import codex_options, daemon_options, own_app_server
+
+    if not own_app_server(args):
+        from envtui.sources.daemon.attach import DaemonSource
+
+        daemon = daemon_options(args.mode, args)
+        return daemon if isinstance(daemon, int) else DaemonSource(daemon)
     from envtui.sources.codex_attach import OperatedCodex
 
     attach = codex_options(args.mode, args, args.codex)
@@ -219,9 +225,16 @@ SOURCES: dict[str, DashboardSource] = {
         DashboardSource(
             "codex",
             summary="the dashboard attached to a real codex app-server",
-            description="The dashboard attached to a real `codex app-server` (started here, or "
-            "on an SSH host with --ssh): the thread's environments, their connection events, "
-            "and the steps of its rollout.",
+            description="The dashboard attached to a real Codex. By default it attaches to the "
+            "app-server daemon of CODEX_HOME, as `codex` does (--remote ADDR: another server): "
+            "every thread with its live status, what a waiting thread asks (answered through "
+            "the daemon), and one thread's steps (--thread ID, else the first waiting or "
+            "loaded one). envtui never starts a daemon: when none runs it says so (`codex "
+            "app-server daemon start` starts one). --no-daemon (implied by --codex PATH, "
+            "--cwd, --prompt, --enable and --ssh) starts an app-server of envtui's own "
+            "instead, here or on an SSH host: its thread's environments, their connection "
+            "events, and the steps of its rollout. The option names follow Codex's own "
+            "(--remote, --no-daemon, --remote-auth-token-env).",
             options=Group(CODEX_BINARY, CODEX, DASHBOARD, METRICS),
             build=_codex,
             title=_codex_title,

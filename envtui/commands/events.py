@@ -22,6 +22,9 @@ from envtui.commands.output import error_line, fail
 from envtui.sources.line_writer import LineWriter
 
 if TYPE_CHECKING:  # the models and the runtime (and asyncssh) load when the command runs
+    import asyncio
+    from collections.abc import Awaitable, Callable
+
     from envtui.sources.engine import Engine
     from envtui.sources.metrics_state import MetricsState
     from envtui.vocabulary.events import Event, EventSink
@@ -86,6 +89,10 @@ def run(args: argparse.Namespace) -> int:
     state = served[0] if served is not None else None
     try:
         if built is None:
+            from envtui.commands.codex_options import own_app_server
+
+            if not own_app_server(args):
+                return _run_daemon(args, state)
             return _run_codex(args, state)
         return _run_engine(args, built[1], forward, state)
     finally:
@@ -177,6 +184,53 @@ def _run_codex(args: argparse.Namespace, state: MetricsState | None) -> int:
     if died:
         error_line(f"envtui {COMMAND}: {source.death}")
     return _finish(writer, 1 if died else 0)
+
+
+def _run_daemon(args: argparse.Namespace, state: MetricsState | None) -> int:
+    """Every thread of the daemon as JSONL; exit 0 at the end of --duration or on Ctrl+C (a
+    daemon that goes away is said in the stream and tried again), 2 on bad input."""
+
+    from envtui.commands.codex_options import daemon_options
+    from envtui.sources.daemon.attach import DaemonSource
+    from envtui.vocabulary.stopping import run_bounded
+
+    options = daemon_options(COMMAND, args)
+    if isinstance(options, int):
+        return options
+    writer = _open(args.out)
+    if isinstance(writer, int):
+        return writer
+    source = DaemonSource(options)
+    if state is not None:
+        state.source_up("codex", True)
+    try:
+        run_bounded(
+            _watch(
+                lambda stop: source.run(event_writer(writer, state), stop), args.duration, writer
+            )
+        )
+    finally:
+        if state is not None:
+            state.source_up("codex", False)
+    return _finish(writer)
+
+
+async def _watch(
+    run: Callable[[asyncio.Event], Awaitable[None]], duration: float | None, writer: LineWriter
+) -> None:
+    """Run until the duration ends, a signal, or the output fails; then end, bounded."""
+    import asyncio
+
+    from envtui.vocabulary.stopping import CLEANUP_GRACE, stop_on_signals
+
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    writer.on_failure = lambda _reason: loop.call_soon_threadsafe(stop.set)
+    with stop_on_signals(stop):
+        task = asyncio.ensure_future(run(stop))
+        await asyncio.wait({task}, timeout=duration)
+        stop.set()
+    await asyncio.wait({task}, timeout=CLEANUP_GRACE)
 
 
 async def _attach(source: object, duration: float | None, writer: LineWriter) -> bool:

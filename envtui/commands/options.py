@@ -228,8 +228,35 @@ CODEX = Group(
     Arg(
         "--read-only",
         action="store_true",
-        help="decline every approval and question of Codex at once, and say so in the log "
-        "(without it, a request waits for the operator: `o`, `O`, `x`, `r` in the dashboard)",
+        help="on the daemon: only watch (send nothing but reads, answer nothing); on an "
+        "app-server of envtui's own: decline every approval and question of Codex at once, and "
+        "say so in the log (without it, a request waits for the operator: `o`, `O`, `x`, `r` "
+        "in the dashboard)",
+    ),
+    Group(
+        Arg(
+            "--no-daemon",
+            action="store_true",
+            help="start an app-server of envtui's own instead of attaching to the daemon of "
+            "CODEX_HOME (implied by --codex PATH, --cwd, --prompt, --enable and --ssh)",
+        ),
+        Arg(
+            "--remote",
+            metavar="ADDR",
+            help="attach to the app-server at ADDR: unix:// (the daemon of CODEX_HOME), "
+            "unix://PATH, ws://HOST:PORT or wss://...",
+        ),
+        exclusive=True,
+    ),
+    Arg(
+        "--remote-token-file",
+        metavar="FILE",
+        help="the bearer token for --remote, read from FILE (never given on the command line)",
+    ),
+    Arg(
+        "--remote-auth-token-env",
+        metavar="VAR",
+        help="the bearer token for --remote, read from the environment variable VAR",
     ),
 )
 """The app-server and its thread, for ``envtui codex`` and ``envtui events --codex``;

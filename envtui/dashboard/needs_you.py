@@ -44,6 +44,17 @@ STATUS_WORDS: dict[ThreadState, str] = {
 }
 """How a thread's status reads in the header and the log."""
 
+URGENCY: tuple[ThreadState, ...] = (
+    "not_loaded",
+    "idle",
+    "active",
+    "system_error",
+    "waiting_on_input",
+    "waiting_on_approval",
+)
+"""Thread statuses, least pressing first: with several threads (a daemon's), the header says
+the most pressing."""
+
 ANSWER_WORDS = {
     "accept": "approved once",
     "accept_for_session": "approved for the session",
@@ -72,6 +83,8 @@ class NeedsYou:
 
     def __init__(self, limit: int = MAX_PENDING) -> None:
         self.status: ThreadState | None = None
+        """The status of the thread, or of the most pressing of several (a daemon's)."""
+        self.statuses: dict[str | None, ThreadState] = {}
         self.status_since: datetime | None = None
         self.pending: dict[RequestKey, PendingRequest] = {}
         self.limit = limit
@@ -86,8 +99,10 @@ class NeedsYou:
     ) -> RequestPending | None:
         """Fold one message in; the request, when it is one Codex had not asked before."""
         if isinstance(msg, ThreadStatusChanged):
-            if msg.status != self.status:
-                self.status, self.status_since = msg.status, at
+            self.statuses[msg.thread] = msg.status
+            status = max(self.statuses.values(), key=URGENCY.index)
+            if status != self.status:
+                self.status, self.status_since = status, at
                 self.version += 1
             return None
         key = key_of(msg)
@@ -174,5 +189,6 @@ def log_detail(msg: AnyThreadMessage) -> str:
         "answered": "resolved by Codex after the answer",
         "withdrawn": "withdrawn by Codex (no answer needed any more)",
         "gone": "gone with the app-server that asked",
+        "elsewhere": "answered elsewhere (another client of the codex daemon)",
     }[msg.how]
     return f"{number} {how}"

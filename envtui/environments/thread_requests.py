@@ -175,6 +175,14 @@ class ThreadRequests:
             )
         return True
 
+    def resolved(self, request_id: object, how: ResolvedHow, at: datetime) -> bool:
+        """Codex resolved ``request_id`` (pending here) in a way the caller knows; False when
+        it was not pending."""
+        if not isinstance(request_id, int | str) or request_id not in self.pending:
+            return False
+        self._resolve(request_id, how, at)
+        return True
+
     # --- answering ----------------------------------------------------------------------------
 
     def answer(self, answer: RequestAnswered) -> str | None:

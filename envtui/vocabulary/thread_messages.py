@@ -38,9 +38,10 @@ Answer = Literal["accept", "accept_for_session", "decline", "text"]
 """What the operator answered: approve once, approve for the session, decline, or answers
 to questions (``text``)."""
 
-ResolvedHow = Literal["answered", "withdrawn", "gone"]
+ResolvedHow = Literal["answered", "withdrawn", "gone", "elsewhere"]
 """How a request ended: resolved after envtui's answer; withdrawn by Codex without one (an
-interrupted turn); gone with the app-server that asked (nobody will resolve it)."""
+interrupted turn); gone with the app-server that asked (nobody will resolve it); answered
+elsewhere (another client of Codex's app-server daemon: the Codex TUI, ``codex agents``)."""
 
 SECRET = "(secret)"
 """What the stream says in place of the answer to a question marked secret."""

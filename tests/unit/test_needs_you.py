@@ -109,3 +109,36 @@ def test_the_thread_messages_go_through_the_codec_unchanged() -> None:
         thread_event(answer),
     ):
         assert decode_event(encode_event(event)) == event
+
+
+def test_several_threads_the_header_says_the_most_pressing_and_each_request_its_thread() -> None:
+    from datetime import UTC, datetime
+
+    from envtui.tui.needs_you.panel import panel_text
+    from envtui.vocabulary.thread_messages import ThreadStatusChanged
+
+    needs_you = NeedsYou()
+    needs_you.apply(ThreadStatusChanged(thread="t-1", status="waiting_on_approval"), None)
+    needs_you.apply(ThreadStatusChanged(thread="t-2", status="idle"), None)
+    assert needs_you.status == "waiting_on_approval"  # t-2 going idle does not hide t-1
+    for thread in ("t-1", "t-2"):
+        ask = RequestPending(request_id=0, kind="command", method="m", thread=thread, command="ls")
+        needs_you.apply(ask, None)
+    text = panel_text(needs_you, {}, None, datetime(2026, 1, 1, tzinfo=UTC), True)
+    assert "· thread t-1" in text
+    assert "· thread t-2" in text
+    needs_you.apply(ThreadStatusChanged(thread="t-1", status="active"), None)
+    assert needs_you.status == "active"
+
+
+def test_one_thread_its_requests_do_not_repeat_its_id() -> None:
+    from datetime import UTC, datetime
+
+    from envtui.tui.needs_you.panel import panel_text
+
+    needs_you = NeedsYou()
+    ask = RequestPending(request_id=0, kind="command", method="m", thread="t-1", command="ls")
+    needs_you.apply(ask, None)
+    assert "thread t-1" not in panel_text(
+        needs_you, {}, None, datetime(2026, 1, 1, tzinfo=UTC), True
+    )

@@ -136,13 +136,21 @@ def command_lines(msg: RequestPending, budget: int) -> list[str]:
 
 
 def request_heading(
-    request: PendingRequest, rows: dict[str, EnvironmentRow], now: datetime, marked: bool
+    request: PendingRequest,
+    rows: dict[str, EnvironmentRow],
+    now: datetime,
+    marked: bool,
+    *,
+    named: bool = False,
 ) -> str:
+    """The request's first line; ``named``: with its thread (several threads wait)."""
     msg = request.msg
     waited = span((now - request.since).total_seconds()) if request.since else "?"
     mark = "▶" if marked else " "
     head = f"{mark} #{one_line(str(msg.request_id))} {KIND_WORDS[msg.kind]}"
     head += f" on {environment_words(msg, rows)} · waiting {waited}"
+    if named and msg.thread:
+        head += f" · thread {one_line(msg.thread)}"
     if request.answer is not None:
         head += f" · {ANSWER_WORDS[request.answer.answer]}, waiting for Codex"
     return head
@@ -175,8 +183,9 @@ def panel_text(
         return ""
     chosen = marked_request(needs_you, marked)
     lines: list[str] = []
+    named = len({request.msg.thread for request in requests}) > 1  # a daemon's threads
     for request in requests[:SHOWN]:
-        lines.append(request_heading(request, rows, now, request is chosen))
+        lines.append(request_heading(request, rows, now, request is chosen, named=named))
         lines += [f"    {line}" for line in asked_lines(request.msg)]
     if len(requests) > SHOWN:
         lines.append(f"  and {len(requests) - SHOWN} more waiting")

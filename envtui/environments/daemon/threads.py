@@ -1,0 +1,84 @@
+"""The daemon's threads as envtui keeps them: what ``thread/list``, ``thread/read`` and the
+broadcast notifications say of each.
+
+A loaded thread with no rollout (``path`` null) and not in ``thread/list`` is the Codex
+TUI's short-lived title thread, not a thread of work (:attr:`DaemonThread.work`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from envtui.environments.thread_requests import thread_state
+from envtui.vocabulary.thread_messages import ThreadState
+
+WAITING: frozenset[ThreadState] = frozenset({"waiting_on_approval", "waiting_on_input"})
+
+
+@dataclass
+class DaemonThread:
+    """One thread of the daemon."""
+
+    id: str
+    status: ThreadState | None = None
+    flags: list[str] = field(default_factory=list)
+    name: str | None = None
+    cwd: str | None = None
+    source: str | None = None
+    path: str | None = None
+    """The thread's rollout; None until Codex writes it (and for the TUI's title thread)."""
+    loaded: bool = False
+
+    @property
+    def work(self) -> bool:
+        """Whether this is a thread of work: one with a rollout (the title thread has none)."""
+        return self.path is not None
+
+    @property
+    def waiting(self) -> bool:
+        return self.status in WAITING
+
+    def take(self, thread: Mapping[str, Any]) -> None:
+        """What a ``Thread`` object of the protocol says (fields it lacks are kept)."""
+        for attribute, key in (("name", "name"), ("cwd", "cwd"), ("path", "path")):
+            value = thread.get(key)
+            if isinstance(value, str):
+                setattr(self, attribute, value)
+        source = thread.get("source")
+        if isinstance(source, str):
+            self.source = source
+        elif isinstance(source, dict) and source:
+            self.source = next(iter(source))  # {"custom": …} or {"subAgent": …}
+        self.set_status(thread.get("status"))
+
+    def set_status(self, status: object) -> bool:
+        """Take Codex's ``ThreadStatus``; True when it changed what envtui says."""
+        state = thread_state(status)
+        if state is None or (state[0], state[1]) == (self.status, self.flags):
+            return False
+        self.status, self.flags = state
+        self.loaded = state[0] != "not_loaded"
+        return True
+
+
+def thread_entries(result: object) -> list[Mapping[str, Any]]:
+    """The ``Thread`` objects of a ``thread/list`` answer (entries of another shape left out)."""
+    data = result.get("data") if isinstance(result, dict) else None
+    return (
+        [t for t in data if isinstance(t, dict) and isinstance(t.get("id"), str)]
+        if isinstance(data, list)
+        else []
+    )
+
+
+def loaded_ids(result: object) -> list[str]:
+    """The thread ids of a ``thread/loaded/list`` answer."""
+    data = result.get("data") if isinstance(result, dict) else None
+    return [t for t in data if isinstance(t, str)] if isinstance(data, list) else []
+
+
+def next_cursor(result: object) -> str | None:
+    cursor = result.get("nextCursor") if isinstance(result, dict) else None
+    return cursor if isinstance(cursor, str) and cursor else None

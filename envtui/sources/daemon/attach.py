@@ -1,0 +1,247 @@
+"""``envtui codex`` attached to Codex's app-server daemon: every thread, and one followed.
+
+The :class:`~envtui.environments.daemon.client.DaemonClient` lists the daemon's threads
+and keeps their statuses live; a thread that waits on the operator is subscribed to at
+once, and its request is shown and answered through the daemon (:meth:`DaemonSource.answer`).
+One thread of work is followed: the one ``--thread`` names, else the first that waits on
+the operator, else the first loaded one; its rollout (the thread's ``path``) gives its
+steps, contexts and divergences, as ``envtui codex`` gives them for a thread of its own.
+
+A daemon that goes away (stopped, restarted, its socket refused) is said as the source being
+down with the reason; the source then tries again after a capped, jittered delay and lists
+the threads anew. envtui never starts a daemon.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from envtui.context.local_time import system_clock
+from envtui.environments.backoff import Backoff
+from envtui.environments.daemon.address import DaemonAddress, open_channel
+from envtui.environments.daemon.client import DaemonClient
+from envtui.environments.daemon.ssh_proxy import SshProxyChannel
+from envtui.environments.daemon.threads import DaemonThread
+from envtui.environments.jsonrpc import ChannelClosedError, MessageChannel, RpcError
+from envtui.environments.remote import RetryableError
+from envtui.environments.ssh import SshSettings
+from envtui.rollout.fork_parent import ParentRollouts
+from envtui.sources.file_windows import LocalFile, SshFile
+from envtui.sources.rollout_follow import RolloutFollower, read_window
+from envtui.vocabulary.events import Event, EventSink, SourceStatus, WarningMessage, thread_event
+from envtui.vocabulary.safe_text import one_line
+from envtui.vocabulary.stopping import cancel_and_wait, wait_for_stop
+from envtui.vocabulary.terms import SourceState
+from envtui.vocabulary.thread_messages import RequestAnswered
+
+SOURCE = "codex daemon"
+"""The name this source's ``source_status`` events carry."""
+
+
+@dataclass(frozen=True)
+class DaemonOptions:
+    """Where the daemon is, which thread to follow, and whether envtui only watches."""
+
+    address: DaemonAddress
+    thread: str | None = None
+    read_only: bool = False
+    poll_interval: float = 1.0
+    ssh: SshSettings | None = None
+    """The host whose daemon is reached through ``codex app-server proxy`` (over SSH)."""
+    codex: str = "codex"
+    """The codex binary on that host."""
+    codex_home: Path | None = None
+    """CODEX_HOME on that host (None: its default)."""
+
+
+def restart_backoff() -> Backoff:
+    """Delays between two tries: half a second, doubling, at most ten seconds (a daemon
+    restart takes a few seconds; it must be seen back soon)."""
+    return Backoff(0.5, 10.0)
+
+
+def thread_line(thread: DaemonThread) -> str:
+    """One thread of the listing in words (its name and cwd are the user's: one line)."""
+    name = f" {one_line(thread.name)!r}" if thread.name else ""
+    status = (thread.status or "unknown").replace("_", " ")
+    cwd = f" in {one_line(thread.cwd)}" if thread.cwd else ""
+    source = f", {thread.source}" if thread.source else ""
+    return f"codex thread {thread.id}{name}{cwd}: {status}{source}"
+
+
+class DaemonSource:
+    """The dashboard's (and ``envtui events --codex``'s) source on the daemon; see the module."""
+
+    def __init__(
+        self,
+        options: DaemonOptions,
+        *,
+        clock: Callable[[], datetime] = system_clock,
+        restart: Backoff | None = None,
+    ) -> None:
+        self.options = options
+        self._clock = clock
+        self._restart = restart or restart_backoff()
+        self.client: DaemonClient | None = None
+        self.followed: str | None = options.thread
+        self.restarts = 0
+        self.down: str | None = None
+        """Why the daemon cannot be reached now (None while attached)."""
+        self._sink: EventSink = lambda event: None
+        self._follower: RolloutFollower | None = None
+
+    async def __call__(self, sink: EventSink, stop: asyncio.Event) -> None:
+        await self.run(sink, stop)
+
+    def answer(self, answer: RequestAnswered) -> str | None:
+        """The operator's answer, sent through the daemon; why it was not sent, or None."""
+        if self.client is None or self.down is not None:
+            return f"not attached to the codex app-server daemon ({self.down or 'not yet'})"
+        return self.client.answer(answer)
+
+    # --- running, and running again ------------------------------------------------------------
+
+    async def run(self, sink: EventSink, stop: asyncio.Event) -> None:
+        """Attach until ``stop``, again after each loss of the daemon."""
+        self._sink = sink
+        while not stop.is_set():
+            started = asyncio.get_running_loop().time()
+            reason = await self._attach(stop)
+            if reason is None or stop.is_set():
+                return
+            if asyncio.get_running_loop().time() - started > 2 * self._restart.maximum:
+                self._restart.reset()
+            delay = self._restart.next_delay()
+            if self.down != reason:  # said once, not at every try
+                self._status("down", reason)
+            self.down = reason
+            self._status("restarting", reason, delay)
+            if await wait_for_stop(stop, delay):
+                return
+            self.restarts += 1
+
+    async def _open(self) -> MessageChannel:
+        ssh = self.options.ssh
+        if ssh is not None:
+            return await SshProxyChannel.open(ssh, self.options.codex, self.options.codex_home)
+        return await open_channel(self.options.address)
+
+    async def _attach(self, stop: asyncio.Event) -> str | None:
+        """One connection's life: why it ended, None when ``stop`` ended it."""
+        client = self.client = DaemonClient(
+            self._open, self._hear, clock=self._clock, read_only=self.options.read_only,
+            on_thread=self._on_thread,
+        )  # fmt: skip
+        follow: asyncio.Task[None] | None = None
+        try:
+            try:
+                await client.connect()
+                threads = await client.list_threads()
+            except (RetryableError, RpcError, ChannelClosedError, TimeoutError, OSError) as exc:
+                return str(exc) or type(exc).__name__
+            self.down = None
+            self._attached(threads)
+            follow = asyncio.get_running_loop().create_task(self._follow(stop))
+            return await self._until_stop_or_gone(client, stop)
+        finally:
+            if follow is not None:
+                await cancel_and_wait(follow)
+            await client.aclose()
+            client.gone()
+
+    def _attached(self, threads: list[DaemonThread]) -> None:
+        label = (
+            f"{self.options.ssh.host} (codex app-server proxy)"
+            if self.options.ssh
+            else self.options.address.label
+        )
+        watching = " (--read-only: watching, answering nothing)" if self.options.read_only else ""
+        self._info(f"attached to the codex app-server daemon at {label}{watching}")
+        for thread in threads:
+            self._info(thread_line(thread))
+        self._status("up")
+
+    async def _until_stop_or_gone(self, client: DaemonClient, stop: asyncio.Event) -> str | None:
+        stopped: asyncio.Future[Any] = asyncio.ensure_future(stop.wait())
+        closed: asyncio.Future[Any] = asyncio.ensure_future(asyncio.shield(client.closed))
+        await asyncio.wait({stopped, closed}, return_when=asyncio.FIRST_COMPLETED)
+        await cancel_and_wait(stopped, closed)
+        if stop.is_set() or not client.closed.done():
+            return None
+        reason = client.closed.result()  # the channel's words: "the codex app-server daemon …"
+        self._emit(WarningMessage(message=reason, severity="error"))
+        return reason
+
+    # --- hearing ------------------------------------------------------------------------------
+
+    def _hear(self, event: Event) -> None:
+        self._sink(event)
+
+    def _on_thread(self, thread: DaemonThread) -> None:
+        """Choose the thread to follow: the one named, else the first to wait, else the first
+        loaded thread of work."""
+        if self.followed is None and thread.work and (thread.waiting or thread.loaded):
+            self.followed = thread.id
+            self._info(f"following codex thread {thread.id}")
+
+    # --- the followed thread's rollout ----------------------------------------------------------
+
+    async def _follow(self, stop: asyncio.Event) -> None:
+        """Read the followed thread's rollout as it grows (kept across reconnections, with its
+        offset, so nothing is read twice)."""
+        while not stop.is_set():
+            path = self._rollout_path()
+            channel = self.client.channel if self.client is not None else None
+            if path is not None and isinstance(channel, SshProxyChannel):
+                window = SshFile(channel.connection, str(path), channel.host)
+                await read_window(window, self._follower_for(path, local=False), stop, follow=True)
+                return
+            if path is not None and path.exists():
+                await read_window(LocalFile(path), self._follower_for(path), stop, follow=True)
+                return
+            if await wait_for_stop(stop, self.options.poll_interval):
+                return
+
+    def _rollout_path(self) -> Path | None:
+        client, followed = self.client, self.followed
+        if client is None or followed is None:
+            return None
+        thread = client.threads.get(followed)
+        return Path(thread.path) if thread is not None and thread.path else None
+
+    def _follower_for(self, path: Path, *, local: bool = True) -> RolloutFollower:
+        """The one follower of the followed rollout (a fork's parent is looked up only here)."""
+        if self._follower is None or self._follower.name != str(path):
+            self._follower = RolloutFollower(
+                str(path),
+                self._sink,
+                clock=self._clock,
+                baseline=(lambda: ParentRollouts(path)) if local else None,
+            )
+        return self._follower
+
+    # --- saying -------------------------------------------------------------------------------
+
+    def _info(self, text: str) -> None:
+        self._emit(WarningMessage(message=text, severity="info"))
+
+    def _emit(self, msg: WarningMessage | SourceStatus) -> None:
+        self._sink(thread_event(msg, at=self._clock()))
+
+    def _status(self, state: SourceState, reason: str | None = None, delay: float = 0) -> None:
+        retry = self._clock() + timedelta(seconds=delay) if delay else None
+        self._emit(
+            SourceStatus(
+                source=SOURCE,
+                state=state,
+                reason=reason,
+                thread=self.followed,
+                restarts=self.restarts,
+                next_retry_at=retry,
+            )
+        )
