@@ -202,15 +202,33 @@ class ThreadFile:
             self.line += region.count(b"\n", counted)
 
     def _front_tools(self, start: int, end: int) -> None:
-        """The tools lines among the first bytes of a gap that is not read (numbered as
-        if nothing came before them: the gap's lines are not counted)."""
+        """The tools lines of a gap that is not read, those before its first world state
+        (where Codex writes them when a thread starts) within its first bytes; numbered as
+        if nothing came before them (the gap's lines are not counted)."""
         fold = self.fold
         assert fold is not None, "indexed first"
         line = self.line
-        for found in self._state_lines(start, end):
+        world = self._line_forward(WORLD_MARKER, start, end)
+        for found in self._state_lines(start, end if world is None else world):
             if found.kind == "tools":
                 fold.skipped_tools_line(found.number, found.raw.decode("utf-8", errors="replace"))
         self.line = line
+
+    def _line_forward(self, marker: bytes, start: int, end: int) -> int | None:
+        """Where the line of the first ``marker`` between ``start`` and ``end`` starts,
+        read on from ``start`` in reads that start small and grow; None when there is none."""
+        step, position = FIRST_READ, start
+        while position < end:
+            high = min(end, position + step)
+            chunk = self.files.read(self.info.path, position, high - position)
+            found = chunk.find(marker)
+            if found >= 0:
+                newline = chunk.rfind(b"\n", 0, found)
+                return position + newline + 1 if newline >= 0 else self._line_start(position, start)
+            if len(chunk) < high - position:
+                return None
+            position, step = high - len(marker) + 1, min(2 * step, CHUNK)
+        return None
 
     def _last_full(self, start: int, end: int) -> int:
         """Where the line of the latest full world state between ``start`` and ``end``
