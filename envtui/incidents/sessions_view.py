@@ -24,12 +24,12 @@ class SessionsView:
     threads: list[ThreadSummary]
     up: bool
     problem: str | None = None
-    changed: set[str] = field(default_factory=set)  # thread ids whose summary changed
-    gone: set[str] = field(default_factory=set)  # thread ids no longer shown
+    changed: set[str] = field(default_factory=set)  # keys of the threads whose summary changed
+    gone: set[str] = field(default_factory=set)  # keys of the threads no longer shown
     outside: list[str] = field(default_factory=list)  # links out of the tree, not read
 
     def changed_threads(self) -> list[ThreadSummary]:
-        return [t for t in self.threads if t.thread_id in self.changed]
+        return [t for t in self.threads if t.key in self.changed]
 
 
 def outside_note(outside: list[str]) -> str | None:

@@ -75,12 +75,21 @@ class EnvironmentState:
     primary: bool
 
 
+def thread_key(host: str, thread_id: str) -> str:
+    """A thread's key among every host's: the same id on two hosts is two threads (a
+    rollout copied from one machine to another is shown on each)."""
+    return f"{host}/{thread_id}" if host else thread_id
+
+
 @dataclass
 class ThreadSummary:
     """One row of ``envtui sessions``; :meth:`as_json` is its ``--json`` line."""
 
     thread_id: str
     path: str
+    host: str = ""  # the configured host it was read on ("" : the one tree of a quick look)
+    source: str | None = None  # who started it (session_meta): cli, vscode, exec, subagent
+    parent_thread_id: str | None = None  # a sub-agent's parent thread
     cwd: str | None = None
     cli_version: str | None = None
     profile: str | None = None
@@ -108,6 +117,10 @@ class ThreadSummary:
     live: bool = False
     turn_end: str | None = None  # how the last turn ended; None: no end in the file yet
 
+    @property
+    def key(self) -> str:
+        return thread_key(self.host, self.thread_id)
+
     def count(self, status: str) -> int:
         return sum(1 for env in self.environments.values() if env.status == status)
 
@@ -117,8 +130,11 @@ class ThreadSummary:
 
     def as_json(self) -> dict[str, Any]:
         return {
+            "host": self.host or None,
             "thread": self.thread_id,
             "path": self.path,
+            "source": self.source,
+            "parent_thread": self.parent_thread_id,
             "cwd": self.cwd,
             "cli_version": self.cli_version,
             "profile": self.profile,
@@ -288,6 +304,8 @@ class ThreadFold:
             thread_id=info.thread_id or thread_id,
             path=self.path,
             cwd=info.cwd,
+            source=info.source,
+            parent_thread_id=info.parent_thread_id,
             cli_version=info.cli_version,
             profile=info.default_profile()[0].value,
             started=info.started,

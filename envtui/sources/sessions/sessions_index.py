@@ -46,8 +46,10 @@ class SessionsIndex:
         since: float | None = None,
         live_window: float = LIVE_WINDOW,
         clock: Callable[[], float] = time.time,
+        host: str = "",
     ) -> None:
         self.files = files
+        self.host = host  # the name its rows carry (see ThreadSummary.key)
         self.since = since
         self.live_window = live_window
         self.clock = clock
@@ -116,7 +118,7 @@ class SessionsIndex:
             if thread is None:
                 from envtui.sources.sessions.thread_file import ThreadFile
 
-                thread = ThreadFile(self.files, info, self._baseline(info))
+                thread = ThreadFile(self.files, info, self._baseline(info), host=self.host)
                 thread.index()
                 self._threads[path] = thread
                 return True
@@ -154,10 +156,12 @@ class SessionsIndex:
             chosen = self._newest(thread_id, moment)
             if chosen is None:
                 if self._shown.pop(thread_id, None) is not None:
-                    gone.add(thread_id)
+                    from envtui.incidents.thread_summary import thread_key
+
+                    gone.add(thread_key(self.host, thread_id))
                 continue
             self._shown[thread_id] = chosen
-            changed.add(thread_id)
+            changed.add(chosen.key)
         outside = list(self.files.outside)
         return SessionsView(
             list(self._shown.values()), up=True, changed=changed, gone=gone, outside=outside

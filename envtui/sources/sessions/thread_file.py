@@ -60,9 +60,15 @@ class ThreadFile:
     """The fold of one file and how far it has been read."""
 
     def __init__(
-        self, files: SessionFiles, info: FileInfo, baseline: BaselineLookup | None = None
+        self,
+        files: SessionFiles,
+        info: FileInfo,
+        baseline: BaselineLookup | None = None,
+        *,
+        host: str = "",
     ) -> None:
         self.files = files
+        self.host = host
         self.info = info
         self.baseline = baseline
         self.fold: ThreadFold | None = ThreadFold(info.path, baseline)
@@ -282,6 +288,7 @@ class ThreadFile:
             if self.fold is not None:
                 name = thread_id_from_name(self.info.name)
                 summary = self.fold.summary(name, size=self.info.size)
+                summary.host = self.host
             else:  # touched, not grown: the same row, written at another time
                 summary = dataclasses.replace(summary) if summary else ThreadSummary("", "")
             summary.last_written = datetime.fromtimestamp(self.info.mtime, UTC)

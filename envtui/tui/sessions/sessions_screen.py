@@ -116,9 +116,9 @@ class SessionsScreen(Screen[None]):
             return  # nothing changed: no widget is touched
         if view.changed:
             for summary in view.changed_threads():
-                self.threads[summary.thread_id] = summary
-        for thread_id in view.gone:
-            self.threads.pop(thread_id, None)
+                self.threads[summary.key] = summary
+        for key in view.gone:
+            self.threads.pop(key, None)
         self.problem, self.outside = view.problem, view.outside
         if self.is_mounted:
             self._sync(view.changed | view.gone, view.gone)
