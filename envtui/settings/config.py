@@ -381,9 +381,7 @@ CONFIG_MESSAGES = {
 
 
 def _config_error(exc: ValidationError, text: str, name: str) -> ConfigError:
-    errors = [
-        replace(e, loc=_written(e.loc)) for e in every_error(exc, messages=CONFIG_MESSAGES)
-    ]
+    errors = [replace(e, loc=_written(e.loc)) for e in every_error(exc, messages=CONFIG_MESSAGES)]
     typo = next((e for e in errors if _suggestion(e) is not None), None)
     error = typo or errors[0]  # a mistyped key says more than the required key it stands for
     loc, message = error.loc, error.message

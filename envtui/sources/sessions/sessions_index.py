@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from envtui.incidents.sessions_view import SessionsView
 from envtui.sources.sessions.session_files import LocalSessionFiles, SessionFiles
@@ -162,9 +162,13 @@ class SessionsIndex:
                 continue
             self._shown[thread_id] = chosen
             changed.add(chosen.key)
-        outside = list(self.files.outside)
         return SessionsView(
-            list(self._shown.values()), up=True, changed=changed, gone=gone, outside=outside
+            list(self._shown.values()),
+            up=True,
+            changed=changed,
+            gone=gone,
+            outside=list(self.files.outside),
+            misnamed=list(self.files.misnamed),
         )
 
     def _newest(self, thread_id: str, moment: datetime) -> ThreadSummary | None:
@@ -188,8 +192,14 @@ def _mtime(summary: ThreadSummary) -> float:
     return summary.last_written.timestamp() if summary.last_written is not None else 0.0
 
 
+class Polled(Protocol):
+    """What :func:`watch_sessions` polls: one index, or several hosts' (a Fleet)."""
+
+    def poll(self) -> SessionsView: ...
+
+
 async def watch_sessions(
-    index: SessionsIndex,
+    index: Polled,
     publish: Callable[[SessionsView], None],
     stop: asyncio.Event,
     *,
