@@ -100,8 +100,10 @@ def test_filters_are_codexs_own() -> None:
     assert matches("waiting on approval", "needs you")
     assert matches("waiting on input", "needs you")
     assert not matches("working", "needs you")
-    assert matches("working", "working") and not matches("idle", "working")
-    assert matches(NO_LIVE_STATUS, "all") and not matches(NO_LIVE_STATUS, "idle")
+    assert matches("working", "working")
+    assert not matches("idle", "working")
+    assert matches(NO_LIVE_STATUS, "all")
+    assert not matches(NO_LIVE_STATUS, "idle")
 
 
 def test_a_sub_agent_is_shown_under_its_parent_on_the_same_host() -> None:
@@ -135,7 +137,8 @@ def test_a_row_json_has_its_host_and_the_live_status_in_codexs_shape() -> None:
     pending = PendingRequest("item/commandExecution/requestApproval", "remote", "rm -rf /tmp/x")
     host.live = {"t": ThreadLive(status, (pending,))}
     line = row_json(_summary("t", host="box"), host_named([host], "box"))
-    assert line["host"] == "box" and line["host_state"] == "connected"
+    assert line["host"] == "box"
+    assert line["host_state"] == "connected"
     assert line["state"] == "waiting on approval"
     assert line["status"] == status
     assert line["pending"] == [
@@ -166,7 +169,8 @@ def test_two_trees_are_one_view_keyed_by_host(tmp_path: Path) -> None:
     now = [datetime(2026, 12, 6, tzinfo=UTC).timestamp()]
     fleet = Fleet([_host("a", tmp_path / "a"), _host("b", tmp_path / "b")], clock=lambda: now[0])
     view = fleet.poll()
-    assert view.up and view.problem is None
+    assert view.up
+    assert view.problem is None
     assert len(view.threads) == 6 == len({row.key for row in view.threads})
     assert {row.host for row in view.threads} == {"a", "b"}
     assert view.changed == {row.key for row in view.threads}
@@ -179,7 +183,8 @@ def test_two_trees_are_one_view_keyed_by_host(tmp_path: Path) -> None:
     view = fleet.poll()
     assert view.up
     assert [(h.name, h.state) for h in view.hosts] == [("a", "connected"), ("b", "reconnecting")]
-    assert view.problem is not None and view.problem.startswith("b: ")
+    assert view.problem is not None
+    assert view.problem.startswith("b: ")
     assert len(view.threads) == 6  # b's rows as last read
     now[0] += 10  # past three poll intervals: b is stale, and unreachable
     fleet.poll()
