@@ -262,5 +262,8 @@ def _dashboard(args: argparse.Namespace, fleet: Fleet, state: MetricsState | Non
     options = dashboard_options(
         args, config, source_name=f"sessions {name}", export_dir=export_dir()
     )
-    SessionsApp(watch, fleet.rollout_source, options).run()
+    named = any(host.name for host in fleet.hosts)
+    app = SessionsApp(watch, fleet.rollout_source, options, hosts=named)
+    app.sessions.poll_interval = args.poll_interval
+    app.run()
     return 0

@@ -242,3 +242,49 @@ def test_ssh_may_be_given_more_than_once() -> None:
 
     args = build_parser().parse_args(["sessions", "--ssh", "a", "--ssh", "b", "--json"])
     assert args.ssh == ["a", "b"]
+
+
+@pytest.mark.tui
+async def test_the_hosts_table_leads_with_host_and_state_and_says_each_hosts_freshness(
+    tmp_path: Path,
+) -> None:
+    """Pilot: two hosts, one fed a live status (one thread waiting on approval), the other
+    read from its files only; the header says each host's state and where it comes from."""
+    from textual.widgets import Static
+
+    from tests.support.waiting import pilot_wait_until
+
+    from envtui.sources.sessions.sessions_index import watch_sessions
+    from envtui.tui.options import DashboardOptions
+    from envtui.tui.sessions.sessions_app import SessionsApp
+
+    copy_real(tmp_path / "a")
+    copy_real(tmp_path / "b")
+    fleet = Fleet([_host("a", tmp_path / "a"), _host("b", tmp_path / "b")])
+    waiting = "01a22cff-8327-7a01-b3f2-16679aa14a85"
+    fleet.set_live(
+        "a", {waiting: ThreadLive({"type": "active", "activeFlags": ["waitingOnApproval"]})}
+    )
+
+    async def watch(show: object, stop: object) -> None:
+        await watch_sessions(fleet, show, stop, poll=0.05)  # type: ignore[arg-type]
+
+    options = DashboardOptions(source_name="sessions a, b")
+    app = SessionsApp(watch, fleet.rollout_source, options, hosts=True)
+    async with app.run_test(size=(200, 30)) as pilot:
+        table = app.sessions.table
+        await pilot_wait_until(pilot, lambda: table.row_count == 6, what="six rows")
+        assert table.keys[:2] == ("host", "state")
+        cells = {
+            key: (str(table.get_cell(key, "host")), str(table.get_cell(key, "state")))
+            for key in table.shown_ids()
+        }
+        assert cells[f"a/{waiting}"] == ("a", "waiting on approval")
+        assert {v for k, v in cells.items() if k != f"a/{waiting}" and k.startswith("a/")} == {
+            ("a", "not loaded")
+        }
+        assert {v[1] for k, v in cells.items() if k.startswith("b/")} == {NO_LIVE_STATUS}
+        header = str(app.sessions.query_one("#header", Static).render())
+        assert "a connected codex" in header
+        assert "b connected codex" in header
+        assert header.endswith("files only")  # b, read from its files only

@@ -11,6 +11,7 @@ nobody feeds shows its files only, and says so (see :mod:`envtui.incidents.fleet
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -92,7 +93,8 @@ class Fleet:
                 problems.append(f"{host.name}: {view.problem}")
         mark_versions(host.freshness for host in self.hosts)
         merged.problem = "; ".join(problems) or None
-        merged.hosts = [host.freshness for host in self.hosts]
+        # copies: the view is read on another thread while the next poll runs
+        merged.hosts = [dataclasses.replace(host.freshness) for host in self.hosts]
         return merged
 
     def _heard(self, host: SessionsHost, view: SessionsView) -> None:

@@ -23,10 +23,16 @@ SessionsWatch = Callable[[Callable[[SessionsView], None], asyncio.Event], Awaita
 
 class SessionsApp(EnvTuiApp):
     def __init__(
-        self, watch: SessionsWatch, opener: ThreadOpener, options: DashboardOptions
+        self,
+        watch: SessionsWatch,
+        opener: ThreadOpener,
+        options: DashboardOptions,
+        *,
+        hosts: bool = False,
     ) -> None:
+        """``hosts``: the table of configured hosts (see SessionsScreen)."""
         super().__init__(None, options)
-        self.sessions = SessionsScreen(self.options, opener)
+        self.sessions = SessionsScreen(self.options, opener, hosts=hosts)
         self._watch = watch
         self._watch_stop = asyncio.Event()
         self._watch_task: asyncio.Task[None] | None = None
