@@ -38,6 +38,9 @@ class SessionsHost:
     codex: str | None = None  # the codex binary on the host (None: from its PATH)
     freshness: HostFreshness = field(init=False)
     _versions: dict[str, tuple[float, str]] = field(default_factory=dict, init=False)
+    not_opened: str | None = field(default=None, init=False)
+    """Why :meth:`Fleet.open` could not reach it: the first poll says so without a second
+    wait for the same timeout (the polls after it try again)."""
 
     def __post_init__(self) -> None:
         self.freshness = HostFreshness(self.name)
@@ -65,6 +68,7 @@ class Fleet:
                 await host.files.open()
             except OSError as exc:
                 host.freshness.state, host.freshness.reason = "unreachable", str(exc)
+                host.not_opened = f"{host.files.name}: {exc}"
 
     async def aclose(self) -> None:
         for host in self.hosts:
@@ -81,7 +85,7 @@ class Fleet:
         merged = SessionsView([], up=False)
         problems: list[str] = []
         for host in self.hosts:
-            view = host.index.poll()
+            view = self._poll_host(host)
             self._heard(host, view)
             merged.threads += view.threads
             merged.changed |= view.changed
@@ -96,6 +100,12 @@ class Fleet:
         # copies: the view is read on another thread while the next poll runs
         merged.hosts = [dataclasses.replace(host.freshness) for host in self.hosts]
         return merged
+
+    def _poll_host(self, host: SessionsHost) -> SessionsView:
+        if host.not_opened is not None:
+            problem, host.not_opened = host.not_opened, None
+            return SessionsView([], up=False, problem=problem)
+        return host.index.poll()
 
     def _heard(self, host: SessionsHost, view: SessionsView) -> None:
         fresh = host.freshness
