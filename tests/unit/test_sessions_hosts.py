@@ -280,6 +280,7 @@ async def test_the_hosts_table_leads_with_host_and_state_and_says_each_hosts_fre
             for key in table.shown_ids()
         }
         assert cells[f"a/{waiting}"] == ("a", "waiting on approval")
+        assert table.shown_ids()[0] == f"a/{waiting}"  # who waits on you comes first
         assert {v for k, v in cells.items() if k != f"a/{waiting}" and k.startswith("a/")} == {
             ("a", "not loaded")
         }

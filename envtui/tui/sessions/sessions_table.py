@@ -18,6 +18,7 @@ from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.coordinate import Coordinate
 
+from envtui.incidents.fleet_rows import needs_you_first
 from envtui.incidents.thread_summary import ThreadSummary
 from envtui.tui.format import matches
 from envtui.tui.sessions.sessions_format import (
@@ -82,12 +83,15 @@ class SessionsTable(KeyedTable):
                 gone = gone | {thread_id}
                 continue
             values = session_values(summary, now)
+            first = 0
             if self.state_of is not None:
-                values.update(host_values(summary, self.state_of(summary)))
+                state = self.state_of(summary)
+                values.update(host_values(summary, state))
+                first = needs_you_first(state) * (-1 if self.sort_reverse else 1)
             if self.filter and not matches(filter_text(summary, values), self.filter):
                 gone = gone | {thread_id}
                 continue
-            order = sort_value(summary, self.sort_key)
+            order = (first, sort_value(summary, self.sort_key))  # who waits on you first
             resort |= self._order.get(thread_id) != order
             self._order[thread_id] = order
             self._show(thread_id, values)
