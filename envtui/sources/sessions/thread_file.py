@@ -213,28 +213,32 @@ class ThreadFile:
         if nothing came before them (the gap's lines are not counted)."""
         fold = self.fold
         assert fold is not None, "indexed first"
-        line = self.line
-        world = self._line_forward(WORLD_MARKER, start, end)
-        for found in self._state_lines(start, end if world is None else world):
-            if found.kind == "tools":
-                fold.skipped_tools_line(found.number, found.raw.decode("utf-8", errors="replace"))
-        self.line = line
+        data = self._front(start, end)
+        found = data.find(TOOLS_MARKER)
+        while found >= 0:
+            line_start = data.rfind(b"\n", 0, found) + 1
+            line_end = data.find(b"\n", found) + 1
+            if line_end <= 0:
+                break  # cut by the end of what was read: not a whole line
+            line = _StateLine(self.line + 1, data[line_start:line_end])
+            if line.kind == "tools":
+                fold.skipped_tools_line(line.number, line.raw.decode("utf-8", errors="replace"))
+            found = data.find(TOOLS_MARKER, line_end)
 
-    def _line_forward(self, marker: bytes, start: int, end: int) -> int | None:
-        """Where the line of the first ``marker`` between ``start`` and ``end`` starts,
-        read on from ``start`` in reads that start small and grow; None when there is none."""
-        step, position = FIRST_READ, start
-        while position < end:
-            high = min(end, position + step)
-            chunk = self.files.read(self.info.path, position, high - position)
-            found = chunk.find(marker)
-            if found >= 0:
-                newline = chunk.rfind(b"\n", 0, found)
-                return position + newline + 1 if newline >= 0 else self._line_start(position, start)
-            if len(chunk) < high - position:
-                return None
-            position, step = high - len(marker) + 1, min(2 * step, CHUNK)
-        return None
+    def _front(self, start: int, end: int) -> bytes:
+        """The bytes from ``start`` to the line of the first world state, read in reads
+        that start small and grow, at most to ``end``."""
+        data, step = b"", FIRST_READ
+        while start + len(data) < end:
+            got = self.files.read(self.info.path, start + len(data), step)
+            data += got[: end - start - len(data)]
+            world = data.find(WORLD_MARKER, max(0, len(data) - len(got) - len(WORLD_MARKER)))
+            if world >= 0:
+                return data[: data.rfind(b"\n", 0, world) + 1]
+            if not got:
+                break
+            step = min(2 * step, CHUNK)
+        return data
 
     def _last_full(self, start: int, end: int) -> int:
         """Where the line of the latest full world state between ``start`` and ``end``
