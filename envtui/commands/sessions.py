@@ -263,7 +263,8 @@ def _dashboard(args: argparse.Namespace, fleet: Fleet, state: MetricsState | Non
         args, config, source_name=f"sessions {name}", export_dir=export_dir()
     )
     named = any(host.name for host in fleet.hosts)
-    app = SessionsApp(watch, fleet.rollout_source, options, hosts=named)
-    app.sessions.poll_interval = args.poll_interval
+    app = SessionsApp(
+        watch, fleet.rollout_source, options, hosts=named, poll_interval=args.poll_interval
+    )
     app.run()
     return 0
