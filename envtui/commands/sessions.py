@@ -1,8 +1,10 @@
-"""``envtui sessions``: every Codex thread of a sessions tree, here or on an SSH host.
+"""``envtui sessions``: every Codex thread of every host's sessions tree, in one table.
 
-Without ``--json`` it opens the sessions table (``enter`` opens a thread's rollout
-dashboard). With ``--json`` it prints one line per thread and exits: 0, or 1 when a live
-thread has an active incident; with ``--metrics`` too it keeps running (a line for each
+The hosts are the config's ``[[hosts]]``; ``DIR`` (a tree here) or ``--ssh HOST`` (as often
+as wanted) is a quick look instead. Without ``--json`` it opens the sessions table
+(``enter`` opens a thread's rollout dashboard). With ``--json`` it prints one line per
+thread, each with its host, and exits: 0, or 1 when a live thread has an active incident
+or a host could not be read; with ``--metrics`` too it keeps running (a line for each
 thread that changed) and serves the metrics until Ctrl+C or SIGTERM.
 """
 
@@ -26,6 +28,7 @@ if TYPE_CHECKING:
     from envtui.incidents.sessions_view import SessionsView
     from envtui.incidents.thread_summary import ThreadSummary
     from envtui.sources.metrics_state import MetricsState
+    from envtui.sources.sessions.fleet import Fleet
     from envtui.sources.sessions.session_files import SessionFiles
     from envtui.sources.sessions.sessions_index import SessionsIndex
 
@@ -35,9 +38,10 @@ COMMAND = "sessions"
 SESSIONS = Command(
     COMMAND,
     summary="every Codex thread of a sessions tree, live",
-    description="One row per Codex thread of a sessions tree (the rollouts under "
-    "CODEX_HOME/sessions): its environments at the latest step, active incidents and "
-    "whether it is live. enter opens a thread in the rollout dashboard.",
+    description="One row per Codex thread of every configured host's sessions tree (the "
+    "rollouts under CODEX_HOME/sessions; [[hosts]] in the config): its host, its "
+    "environments at the latest step, active incidents and whether it is live. enter "
+    "opens a thread in the rollout dashboard.",
     options=Group(
         Arg(
             "directory",
@@ -46,7 +50,12 @@ SESSIONS = Command(
             help="the sessions tree (default: $CODEX_HOME/sessions, else ~/.codex/sessions; "
             "with --ssh, .codex/sessions in the login directory)",
         ),
-        Arg("--ssh", metavar="HOST", help="read the tree on HOST over SSH (SFTP)"),
+        Arg(
+            "--ssh",
+            metavar="HOST",
+            action="append",
+            help="read the tree on HOST over SSH (SFTP); may be given more than once",
+        ),
         lasting("--since", "only threads written within DURATION (90s, 15m, 2h, 7d)"),
         switch("--json", "print one JSON line per thread, then exit"),
         lasting(
@@ -73,31 +82,52 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     SESSIONS.add_to(subparsers, handler=run)
 
 
-def files_for(args: argparse.Namespace) -> SessionFiles | int:
-    """The tree to read, or the exit code when it is not there."""
-    if args.ssh:
-        from envtui.environments.ssh import SshSettings
-        from envtui.sources.sessions.sessions_sftp import SftpSessionFiles, remote_root
+def fleet_for(args: argparse.Namespace) -> Fleet | int:
+    """The hosts to read (see the module), or the exit code when one cannot be."""
+    from envtui.sources.sessions.fleet import Fleet, SessionsHost
+    from envtui.sources.sessions.hosts import configured_host, ssh_host
 
-        return SftpSessionFiles(SshSettings(host=args.ssh), remote_root(args.directory))
+    def index(files: SessionFiles, host: str) -> SessionsIndex:
+        return index_for(args, files, host)
+
+    interval = args.poll_interval
+    if args.ssh:
+        hosts = [ssh_host(name, args.directory, index) for name in args.ssh]
+        return Fleet(hosts, interval=interval)
+    if not args.directory and _config_named(args):
+        config = load(COMMAND, args)
+        if isinstance(config, int):
+            return config
+        if config.hosts:
+            return Fleet([configured_host(h, index) for h in config.hosts], interval=interval)
     from envtui.sources.sessions.session_files import LocalSessionFiles, default_sessions_dir
 
     root = Path(args.directory).expanduser() if args.directory else default_sessions_dir()
     if not root.is_dir():
         return fail(COMMAND, f"{root}: no such directory")
-    return LocalSessionFiles(root)
+    files = LocalSessionFiles(root)
+    return Fleet([SessionsHost("", files, index(files, ""))], interval=interval)
 
 
-def index_for(args: argparse.Namespace, files: SessionFiles) -> SessionsIndex:
+def _config_named(args: argparse.Namespace) -> bool:
+    """Whether there is a config to read hosts from (none: nothing to import for it)."""
+    import os
+
+    from envtui.settings.locations import CONFIG_VARIABLE, default_config_file
+
+    return bool(args.config or os.environ.get(CONFIG_VARIABLE) or default_config_file().exists())
+
+
+def index_for(args: argparse.Namespace, files: SessionFiles, host: str = "") -> SessionsIndex:
     from envtui.sources.sessions.sessions_index import SessionsIndex
 
-    return SessionsIndex(files, since=args.since, live_window=args.live_window)
+    return SessionsIndex(files, since=args.since, live_window=args.live_window, host=host)
 
 
 def run(args: argparse.Namespace) -> int:
-    files = files_for(args)
-    if isinstance(files, int):
-        return files
+    fleet = fleet_for(args)
+    if isinstance(fleet, int):
+        return fleet
     if not args.json:
         refused = needs_terminal(COMMAND, "`envtui sessions --json`")
         if refused is not None:
@@ -107,16 +137,22 @@ def run(args: argparse.Namespace) -> int:
         return served
     state = served[0] if served is not None else None
     try:
-        if args.json and state is None and not args.ssh:
-            return _json_once(args, files)
+        if args.json and state is None and all(_here(h.files) for h in fleet.hosts):
+            return _json_once(fleet)
         if args.json:
             import asyncio
 
-            return asyncio.run(_json(args, files, state))
-        return _dashboard(args, files, state)
+            return asyncio.run(_json(args, fleet, state))
+        return _dashboard(args, fleet, state)
     finally:
         if served is not None:
             served[1].close()
+
+
+def _here(files: SessionFiles) -> bool:
+    from envtui.sources.sessions.session_files import LocalSessionFiles
+
+    return isinstance(files, LocalSessionFiles)
 
 
 def failing(threads: list[ThreadSummary]) -> bool:
@@ -124,115 +160,111 @@ def failing(threads: list[ThreadSummary]) -> bool:
     return any(t.live and t.incidents for t in threads)
 
 
-def _print(threads: list[ThreadSummary]) -> None:
-    """One JSON line per thread; ids and paths from the files can hold anything, so the
-    characters a terminal would act on are written as escapes (the values stay the same)."""
-    for summary in sorted(threads, key=lambda s: s.thread_id):
-        write_output(dumps_json_line(summary.as_json()) + "\n")
+def _print(threads: list[ThreadSummary], view: SessionsView) -> None:
+    """One JSON line per thread, with its host's state and its live status; ids and paths
+    from the files can hold anything, so the characters a terminal would act on are
+    written as escapes (the values stay the same)."""
+    from envtui.incidents.fleet_rows import host_named, row_json
+
+    for summary in sorted(threads, key=lambda s: (s.host, s.thread_id)):
+        line = row_json(summary, host_named(view.hosts, summary.host))
+        write_output(dumps_json_line(line) + "\n")
 
 
-def _say_outside(outside: list[str]) -> None:
-    from envtui.incidents.sessions_view import outside_note
+def _say_outside(view: SessionsView) -> None:
+    from envtui.incidents.sessions_view import misnamed_note, outside_note
 
-    note = outside_note(outside)
-    if note is not None:
-        print(f"envtui {COMMAND}: {note}", file=sys.stderr)
+    for note in (outside_note(view.outside), misnamed_note(view.misnamed)):
+        if note is not None:
+            print(f"envtui {COMMAND}: {note}", file=sys.stderr)
 
 
-def _json_once(args: argparse.Namespace, files: SessionFiles) -> int:
-    """A tree on this machine printed once: a poll in this thread, no event loop."""
-    view = index_for(args, files).poll()
-    if not view.up:
+def _said(view: SessionsView) -> int:
+    """The first view printed and its notes said; its exit code."""
+    if view.problem:
         print(f"envtui {COMMAND}: {view.problem}", file=sys.stderr)
+    if not view.up:
         return 1
-    _print(view.threads)
-    _say_outside(view.outside)
-    return 1 if failing(view.threads) else 0
+    _print(view.threads, view)
+    _say_outside(view)
+    return 1 if failing(view.threads) or view.problem else 0
+
+
+def _json_once(fleet: Fleet) -> int:
+    """Trees on this machine printed once: a poll in this thread, no event loop."""
+    return _said(fleet.poll())
 
 
 def publisher(
-    files: SessionFiles, state: MetricsState | None, show: Callable[[SessionsView], None]
+    fleet: Fleet, state: MetricsState | None, show: Callable[[SessionsView], None]
 ) -> Callable[[SessionsView], None]:
     """Each view shown, and folded into the metrics when they are served."""
 
     def publish(view: SessionsView) -> None:
         if state is not None:
             state.sessions(view.changed_threads(), view.gone)
-            state.source_up(files.name, view.up)
+            for host in fleet.hosts:
+                state.source_up(host.files.name, host.freshness.state == "connected")
         show(view)
 
     return publish
 
 
-async def _json(args: argparse.Namespace, files: SessionFiles, state: MetricsState | None) -> int:
+async def _json(args: argparse.Namespace, fleet: Fleet, state: MetricsState | None) -> int:
     import asyncio
 
     from envtui.sources.sessions.sessions_index import watch_sessions
     from envtui.vocabulary.stopping import stop_on_signals
 
-    if not await _opened(files):
-        return 1
-    index = index_for(args, files)
+    await fleet.open()
     try:
-        view = await asyncio.to_thread(index.poll)
-        if not view.up:
-            print(f"envtui {COMMAND}: {view.problem}", file=sys.stderr)
-            return 1
-        _print(view.threads)
-        _say_outside(view.outside)
-        if state is None:
-            return 1 if failing(view.threads) else 0
-        publisher(files, state, lambda v: None)(view)
+        view = await asyncio.to_thread(fleet.poll)
+        code = _said(view)
+        if state is None or not view.up:
+            return code
+        publisher(fleet, state, lambda v: None)(view)
         stop = asyncio.Event()
-        said = list(view.outside)
+        said = (list(view.outside), list(view.misnamed))
 
         def changed(v: SessionsView) -> None:
-            _print(v.changed_threads())
+            _print(v.changed_threads(), v)
             view.threads = v.threads
-            if v.outside != said:
-                said[:] = v.outside
-                _say_outside(v.outside)
+            if (v.outside, v.misnamed) != said:
+                said[0][:], said[1][:] = v.outside, v.misnamed
+                _say_outside(v)
 
         with stop_on_signals(stop):
             await watch_sessions(
-                index, publisher(files, state, changed), stop, poll=args.poll_interval
+                fleet, publisher(fleet, state, changed), stop, poll=args.poll_interval
             )
         return 1 if failing(view.threads) else 0
     finally:
-        await files.aclose()
+        await fleet.aclose()
 
 
-async def _opened(files: SessionFiles) -> bool:
-    """Connect to the host first (over SSH); False, said why, when it cannot be reached."""
-    try:
-        await files.open()
-    except OSError as exc:
-        print(f"envtui {COMMAND}: {exc}", file=sys.stderr)
-        return False
-    return True
-
-
-def _dashboard(args: argparse.Namespace, files: SessionFiles, state: MetricsState | None) -> int:
+def _dashboard(args: argparse.Namespace, fleet: Fleet, state: MetricsState | None) -> int:
     config = load(COMMAND, args)
     if isinstance(config, int):
         return config
     from envtui.sources.sessions.sessions_index import watch_sessions
     from envtui.tui.sessions.sessions_app import SessionsApp
 
-    index = index_for(args, files)
-
     async def watch(show: Callable[[SessionsView], None], stop: asyncio.Event) -> None:
-        if not await _opened(files):
-            raise OSError(f"cannot reach {files.name}")
+        await fleet.open()
         try:
             await watch_sessions(
-                index, publisher(files, state, show), stop, poll=args.poll_interval
+                fleet, publisher(fleet, state, show), stop, poll=args.poll_interval
             )
         finally:
-            await files.aclose()
+            await fleet.aclose()
 
+    name = fleet.name or fleet.hosts[0].files.name
     options = dashboard_options(
-        args, config, source_name=f"sessions {files.name}", export_dir=export_dir()
+        args, config, source_name=f"sessions {name}", export_dir=export_dir()
     )
-    SessionsApp(watch, lambda summary: files.rollout_source(summary.path), options).run()
+    named = any(host.name for host in fleet.hosts)
+    app = SessionsApp(
+        watch, fleet.rollout_source, options, hosts=named, poll_interval=args.poll_interval
+    )
+    app.run()
     return 0

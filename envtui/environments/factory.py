@@ -13,6 +13,7 @@ from envtui.environments.ssh import SshEnvironment, SshSettings
 from envtui.settings.config import (
     AnyEnvironmentConfig,
     ExecServerEnvironmentConfig,
+    HostSshConfig,
     LocalEnvironmentConfig,
     SshEnvironmentConfig,
 )
@@ -20,7 +21,9 @@ from envtui.settings.locations import DEFAULT_KNOWN_HOSTS
 
 
 def ssh_settings(
-    config: SshEnvironmentConfig | ExecServerEnvironmentConfig, *, hermetic: bool = False
+    config: SshEnvironmentConfig | ExecServerEnvironmentConfig | HostSshConfig,
+    *,
+    hermetic: bool = False,
 ) -> SshSettings:
     assert config.host is not None
     return SshSettings(

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from envtui.vocabulary.safe_text import for_terminal
 
 if TYPE_CHECKING:  # the rollout reader it needs loads with the first summary, not before
+    from envtui.incidents.fleet_rows import HostFreshness
     from envtui.incidents.thread_summary import ThreadSummary
 
 
@@ -24,12 +25,14 @@ class SessionsView:
     threads: list[ThreadSummary]
     up: bool
     problem: str | None = None
-    changed: set[str] = field(default_factory=set)  # thread ids whose summary changed
-    gone: set[str] = field(default_factory=set)  # thread ids no longer shown
+    changed: set[str] = field(default_factory=set)  # keys of the threads whose summary changed
+    gone: set[str] = field(default_factory=set)  # keys of the threads no longer shown
     outside: list[str] = field(default_factory=list)  # links out of the tree, not read
+    misnamed: list[str] = field(default_factory=list)  # .jsonl files not named as rollouts
+    hosts: list[HostFreshness] = field(default_factory=list)  # each host's, when several
 
     def changed_threads(self) -> list[ThreadSummary]:
-        return [t for t in self.threads if t.thread_id in self.changed]
+        return [t for t in self.threads if t.key in self.changed]
 
 
 def outside_note(outside: list[str]) -> str | None:
@@ -39,3 +42,16 @@ def outside_note(outside: list[str]) -> str | None:
     shown = ", ".join(for_terminal(path) for path in outside[:3])
     more = f" and {len(outside) - 3} more" if len(outside) > 3 else ""
     return f"{len(outside)} link(s) out of the tree skipped (not read): {shown}{more}"
+
+
+def misnamed_note(misnamed: list[str]) -> str | None:
+    """The words for the files that look like rollouts and are not named as Codex names
+    them (``rollout-<time>-<thread id>.jsonl``): counted and said, not read."""
+    if not misnamed:
+        return None
+    shown = ", ".join(for_terminal(path) for path in misnamed[:3])
+    more = f" and {len(misnamed) - 3} more" if len(misnamed) > 3 else ""
+    return (
+        f"{len(misnamed)} .jsonl file(s) not named rollout-<time>-<thread id>.jsonl "
+        f"(not read): {shown}{more}"
+    )

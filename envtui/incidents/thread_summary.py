@@ -20,17 +20,21 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from envtui.incidents.fold import IncidentFold
+from envtui.rollout.check import selection_findings, selection_rule_runs
 from envtui.rollout.checked import CheckedStep, CheckedSteps
 from envtui.rollout.items import parse_time
 from envtui.rollout.reader import RolloutReader
 from envtui.rollout.recorded import RecordedEnvironment, recorded_environments
 from envtui.rollout.state import BaselineLookup
 from envtui.steps.report import StepReport
+from envtui.steps.values import Finding
+from envtui.vocabulary.profiles import Profile
 
 STATUSES = ("starting", "ready", "unavailable")
 
@@ -46,12 +50,18 @@ def fold_report(fold: IncidentFold, report: StepReport) -> None:
         fold.finding(finding, None)
 
 
-def active_incidents(fold: IncidentFold, pending: StepReport | None = None) -> list[str]:
+def active_incidents(
+    fold: IncidentFold, pending: StepReport | None = None, thread: Sequence[Finding] = ()
+) -> list[str]:
     """A thread's active incidents: the codes of the incidents the fold holds open (none is
-    acknowledged here), after ``pending``, the step still being written, on a copy."""
-    if pending is not None:
+    acknowledged here), after ``pending``, the step still being written, and ``thread``,
+    the findings of the whole thread, on a copy (in the order ``envtui check`` folds them)."""
+    if pending is not None or thread:
         fold = copy.deepcopy(fold)
-        fold_report(fold, pending)
+        if pending is not None:
+            fold_report(fold, pending)
+        for found in thread:
+            fold.finding(found, None)
         fold.settle()
     return fold.open_codes()
 
@@ -65,12 +75,21 @@ class EnvironmentState:
     primary: bool
 
 
+def thread_key(host: str, thread_id: str) -> str:
+    """A thread's key among every host's: the same id on two hosts is two threads (a
+    rollout copied from one machine to another is shown on each)."""
+    return f"{host}/{thread_id}" if host else thread_id
+
+
 @dataclass
 class ThreadSummary:
     """One row of ``envtui sessions``; :meth:`as_json` is its ``--json`` line."""
 
     thread_id: str
     path: str
+    host: str = ""  # the configured host it was read on ("" : the one tree of a quick look)
+    source: str | None = None  # who started it (session_meta): cli, vscode, exec, subagent
+    parent_thread_id: str | None = None  # a sub-agent's parent thread
     cwd: str | None = None
     cli_version: str | None = None
     profile: str | None = None
@@ -81,10 +100,14 @@ class ThreadSummary:
     steps: int = 0
     steps_exact: bool = True  # False: the file's middle was skipped, steps is a lower bound
     turns: int = 0
+    turns_exact: bool = True  # False: part of the middle was never read, turns is a lower bound
     latest_step: int | None = None
     environments: dict[str, EnvironmentState] = field(default_factory=dict)
     environments_known: bool = True  # False: no world state read (a fork without its parent)
     incidents: list[str] = field(default_factory=list)
+    incidents_not_known: list[str] = field(default_factory=list)
+    """Codes of thread-level rules the cheap scan could not decide (a skipped middle held
+    snapshots nobody looked at): not known, which is not the same as not active."""
     findings: dict[str, int] = field(default_factory=dict)
     transitions: dict[tuple[str, str], int] = field(default_factory=dict)
     bad_lines: int = 0
@@ -93,6 +116,10 @@ class ThreadSummary:
     listed, so nothing vanishes, but marked, with nothing in it counted as a thread's."""
     live: bool = False
     turn_end: str | None = None  # how the last turn ended; None: no end in the file yet
+
+    @property
+    def key(self) -> str:
+        return thread_key(self.host, self.thread_id)
 
     def count(self, status: str) -> int:
         return sum(1 for env in self.environments.values() if env.status == status)
@@ -103,8 +130,11 @@ class ThreadSummary:
 
     def as_json(self) -> dict[str, Any]:
         return {
+            "host": self.host or None,
             "thread": self.thread_id,
             "path": self.path,
+            "source": self.source,
+            "parent_thread": self.parent_thread_id,
             "cwd": self.cwd,
             "cli_version": self.cli_version,
             "profile": self.profile,
@@ -115,12 +145,14 @@ class ThreadSummary:
             "steps": self.steps,
             "steps_exact": self.steps_exact,
             "turns": self.turns,
+            "turns_exact": self.turns_exact,
             "environments_known": self.environments_known,
             "environments": (
                 {s: self.count(s) for s in STATUSES} if self.environments_known else None
             ),
             "primary": self.primary,
             "incidents": self.incidents,
+            "incidents_not_known": self.incidents_not_known,
             "findings": self.findings,
             "bad_lines": self.bad_lines,
             "is_rollout": self.is_rollout,
@@ -155,6 +187,10 @@ class ThreadFold:
         self._transitions: Counter[tuple[str, str]] = Counter()
         self._statuses: dict[str, str] = {}
         self._recorded_of: tuple[Any, dict[str, RecordedEnvironment]] | None = None
+        self._skipped_selection: dict[str, bool] = {}
+        self.selection_complete = True
+        self.turns_exact = True
+        """Whether every snapshot of the thread was looked at (see :meth:`unseen_states`)."""
 
     @property
     def reader(self) -> RolloutReader:
@@ -172,7 +208,23 @@ class ThreadFold:
 
         (Turn starts there are counted by whoever scans the middle, into ``skipped_turns``.)"""
         self.skipped = True
+        before = self.reader.world.section()
         self.reader.skip_line(number, raw)
+        section = self.reader.world.section()
+        if section is not before and section is not None:
+            for env_id, env in recorded_environments(section).items():
+                resolved = env.status in ("ready", "starting")
+                self._skipped_selection[env_id] = (
+                    self._skipped_selection.get(env_id, False) or resolved
+                )
+
+    def unseen_states(self, *, bytes_unread: bool = False) -> None:
+        """World states of the skipped middle were passed over (replaced by a later full
+        one, or in bytes never read): a rule of the whole thread cannot be decided; in
+        bytes never read, turns went uncounted too."""
+        self.skipped = True
+        self.selection_complete = False
+        self.turns_exact = self.turns_exact and not bytes_unread
 
     def skipped_tools_line(self, number: int, raw: str) -> None:
         """A tools line of the skipped middle (see :meth:`RolloutReader.skip_tools_line`)."""
@@ -219,6 +271,30 @@ class ThreadFold:
             self._open = open_step.report if open_step is not None else None
         return self._open
 
+    def _profile(self) -> Profile:
+        checker = self.steps.checker
+        return checker.profile if checker is not None else self._default_profile()
+
+    def _default_profile(self) -> Profile:
+        return self.reader.info.default_profile()[0]
+
+    def _thread_findings(self) -> list[Finding]:
+        """What ``envtui check`` finds of the whole thread, when this fold can know it: the
+        selection of every snapshot, from the steps checked and the skipped states."""
+        if not self.selection_complete:
+            return []
+        selected = dict(self._skipped_selection)
+        checker = self.steps.checker
+        for env_id, ok in (checker.selected if checker is not None else {}).items():
+            selected[env_id] = selected.get(env_id, False) or ok
+        return selection_findings(self._profile(), selected)
+
+    def _not_known(self) -> list[str]:
+        """The thread rules this fold cannot decide (none under a profile they skip)."""
+        if self.selection_complete or not selection_rule_runs(self._profile()):
+            return []
+        return ["selected-never-resolved"]
+
     def summary(self, thread_id: str, *, size: int = 0) -> ThreadSummary:
         info = self.reader.info
         pending = self._open_step()
@@ -229,6 +305,8 @@ class ThreadFold:
             thread_id=info.thread_id or thread_id,
             path=self.path,
             cwd=info.cwd,
+            source=info.source,
+            parent_thread_id=info.parent_thread_id,
             cli_version=info.cli_version,
             profile=info.default_profile()[0].value,
             started=info.started,
@@ -237,12 +315,14 @@ class ThreadFold:
             steps=info.steps,
             steps_exact=not self.skipped,
             turns=self.skipped_turns + info.turns,
+            turns_exact=self.turns_exact,
             latest_step=latest.number if latest is not None else None,
             environments={
                 i: EnvironmentState(s.kind, s.status, s.primary) for i, s in statuses.items()
             },
             environments_known=section is not None,
-            incidents=active_incidents(self._incidents, pending),
+            incidents=active_incidents(self._incidents, pending, self._thread_findings()),
+            incidents_not_known=self._not_known(),
             findings=dict(self._findings),
             transitions=dict(self._transitions),
             bad_lines=info.bad_line_count,

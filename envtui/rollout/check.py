@@ -314,10 +314,22 @@ def thread_findings(checker: RolloutChecker) -> list[Finding]:
     every snapshot naming it recorded as failed, from the first step to the last, was
     selected and never resolved (the spec's "resolution failed"). Only under codex-0.171:
     0.150 leaves a failed environment out of its snapshots, so it is never seen."""
-    if checker.profile is not Profile.CODEX_0171:
+    return selection_findings(checker.profile, checker.selected)
+
+
+def selection_rule_runs(profile: Profile) -> bool:
+    """Whether selected-never-resolved runs at all: only under codex-0.171, whose snapshots
+    record a failed environment (0.150 leaves it out, so it is never seen)."""
+    return profile is Profile.CODEX_0171
+
+
+def selection_findings(profile: Profile, selected: dict[str, bool]) -> list[Finding]:
+    """:func:`thread_findings` from the selection itself (every environment a snapshot
+    named, and whether any showed it available or starting), wherever it was gathered."""
+    if not selection_rule_runs(profile):
         return []
-    resolved = tuple(env for env, ok in checker.selected.items() if ok)
-    return selected_never_resolved(checker.selected, [StepView(number=None, ready=resolved)])
+    resolved = tuple(env for env, ok in selected.items() if ok)
+    return selected_never_resolved(selected, [StepView(number=None, ready=resolved)])
 
 
 def _one_per_step(mismatches: list[Finding], blocks: int) -> Finding:

@@ -101,6 +101,11 @@ class CheckedSteps:
         """What the file said so far."""
         return self.reader.info
 
+    @property
+    def checker(self) -> RolloutChecker | None:
+        """The checker once a step needed one (what it holds of the whole thread so far)."""
+        return self._checker
+
     def read_line(self, number: int, text: str) -> list[CheckedStep]:
         """Read line ``number`` (1-based); the steps it completed (or settled), checked."""
         if self._settled is not None:

@@ -53,6 +53,22 @@ def context_text(payload: dict[str, Any]) -> str | None:
     return None
 
 
+def session_source(source: Any) -> tuple[str | None, str | None]:
+    """Who started a thread, from its ``session_meta`` ``source`` (``"cli"``, ``"exec"``,
+    or ``{"subagent": {"thread_spawn": {"parent_thread_id": …}}}``; ``subAgent`` as the
+    app-server spells it), and a spawned sub-agent's parent thread."""
+    if isinstance(source, str):
+        return source, None
+    if not isinstance(source, dict) or len(source) != 1:
+        return None, None
+    kind, detail = next(iter(source.items()))
+    if kind not in ("subagent", "subAgent"):
+        return text_of(kind), None
+    spawn = detail.get("thread_spawn") if isinstance(detail, dict) else None
+    parent = spawn.get("parent_thread_id") if isinstance(spawn, dict) else None
+    return "subagent", text_of(parent)
+
+
 def replacement_context(history: Any) -> tuple[bool, str | None]:
     """The block in a compaction's replacement history: (whether it has one, its text).
 

@@ -38,6 +38,7 @@ from envtui.rollout.items import (
     context_text,
     parse_time,
     replacement_context,
+    session_source,
     text_of,
 )
 from envtui.rollout.lines import (
@@ -311,6 +312,7 @@ class RolloutReader:
         self.info.cwd = text_of(payload.get("cwd"))
         self.info.started = parse_time(payload.get("timestamp"))
         self.info.fork = ForkOrigin.from_meta(payload)
+        self.info.source, self.info.parent_thread_id = session_source(payload.get("source"))
         if self.info.fork is not None and self._baseline is not None:
             world, note = self._baseline(self.info.fork)
             self.world.adopt(world)

@@ -85,6 +85,8 @@ class RolloutInfo:
     started: datetime | None = None  # the session_meta's timestamp
     turns: int = 0  # turn starts read (a skipped part of a file is not counted here)
     fork: ForkOrigin | None = None
+    source: str | None = None  # who started the thread: cli, vscode, exec, subagent, …
+    parent_thread_id: str | None = None  # a sub-agent's parent, from its session_meta source
     notes: list[str] = field(default_factory=list)
     turn_end: TurnEnd | None = None
     """How the last turn read ended (``task_complete``, ``turn_aborted``); None while it has

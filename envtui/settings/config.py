@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
@@ -185,6 +185,21 @@ _HOST_ONLY_KEYS = frozenset(_SshKeys.model_fields) - {
 }
 
 
+class HostSshConfig(_SshKeys):
+    """How a host of ``envtui sessions`` is reached: an SSH environment's keys and rules."""
+
+    host: NonBlank
+
+
+class HostConfig(_Strict):
+    """A machine whose Codex threads ``envtui sessions`` shows; no ``ssh``: this one."""
+
+    name: Annotated[VisibleText, StringConstraints(min_length=1, max_length=64, pattern=r"\S")]
+    ssh: HostSshConfig | None = None
+    codex_home: NonBlank = "~/.codex"  # on that host; its rollouts are under sessions/
+    codex: NonBlank | None = None  # the codex binary on that host; default: from PATH
+
+
 AnyEnvironmentConfig = LocalEnvironmentConfig | SshEnvironmentConfig | ExecServerEnvironmentConfig
 
 EnvironmentConfig = Annotated[
@@ -213,6 +228,7 @@ class Config(_Strict):
     network: NetworkConfig | None = None
     alerts: AlertsConfig = AlertsConfig()
     environments: list[EnvironmentConfig] = []
+    hosts: list[HostConfig] = []
     _keymap_where: dict[str, str] = PrivateAttr(default_factory=dict)
 
     @property
@@ -345,6 +361,11 @@ def _cross_check(config: Config) -> tuple[list[Any], str] | None:
             if problem is not None:
                 key, message = problem
                 return ["environments", index, *([key] if key else [])], message
+    names: set[str] = set()
+    for index, host in enumerate(config.hosts):
+        if host.name in names:
+            return ["hosts", index, "name"], f"duplicate host name {host.name!r}"
+        names.add(host.name)
     return None
 
 
@@ -360,11 +381,7 @@ CONFIG_MESSAGES = {
 
 
 def _config_error(exc: ValidationError, text: str, name: str) -> ConfigError:
-    errors = every_error(
-        exc,
-        messages=CONFIG_MESSAGES,
-        hidden=lambda index, part, _: index == 2 and part in _KIND_TAGS,
-    )
+    errors = [replace(e, loc=_written(e.loc)) for e in every_error(exc, messages=CONFIG_MESSAGES)]
     typo = next((e for e in errors if _suggestion(e) is not None), None)
     error = typo or errors[0]  # a mistyped key says more than the required key it stands for
     loc, message = error.loc, error.message
@@ -377,6 +394,14 @@ def _config_error(exc: ValidationError, text: str, name: str) -> ConfigError:
         kinds = ", ".join(ENVIRONMENT_KINDS)
         message = f"expected one of {kinds}, got {error.input.get('kind')!r}"
     return ConfigError(name, message, line=find_line(text, loc), key=key_path(loc) or None)
+
+
+def _written(loc: list[Any]) -> list[Any]:
+    """``loc`` as the file writes it: an environment's kind tag (a step of the union, not
+    a key) left out; a host's ``ssh`` is a key and stays."""
+    if len(loc) > 2 and loc[0] == "environments" and loc[2] in _KIND_TAGS:
+        return [*loc[:2], *loc[3:]]
+    return loc
 
 
 def _suggestion(error: FirstError) -> str | None:
@@ -392,8 +417,9 @@ _TABLE = re.compile(r"^\s*(\[\[?)\s*([A-Za-z0-9_.\"'-]+)\s*\]\]?\s*(#.*)?$")
 def find_line(text: str, loc: list[Any]) -> int | None:
     """The 1-based line of the key at ``loc``, else of its table, else None.
 
-    Handles what envtui's config uses: top-level keys, ``[network]`` and
-    ``[[environments]]`` tables with ``key = value`` lines.
+    Handles what envtui's config uses: top-level keys, ``[network]``, ``[[environments]]``
+    and ``[[hosts]]`` tables (with a ``[hosts.ssh]`` table of the latest host) with
+    ``key = value`` lines.
     """
     lines = text.splitlines()
     table: tuple[Any, ...] = ()
@@ -410,7 +436,9 @@ def find_line(text: str, loc: list[Any]) -> int | None:
                 table = (name, index)
                 headers.setdefault((name,), number)  # an unknown array of tables is here
             else:
-                table = (name,)
+                first, _, rest = name.partition(".")
+                within = (first, counts[first] - 1) if rest and first in counts else (name,)
+                table = (*within, *rest.split(".")) if len(within) == 2 else within
             headers.setdefault(table, number)
             continue
         key = re.match(r"^\s*([\"']?)([A-Za-z0-9_-]+)\1\s*=", line)

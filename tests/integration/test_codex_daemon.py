@@ -31,7 +31,8 @@ from envtui.environments.daemon_socket import DaemonSocketChannel
 from envtui.environments.jsonrpc import MessageChannel
 from envtui.sources.daemon.attach import DaemonOptions, DaemonSource
 from envtui.tui.app import DashboardOptions, EnvTuiApp
-from envtui.tui.needs_you.panel import ConfirmAnswer, NeedsYouPanel
+from envtui.tui.needs_you.confirm import ConfirmAnswer
+from envtui.tui.needs_you.panel import NeedsYouPanel
 from envtui.vocabulary.events import Event, SourceStatus, StepRecorded
 from envtui.vocabulary.thread_messages import (
     RequestAnswered,
@@ -78,7 +79,7 @@ async def _attached(
     socket: Path, events: list[Event], **options: bool
 ) -> tuple[DaemonClient, Recording]:
     recording = Recording(socket)
-    client = DaemonClient(recording, events.append, **options)
+    client = DaemonClient(recording, events.append, read_only=options.get("read_only", False))
     await client.connect()
     await client.list_threads()
     return client, recording
@@ -152,7 +153,7 @@ async def test_read_only_sends_nothing_but_reads_and_answers_nothing() -> None:
             assert all("method" in m for m in recording.sent), "envtui answered something"
             resumes = [m["params"] for m in recording.sent if m.get("method") == "thread/resume"]
             assert resumes
-            assert all(p.get("excludeTurns") is True for p in resumes)  # type: ignore[union-attr]
+            assert all(p.get("excludeTurns") is True for p in resumes)  # type: ignore[attr-defined]
             assert not owner.resolved  # the request still waits for its owner
         finally:
             await client.aclose()
@@ -193,8 +194,10 @@ async def test_the_dashboard_shows_the_daemons_request_and_declines_it_with_the_
                     what="the request in the needs-you panel",
                 )
                 await pilot.press("x")
-                await pilot_wait_until(pilot, lambda: isinstance(app.screen, ConfirmAnswer))
-                await pilot.press("enter")
+                await pilot_wait_until(
+                    pilot, lambda: isinstance(app.screen, ConfirmAnswer) and app.screen.armed
+                )
+                await pilot.press("y")
                 await pilot_wait_until(
                     pilot,
                     lambda: bool(owner.resolved),

@@ -30,7 +30,7 @@ from envtui.environments.daemon.address import DaemonAddress
 from envtui.sources.daemon.attach import DaemonOptions, DaemonSource
 from envtui.sources.recording import recorded
 from envtui.tui.app import DashboardOptions, EnvTuiApp
-from envtui.tui.needs_you.panel import ConfirmAnswer
+from envtui.tui.needs_you.confirm import ConfirmAnswer
 from envtui.vocabulary.events import decode_event
 from envtui.vocabulary.thread_messages import RequestAnswered, RequestResolved
 
@@ -101,8 +101,10 @@ async def test_declined_in_envtui_the_tuis_prompt_closes_and_codex_records_the_r
                 work = [t.id for t in source.client.work_threads()]
                 assert work == [request.msg.thread]  # not the title thread beside it
                 await pilot.press("x")
-                await pilot_wait_until(pilot, lambda: isinstance(app.screen, ConfirmAnswer))
-                await pilot.press("enter")
+                await pilot_wait_until(
+                    pilot, lambda: isinstance(app.screen, ConfirmAnswer) and app.screen.armed
+                )
+                await pilot.press("y")
                 await pilot_wait_until(
                     pilot, lambda: PROMPT not in _pane(socket), timeout=30, what="the prompt closed"
                 )

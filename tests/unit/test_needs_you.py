@@ -128,7 +128,7 @@ def test_several_threads_the_header_says_the_most_pressing_and_each_request_its_
     assert "· thread t-1" in text
     assert "· thread t-2" in text
     needs_you.apply(ThreadStatusChanged(thread="t-1", status="active"), None)
-    assert needs_you.status == "active"
+    assert needs_you.status in {"active"}  # t-1 now works (an attribute mypy narrowed above)
 
 
 def test_one_thread_its_requests_do_not_repeat_its_id() -> None:

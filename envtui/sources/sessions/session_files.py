@@ -30,6 +30,11 @@ class SessionFiles(Protocol):
         """Links that resolve out of the tree, skipped at the last listing."""
         ...
 
+    @property
+    def misnamed(self) -> list[str]:
+        """``.jsonl`` files not named as Codex names rollouts, skipped at the last listing."""
+        ...
+
     def listing(self) -> list[FileInfo]: ...
 
     def read(self, path: str, offset: int, size: int) -> bytes: ...
@@ -64,6 +69,10 @@ class LocalSessionFiles:
     @property
     def outside(self) -> list[str]:
         return self._tree.outside
+
+    @property
+    def misnamed(self) -> list[str]:
+        return self._tree.misnamed
 
     def listing(self) -> list[FileInfo]:
         self._tree.refresh()

@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from envtui.incidents.sessions_view import SessionsView
 from envtui.sources.sessions.session_files import LocalSessionFiles, SessionFiles
@@ -46,8 +46,10 @@ class SessionsIndex:
         since: float | None = None,
         live_window: float = LIVE_WINDOW,
         clock: Callable[[], float] = time.time,
+        host: str = "",
     ) -> None:
         self.files = files
+        self.host = host  # the name its rows carry (see ThreadSummary.key)
         self.since = since
         self.live_window = live_window
         self.clock = clock
@@ -116,7 +118,7 @@ class SessionsIndex:
             if thread is None:
                 from envtui.sources.sessions.thread_file import ThreadFile
 
-                thread = ThreadFile(self.files, info, self._baseline(info))
+                thread = ThreadFile(self.files, info, self._baseline(info), host=self.host)
                 thread.index()
                 self._threads[path] = thread
                 return True
@@ -154,13 +156,19 @@ class SessionsIndex:
             chosen = self._newest(thread_id, moment)
             if chosen is None:
                 if self._shown.pop(thread_id, None) is not None:
-                    gone.add(thread_id)
+                    from envtui.incidents.thread_summary import thread_key
+
+                    gone.add(thread_key(self.host, thread_id))
                 continue
             self._shown[thread_id] = chosen
-            changed.add(thread_id)
-        outside = list(self.files.outside)
+            changed.add(chosen.key)
         return SessionsView(
-            list(self._shown.values()), up=True, changed=changed, gone=gone, outside=outside
+            list(self._shown.values()),
+            up=True,
+            changed=changed,
+            gone=gone,
+            outside=list(self.files.outside),
+            misnamed=list(self.files.misnamed),
         )
 
     def _newest(self, thread_id: str, moment: datetime) -> ThreadSummary | None:
@@ -184,8 +192,14 @@ def _mtime(summary: ThreadSummary) -> float:
     return summary.last_written.timestamp() if summary.last_written is not None else 0.0
 
 
+class Polled(Protocol):
+    """What :func:`watch_sessions` polls: one index, or several hosts' (a Fleet)."""
+
+    def poll(self) -> SessionsView: ...
+
+
 async def watch_sessions(
-    index: SessionsIndex,
+    index: Polled,
     publish: Callable[[SessionsView], None],
     stop: asyncio.Event,
     *,

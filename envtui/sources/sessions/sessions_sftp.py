@@ -25,7 +25,12 @@ from envtui.environments.ssh import (
 )
 from envtui.sources.file_windows import FileView
 from envtui.sources.rollout_follow import RolloutFollower, read_window
-from envtui.sources.sessions.tree_listing import MAX_DEPTH, FileInfo, is_rollout_name
+from envtui.sources.sessions.tree_listing import (
+    MAX_DEPTH,
+    FileInfo,
+    is_misnamed,
+    is_rollout_name,
+)
 from envtui.vocabulary.events import EventSink, Source
 
 T = TypeVar("T")
@@ -58,6 +63,7 @@ class SftpSessionFiles:
         self._connection: asyncssh.SSHClientConnection | None = None
         self._sftp: asyncssh.SFTPClient | None = None
         self.outside: list[str] = []  # links out of the tree, as last listed
+        self.misnamed: list[str] = []  # .jsonl files not named as rollouts, as last listed
 
     async def open(self) -> None:
         """Connect now; raises OSError with the reason when the host cannot be used."""
@@ -109,6 +115,7 @@ class SftpSessionFiles:
             await self.aclose()
             raise OSError(describe_ssh_error(exc, self.settings)) from None
         self.outside = listed.outside
+        self.misnamed = listed.misnamed
         return listed.found
 
     async def _walk(
@@ -125,6 +132,8 @@ class SftpSessionFiles:
             elif stat.S_ISREG(mode) and is_rollout_name(name):
                 size, mtime = entry.attrs.size or 0, float(entry.attrs.mtime or 0)
                 listed.found.append(FileInfo(path, size, mtime))
+            elif stat.S_ISREG(mode) and is_misnamed(name):
+                listed.misnamed.append(path)
             elif stat.S_ISLNK(mode):
                 await self._link(sftp, path, name, listed)
 
@@ -178,6 +187,7 @@ class _Listing:
     root: str = ""
     found: list[FileInfo] = field(default_factory=list)
     outside: list[str] = field(default_factory=list)
+    misnamed: list[str] = field(default_factory=list)
 
 
 class _SftpWindow:

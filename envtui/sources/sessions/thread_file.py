@@ -2,10 +2,16 @@
 
 Indexing reads the head (the ``session_meta`` line) and the tail from the start of the
 last turn (at most :data:`TAIL_LIMIT` bytes), which the reader cuts into steps. What lies
-between is not parsed: it is scanned for the few lines that carry state into the tail
-(``world_state``, ``compacted``, ``additional_tools``) and for turn starts, by a regular
-expression over the raw bytes, and only those lines are parsed. After that only new bytes
-are read; a file that shrank or was replaced is indexed again.
+between is not parsed: the latest full ``world_state`` before the tail is found by reading
+back from it, and from there the few lines that carry state into the tail
+(``world_state``, ``compacted``, ``additional_tools``) and the turn starts are found by
+C-speed searches over the raw bytes, and only those lines are parsed. What lies before
+that full world state is read the same way when it is short; when it is long, only its
+first bytes are (for the thread's tools line), so the cost of a file follows its head, its
+last turn and the state since its latest full world state, not its size. The row then
+says what it could not know: its turn and step counts are lower bounds, and a rule of the
+whole thread (selected-never-resolved) is "not known". After indexing only new bytes are
+read; a file that shrank or was replaced is indexed again.
 
 The scan relies on Codex writing compact JSON (``"type":"world_state"``); a file whose
 head is not written that way is read whole, so nothing is missed.
@@ -23,8 +29,12 @@ from envtui.sources.sessions.session_files import SessionFiles
 from envtui.sources.sessions.tree_listing import FileInfo
 
 CHUNK = 1 << 20
+FIRST_READ = 64 << 10
+"""The first read of a search from either end of a file; each next one is twice as long."""
 WHOLE_FILE = 64 << 10
 """A file up to this size is read whole at indexing: its step count is then exact."""
+READ_GAP = 256 << 10
+"""The most of a skipped middle read before its latest full world state (see _scan_state)."""
 TAIL_LIMIT = 16 << 20
 """The most of a file's end parsed at indexing; a longer last turn is read from there."""
 COMPACT_HEAD = b'"type":"session_meta"'
@@ -50,9 +60,15 @@ class ThreadFile:
     """The fold of one file and how far it has been read."""
 
     def __init__(
-        self, files: SessionFiles, info: FileInfo, baseline: BaselineLookup | None = None
+        self,
+        files: SessionFiles,
+        info: FileInfo,
+        baseline: BaselineLookup | None = None,
+        *,
+        host: str = "",
     ) -> None:
         self.files = files
+        self.host = host
         self.info = info
         self.baseline = baseline
         self.fold: ThreadFold | None = ThreadFold(info.path, baseline)
@@ -105,35 +121,42 @@ class ThreadFile:
         return False
 
     def _head(self, size: int) -> bytes | None:
-        data = b""
+        data, step = b"", FIRST_READ
         while len(data) < size:
-            data += self.files.read(self.info.path, len(data), min(CHUNK, size - len(data)))
+            data += self.files.read(self.info.path, len(data), min(step, size - len(data)))
             end = data.find(b"\n")
             if end >= 0:
                 return data[: end + 1]
             if not data:
                 break
+            step = min(2 * step, CHUNK)
         return None
 
     def _tail_start(self, size: int) -> int:
         """The start of the line of the last turn start, within TAIL_LIMIT of the end."""
         floor = max(self.offset, size - TAIL_LIMIT)
-        end = size
-        while end > floor:
-            start = max(floor, end - CHUNK)
-            chunk = self.files.read(self.info.path, start, end - start + len(TURN_MARKER))
-            found = chunk.rfind(TURN_MARKER)
-            if found >= 0:
-                newline = chunk.rfind(b"\n", 0, found)
-                if newline >= 0:
-                    return start + newline + 1
-                return self._line_start(start, floor)
-            end = start
+        found = self._line_back(TURN_MARKER, floor, size)
+        if found is not None:
+            return found
         if floor == self.offset:
             return self.offset
         chunk = self.files.read(self.info.path, floor, CHUNK)
         newline = chunk.find(b"\n")
         return floor + newline + 1 if newline >= 0 else self.offset
+
+    def _line_back(self, marker: bytes, floor: int, end: int) -> int | None:
+        """Where the line of the last ``marker`` between ``floor`` and ``end`` starts, read
+        back from ``end`` in reads that start small (the marker is usually near) and grow."""
+        step = FIRST_READ
+        while end > floor:
+            start = max(floor, end - step)
+            chunk = self.files.read(self.info.path, start, end - start + len(marker) - 1)
+            found = chunk.rfind(marker)
+            if found >= 0:
+                newline = chunk.rfind(b"\n", 0, found)
+                return start + newline + 1 if newline >= 0 else self._line_start(start, floor)
+            end, step = start, min(2 * step, CHUNK)
+        return None
 
     def _line_start(self, position: int, floor: int) -> int:
         """The start of the line that holds ``position``, looking back no further than floor."""
@@ -148,14 +171,32 @@ class ThreadFile:
     def _scan_state(self, start: int, end: int) -> None:
         """The skipped middle: only the lines whose effect reaches the tail, in file order.
 
-        Every tools line counts (a later one replaces only what it names); of the world
-        state, only the last full ``world_state`` and what follows it (patches, a
-        compaction) do. A compaction is known by its type at the line's start and is
-        not parsed: its replacement history says nothing a later step needs.
+        The world state the tail starts from is the latest full ``world_state`` and what
+        follows it (patches, a compaction), found by reading back from the tail; what lies
+        before it is read only when it is short (:data:`READ_GAP`), and then every state
+        line in it is applied too, so that a rule of the whole thread sees every snapshot.
+        A longer gap is not read but for its first :data:`READ_GAP` bytes, where Codex
+        writes a thread's tools line: its turns, and its snapshots, are not known.
         """
         fold = self.fold
         assert fold is not None, "indexed first"
-        kept: list[_StateLine] = []
+        anchor = self._last_full(start, end)
+        if anchor - start > READ_GAP:
+            self._front_tools(start, start + READ_GAP)
+            fold.unseen_states(bytes_unread=True)
+            start = anchor
+        for line in self._state_lines(start, end):
+            if line.kind == "compacted":
+                fold.skipped_compaction()
+            elif line.kind == "tools":
+                fold.skipped_tools_line(line.number, line.raw.decode("utf-8", errors="replace"))
+            else:
+                fold.skipped_line(line.number, line.raw.decode("utf-8", errors="replace"))
+
+    def _state_lines(self, start: int, end: int) -> Iterator[_StateLine]:
+        """The state lines from ``start`` to ``end``, numbered; turn starts are counted."""
+        fold = self.fold
+        assert fold is not None, "indexed first"
         for region in self._regions(start, end, b""):
             fold.skipped_turns += region.count(TURN_MARKER)
             counted = 0
@@ -163,19 +204,47 @@ class ThreadFile:
                 self.line += region.count(b"\n", counted, line_start)
                 counted = line_start
                 line_end = region.find(b"\n", line_start) + 1
-                line = _StateLine(self.line + 1, region[line_start:line_end])
-                if line.kind == "full":
-                    kept = [k for k in kept if k.kind in ("tools", "other")]
-                kept.append(line)
+                yield _StateLine(self.line + 1, region[line_start:line_end])
             self.line += region.count(b"\n", counted)
-        for line in kept:
-            text = line.raw.decode("utf-8", errors="replace") if line.kind != "compacted" else ""
-            if line.kind == "compacted":
-                fold.skipped_compaction()
-            elif line.kind == "tools":
-                fold.skipped_tools_line(line.number, text)
-            else:
-                fold.skipped_line(line.number, text)
+
+    def _front_tools(self, start: int, end: int) -> None:
+        """The tools lines of a gap that is not read, those before its first world state
+        (where Codex writes them when a thread starts) within its first bytes; numbered as
+        if nothing came before them (the gap's lines are not counted)."""
+        fold = self.fold
+        assert fold is not None, "indexed first"
+        data = self._front(start, end)
+        found = data.find(TOOLS_MARKER)
+        while found >= 0:
+            line_start = data.rfind(b"\n", 0, found) + 1
+            line_end = data.find(b"\n", found) + 1
+            if line_end <= 0:
+                break  # cut by the end of what was read: not a whole line
+            line = _StateLine(self.line + 1, data[line_start:line_end])
+            if line.kind == "tools":
+                fold.skipped_tools_line(line.number, line.raw.decode("utf-8", errors="replace"))
+            found = data.find(TOOLS_MARKER, line_end)
+
+    def _front(self, start: int, end: int) -> bytes:
+        """The bytes from ``start`` to the line of the first world state, read in reads
+        that start small and grow, at most to ``end``."""
+        data, step = b"", FIRST_READ
+        while start + len(data) < end:
+            got = self.files.read(self.info.path, start + len(data), step)
+            data += got[: end - start - len(data)]
+            world = data.find(WORLD_MARKER, max(0, len(data) - len(got) - len(WORLD_MARKER)))
+            if world >= 0:
+                return data[: data.rfind(b"\n", 0, world) + 1]
+            if not got:
+                break
+            step = min(2 * step, CHUNK)
+        return data
+
+    def _last_full(self, start: int, end: int) -> int:
+        """Where the line of the latest full world state between ``start`` and ``end``
+        starts, read back from ``end``; ``start`` when there is none."""
+        found = self._line_back(FULL_MARKER, start, end)
+        return start if found is None else found
 
     def _read_lines(self, size: int) -> None:
         """Every complete line from the offset to ``size``, into the fold."""
@@ -223,6 +292,7 @@ class ThreadFile:
             if self.fold is not None:
                 name = thread_id_from_name(self.info.name)
                 summary = self.fold.summary(name, size=self.info.size)
+                summary.host = self.host
             else:  # touched, not grown: the same row, written at another time
                 summary = dataclasses.replace(summary) if summary else ThreadSummary("", "")
             summary.last_written = datetime.fromtimestamp(self.info.mtime, UTC)
@@ -275,20 +345,10 @@ def _kind_of(raw: bytes) -> str:
 
 
 def _state_line_starts(region: bytes) -> list[int]:
-    """Where the lines holding a state marker start, each once, in order (C-speed finds).
-
-    Tools lines are looked for everywhere; world states and compactions only from the last
-    full ``world_state`` on (found from the end), since what comes before it is replaced.
-    """
-    last_full = region.rfind(FULL_MARKER)
-    state_from = region.rfind(b"\n", 0, last_full) + 1 if last_full >= 0 else 0
+    """Where the lines holding a state marker start, each once, in order (C-speed finds)."""
     starts = set()
-    for marker, start in (
-        (TOOLS_MARKER, 0),
-        (WORLD_MARKER, state_from),
-        (COMPACT_MARKER, state_from),
-    ):
-        found = region.find(marker, start)
+    for marker in (TOOLS_MARKER, WORLD_MARKER, COMPACT_MARKER):
+        found = region.find(marker)
         while found >= 0:
             starts.add(region.rfind(b"\n", 0, found) + 1)
             found = region.find(marker, found + len(marker))

@@ -62,6 +62,11 @@ def is_rollout_name(name: str) -> bool:
     return name.startswith(ROLLOUT_PREFIX) and name.endswith(ROLLOUT_SUFFIX)
 
 
+def is_misnamed(name: str) -> bool:
+    """A JSONL file that is not named as Codex names a rollout: counted, not read."""
+    return name.endswith(ROLLOUT_SUFFIX) and not is_rollout_name(name)
+
+
 def stat_info(path: str) -> FileInfo:
     stat = os.stat(path)
     return FileInfo(path, stat.st_size, stat.st_mtime, (stat.st_dev, stat.st_ino))
@@ -75,6 +80,7 @@ class _Folder:
     subfolders: list[str] = field(default_factory=list)
     files: set[str] = field(default_factory=set)
     outside: list[str] = field(default_factory=list)
+    misnamed: list[str] = field(default_factory=list)
 
 
 class TreeListing:
@@ -93,6 +99,7 @@ class TreeListing:
         self.clock = clock
         self.files: dict[str, FileInfo] = {}  # every rollout, by path
         self.outside: list[str] = []
+        self.misnamed: list[str] = []  # .jsonl files not named as rollouts: never read
         self._folders: dict[str, _Folder] = {}
         self._hot: set[str] = set()
         self._turns: list[set[str]] = [set() for _ in range(max(1, cold_turns))]
@@ -119,6 +126,7 @@ class TreeListing:
         for path in due & self.files.keys():
             self._restat(path)
         self.outside = [link for folder in self._folders.values() for link in folder.outside]
+        self.misnamed = [path for folder in self._folders.values() for path in folder.misnamed]
 
     def _visit(self, path: str, depth: int, seen: set[str], due: set[str]) -> None:
         try:
@@ -156,6 +164,8 @@ class TreeListing:
                     if entry.path not in self.files:
                         self._remember(stat_info(entry.path))
                         due.discard(entry.path)
+                elif is_misnamed(entry.name) and entry.is_file():
+                    folder.misnamed.append(entry.path)
             except OSError:
                 continue  # gone between the listing and the stat
         for gone in (before.files if before is not None else set()) - folder.files:

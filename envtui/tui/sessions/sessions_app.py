@@ -23,10 +23,19 @@ SessionsWatch = Callable[[Callable[[SessionsView], None], asyncio.Event], Awaita
 
 class SessionsApp(EnvTuiApp):
     def __init__(
-        self, watch: SessionsWatch, opener: ThreadOpener, options: DashboardOptions
+        self,
+        watch: SessionsWatch,
+        opener: ThreadOpener,
+        options: DashboardOptions,
+        *,
+        hosts: bool = False,
+        poll_interval: float = 1.0,
     ) -> None:
+        """``hosts``: the table of configured hosts (see SessionsScreen), polled every
+        ``poll_interval`` seconds (a host not heard from for three is stale)."""
         super().__init__(None, options)
-        self.sessions = SessionsScreen(self.options, opener)
+        self.sessions = SessionsScreen(self.options, opener, hosts=hosts)
+        self.sessions.poll_interval = poll_interval
         self._watch = watch
         self._watch_stop = asyncio.Event()
         self._watch_task: asyncio.Task[None] | None = None

@@ -12,6 +12,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from envtui.incidents.fleet_rows import HostFreshness
 from envtui.incidents.thread_summary import ThreadSummary
 from envtui.tui.format import ASCII, clean, glyphs, relative
 
@@ -40,6 +41,8 @@ SESSION_SORTABLE = (
     "started",
     "steps",
 )
+HOST_COLUMNS: tuple[tuple[str, str, int], ...] = (("host", "host", 10), ("state", "state", 14))
+"""Leading the table when it shows configured hosts: each row's host and live state."""
 TIMED = frozenset({"written"})
 """The columns whose text moves with the clock alone."""
 SHORT_ID = 8
@@ -83,10 +86,37 @@ def written_text(summary: ThreadSummary, now: datetime) -> str:
     return relative(then, now)
 
 
+def host_values(summary: ThreadSummary, state: str) -> dict[str, str]:
+    """The host columns' cells (see HOST_COLUMNS): ``state`` is the row's live state."""
+    return {"host": clean(summary.host) or "-", "state": state}
+
+
+def hosts_text(hosts: list[HostFreshness], now: datetime, interval: float) -> str:
+    """Each host's freshness for the header: reached or not (and why), when last heard
+    from when that is stale, its Codex version, marked when it differs from the others'."""
+    parts = []
+    for host in hosts:
+        words = [clean(host.name), host.state]
+        if host.reason and host.state != "connected":
+            words.append(f"({clean(host.reason)})")
+        if host.last_heard is not None and host.stale(now, interval):
+            words.append(f"last heard {relative(host.last_heard, now)}")
+        if host.codex_version:
+            marked = f" {glyphs().warning} differs" if host.version_differs else ""
+            words.append(f"codex {clean(host.codex_version)}{marked}")
+        if host.live is None:
+            words.append("files only")
+        parts.append(" ".join(words))
+    return "  ·  ".join(parts)
+
+
 def session_values(summary: ThreadSummary, now: datetime) -> dict[str, str]:
     started = summary.started.astimezone().strftime("%Y-%m-%d %H:%M") if summary.started else "-"
     steps = str(summary.steps) if summary.steps_exact else f"≥{summary.steps}"
     incidents = f"{glyphs().warning} {', '.join(summary.incidents)}" if summary.incidents else ""
+    if summary.incidents_not_known:
+        unknown = f"{', '.join(summary.incidents_not_known)} not known"
+        incidents = f"{incidents}; {unknown}" if incidents else f"? {unknown}"
     primary = "-" if summary.environments_known else "?"
     return {
         "live": f"{live_glyph()} live" if summary.live else "",

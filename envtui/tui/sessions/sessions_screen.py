@@ -22,14 +22,21 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
 from envtui.dashboard.store import Store
-from envtui.incidents.sessions_view import SessionsView, outside_note
+from envtui.incidents.fleet_rows import HostFreshness, host_named, row_state
+from envtui.incidents.sessions_view import SessionsView, misnamed_note, outside_note
 from envtui.incidents.thread_summary import ThreadSummary
 from envtui.tui.details import keys_help
 from envtui.tui.keymap import keys_in_force
 from envtui.tui.main_screen import MainScreen
 from envtui.tui.options import DashboardOptions
 from envtui.tui.screens import TextScreen
-from envtui.tui.sessions.sessions_format import SESSION_SORTABLE, breadcrumb, details_text, short_id
+from envtui.tui.sessions.sessions_format import (
+    SESSION_SORTABLE,
+    breadcrumb,
+    details_text,
+    hosts_text,
+    short_id,
+)
 from envtui.tui.sessions.sessions_table import SessionsTable
 from envtui.vocabulary.events import Source
 from envtui.vocabulary.safe_text import for_terminal
@@ -76,20 +83,27 @@ class SessionsScreen(Screen[None]):
     #details { height: 1; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
-    def __init__(self, options: DashboardOptions, opener: ThreadOpener) -> None:
+    def __init__(
+        self, options: DashboardOptions, opener: ThreadOpener, *, hosts: bool = False
+    ) -> None:
+        """``hosts``: the table of configured hosts, each row's host and state leading."""
         super().__init__()
         self.options = options
         self.opener = opener
+        self.with_hosts = hosts
+        self.hosts: list[HostFreshness] = []
+        self.poll_interval = 1.0
         self.threads: dict[str, ThreadSummary] = {}
         self.problem: str | None = None
         self.outside: list[str] = []
+        self.misnamed: list[str] = []
         self._header = ""
         self._details = ""
         self._tasks: set[asyncio.Task[None]] = set()
 
     def compose(self) -> ComposeResult:
         yield Static("", id="header", markup=False)
-        yield SessionsTable(id="sessions")
+        yield SessionsTable(id="sessions", state_of=self._state if self.with_hosts else None)
         yield Static("", id="details", markup=False)
         yield Input(placeholder="filter threads (esc clears)", id="filter")
         yield Footer()
@@ -112,14 +126,17 @@ class SessionsScreen(Screen[None]):
     def show(self, view: SessionsView) -> None:
         """One poll of the index: only what it changed reaches the table."""
         quiet = not view.changed and not view.gone
-        if quiet and view.problem == self.problem and view.outside == self.outside:
+        hosts_moved = self.with_hosts and self._hosts_text() != self._hosts_text(view.hosts)
+        same_notes = view.outside == self.outside and view.misnamed == self.misnamed
+        if quiet and view.problem == self.problem and same_notes and not hosts_moved:
             return  # nothing changed: no widget is touched
+        self.hosts = view.hosts
         if view.changed:
             for summary in view.changed_threads():
-                self.threads[summary.thread_id] = summary
-        for thread_id in view.gone:
-            self.threads.pop(thread_id, None)
-        self.problem, self.outside = view.problem, view.outside
+                self.threads[summary.key] = summary
+        for key in view.gone:
+            self.threads.pop(key, None)
+        self.problem, self.outside, self.misnamed = view.problem, view.outside, view.misnamed
         if self.is_mounted:
             self._sync(view.changed | view.gone, view.gone)
 
@@ -145,12 +162,25 @@ class SessionsScreen(Screen[None]):
         note = outside_note(self.outside)
         if note is not None:
             parts.append(note)
+        misnamed = misnamed_note(self.misnamed)
+        if misnamed is not None:
+            parts.append(misnamed)
+        if self.with_hosts and self.hosts:
+            parts.append(self._hosts_text())
         if self.problem:
             parts.append(for_terminal(self.problem))
         text = "  ·  ".join(parts)
         if text != self._header:
             self._header = text
             self.query_one("#header", Static).update(Text(text))
+
+    def _state(self, summary: ThreadSummary) -> str:
+        host = host_named(self.hosts, summary.host)
+        return row_state(summary, host.live if host is not None else None)
+
+    def _hosts_text(self, hosts: list[HostFreshness] | None = None) -> str:
+        now = self.options.clock()
+        return hosts_text(self.hosts if hosts is None else hosts, now, self.poll_interval)
 
     def _draw_details(self) -> None:
         thread_id = self.selected_id()

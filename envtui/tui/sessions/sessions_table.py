@@ -10,7 +10,7 @@ changed: 10,000 rows off screen cost nothing each second.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any, ClassVar
 
@@ -18,12 +18,15 @@ from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.coordinate import Coordinate
 
+from envtui.incidents.fleet_rows import needs_you_first
 from envtui.incidents.thread_summary import ThreadSummary
 from envtui.tui.format import matches
 from envtui.tui.sessions.sessions_format import (
+    HOST_COLUMNS,
     SESSION_COLUMNS,
     TIMED,
     filter_text,
+    host_values,
     session_values,
     sort_value,
     written_text,
@@ -31,6 +34,7 @@ from envtui.tui.sessions.sessions_format import (
 from envtui.tui.widgets import IdCell, KeyedTable
 
 KEYS = tuple(key for key, _, _ in SESSION_COLUMNS)
+"""The columns of the table of one tree (the quick look)."""
 
 
 class SessionsTable(KeyedTable):
@@ -40,8 +44,18 @@ class SessionsTable(KeyedTable):
         Binding("enter", "select_cursor", "open", key_display="enter", id="open"),
     ]
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *,
+        state_of: Callable[[ThreadSummary], str] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """``state_of``: each row's live state, shown with its host in the leading
+        columns (the table of configured hosts); None: neither column."""
         super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)
+        self.state_of = state_of
+        self.columns_shown = (HOST_COLUMNS if state_of is not None else ()) + SESSION_COLUMNS
+        self.keys = tuple(key for key, _, _ in self.columns_shown)
         self.filter = ""
         self.sort_key = "written"
         self.sort_reverse = False
@@ -50,7 +64,7 @@ class SessionsTable(KeyedTable):
         self._order: dict[str, Any] = {}  # each row's sort value
 
     def on_mount(self) -> None:
-        for key, label, width in SESSION_COLUMNS:
+        for key, label, width in self.columns_shown:
             self.add_column(label, key=key, width=width)
 
     def sync(
@@ -69,10 +83,15 @@ class SessionsTable(KeyedTable):
                 gone = gone | {thread_id}
                 continue
             values = session_values(summary, now)
+            first = 0
+            if self.state_of is not None:
+                state = self.state_of(summary)
+                values.update(host_values(summary, state))
+                first = needs_you_first(state) * (-1 if self.sort_reverse else 1)
             if self.filter and not matches(filter_text(summary, values), self.filter):
                 gone = gone | {thread_id}
                 continue
-            order = sort_value(summary, self.sort_key)
+            order = (first, sort_value(summary, self.sort_key))  # who waits on you first
             resort |= self._order.get(thread_id) != order
             self._order[thread_id] = order
             self._show(thread_id, values)
@@ -91,9 +110,9 @@ class SessionsTable(KeyedTable):
         """Add the row, or redraw just the cells whose text changed."""
         shown = self._shown.get(thread_id)
         if shown is None:
-            self.add_row(*(self._cell(thread_id, key, values) for key in KEYS), key=thread_id)
+            self.add_row(*(self._cell(thread_id, key, values) for key in self.keys), key=thread_id)
         else:
-            for key in KEYS:
+            for key in self.keys:
                 if shown[key] != values[key]:
                     self.update_cell(thread_id, key, self._cell(thread_id, key, values))
         self._shown[thread_id] = values
@@ -125,7 +144,7 @@ class SessionsTable(KeyedTable):
 
     def restyle(self) -> None:
         """The theme changed: every cell again, in the new colours (at the next sync)."""
-        self._shown = {key: dict.fromkeys(KEYS, "") for key in self._shown}
+        self._shown = {key: dict.fromkeys(self.keys, "") for key in self._shown}
 
     def select(self, thread_id: str | None) -> None:
         """Keep the cursor on the same thread after rows moved."""

@@ -213,6 +213,8 @@ class OpenSshServer:
                 "PermitRootLogin=prohibit-password",
                 "-o",
                 "LogLevel=ERROR",
+                "-o",
+                "Subsystem=sftp internal-sftp",  # a sessions tree is read over SFTP
             ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

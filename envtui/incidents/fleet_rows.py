@@ -1,0 +1,188 @@
+"""Every host's threads in one table: each host's freshness, each thread's state, filters.
+
+A row's state comes from two places. The rollout files say what each thread did (the
+summary); a host's app-server daemon, when envtui is attached to it, says what each loaded
+thread is doing now, in Codex's own ``ThreadStatus`` and the requests it waits on. That
+second part is :class:`ThreadLive`, one per thread id, handed in per host
+(:attr:`HostFreshness.live`): ``None`` means nobody feeds it (a host read from its files
+only), and its rows say "no live status", never idle. A host that has a feed and does not
+hold a thread that is being written runs it embedded (``codex exec``, a TUI started with
+``-c``): "embedded", never idle either.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from envtui.incidents.thread_summary import ThreadSummary
+
+HostState = Literal["connected", "reconnecting", "unreachable"]
+STALE_POLLS = 3
+"""A host not heard from for this many poll intervals is stale."""
+
+WAITING_ON_APPROVAL = "waiting on approval"
+WAITING_ON_INPUT = "waiting on input"
+NEEDS_YOU = frozenset({WAITING_ON_APPROVAL, WAITING_ON_INPUT})
+NO_LIVE_STATUS = "no live status"
+FILTERS = ("all", "needs you", "working", "idle")
+"""The table's filters, as Codex's own fleet view names them."""
+
+
+@dataclass(frozen=True)
+class PendingRequest:
+    """A request a thread waits on: Codex's method, the environment, the command or files."""
+
+    method: str
+    environment_id: str | None = None
+    detail: str | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        return {"method": self.method, "environment": self.environment_id, "detail": self.detail}
+
+
+@dataclass(frozen=True)
+class ThreadLive:
+    """What a host's daemon says of one loaded thread: its ``ThreadStatus`` as Codex sent it
+    (``{"type": "active", "activeFlags": [...]}`` …) and the requests it waits on."""
+
+    status: Mapping[str, Any]
+    pending: tuple[PendingRequest, ...] = ()
+
+
+@dataclass
+class HostFreshness:
+    """How fresh one host's rows are: reached or not (and why), when it was last heard
+    from, the Codex version its newest rollout was written by, and its live feed."""
+
+    name: str
+    state: HostState = "unreachable"
+    reason: str | None = None
+    last_heard: datetime | None = None
+    codex_version: str | None = None
+    live: dict[str, ThreadLive] | None = None  # None: no daemon feeds this host
+    version_differs: bool = False  # another host runs another Codex version
+
+    def stale(self, now: datetime, interval: float) -> bool:
+        if self.last_heard is None:
+            return True
+        return (now - self.last_heard).total_seconds() > STALE_POLLS * interval
+
+    def as_json(self, now: datetime, interval: float) -> dict[str, Any]:
+        return {
+            "host": self.name,
+            "state": self.state,
+            "reason": self.reason,
+            "last_heard": self.last_heard.isoformat() if self.last_heard else None,
+            "stale": self.stale(now, interval),
+            "codex_version": self.codex_version,
+            "version_differs": self.version_differs,
+            "live_status": self.live is not None,
+        }
+
+
+def mark_versions(hosts: Iterable[HostFreshness]) -> None:
+    """Mark each host whose Codex version is not the one most hosts run."""
+    known = [h for h in hosts if h.codex_version is not None]
+    versions = [h.codex_version for h in known]
+    common = max(set(versions), key=versions.count) if versions else None
+    for host in known:
+        host.version_differs = host.codex_version != common
+
+
+_STATUS_WORDS = {"idle": "idle", "notLoaded": "not loaded", "systemError": "system error"}
+
+
+def status_words(status: Mapping[str, Any]) -> str:
+    """Codex's ``ThreadStatus`` in the table's words."""
+    kind = status.get("type")
+    if kind == "active":
+        flags = status.get("activeFlags")
+        flags = flags if isinstance(flags, list) else []
+        if "waitingOnApproval" in flags:
+            return WAITING_ON_APPROVAL
+        if "waitingOnUserInput" in flags:
+            return WAITING_ON_INPUT
+        return "working"
+    return _STATUS_WORDS.get(str(kind), "unknown")
+
+
+def row_state(summary: ThreadSummary, live: Mapping[str, ThreadLive] | None) -> str:
+    """The thread's state: from its host's daemon when one feeds it (see the module)."""
+    if live is None:
+        return NO_LIVE_STATUS
+    found = live.get(summary.thread_id)
+    if found is not None:
+        return status_words(found.status)
+    return "embedded" if summary.live else "not loaded"
+
+
+def host_named(hosts: Iterable[HostFreshness], name: str) -> HostFreshness | None:
+    return next((h for h in hosts if h.name == name), None)
+
+
+def row_json(summary: ThreadSummary, host: HostFreshness | None) -> dict[str, Any]:
+    """A row's ``--json`` line: the summary's, then its host's state and the thread's live
+    state, Codex's ``ThreadStatus`` (null when no daemon says it) and pending requests."""
+    live = host.live if host is not None else None
+    found = live.get(summary.thread_id) if live is not None else None
+    return {
+        **summary.as_json(),
+        "host_state": host.state if host is not None else None,
+        "state": row_state(summary, live),
+        "status": dict(found.status) if found is not None else None,
+        "pending": [p.as_json() for p in found.pending] if found is not None else [],
+    }
+
+
+def matches(state: str, chosen: str) -> bool:
+    """Whether a row in ``state`` is shown under the filter ``chosen``."""
+    if chosen == "needs you":
+        return state in NEEDS_YOU
+    if chosen in ("working", "idle"):
+        return state == chosen
+    return True
+
+
+def needs_you_first(state: str) -> int:
+    """Sorts the rows that wait on a person before the rest."""
+    return 0 if state in NEEDS_YOU else 1
+
+
+def under_parents(rows: list[ThreadSummary]) -> list[tuple[ThreadSummary, int]]:
+    """The rows in their order, each sub-agent moved under its parent (depth 1, 2 …) when
+    the parent is among them on the same host; an orphan stays where it was."""
+    by_key = {row.key: row for row in rows}
+    children: dict[str, list[ThreadSummary]] = {}
+    placed: set[str] = set()
+    for row in rows:
+        parent = _parent_key(row)
+        if parent is not None and parent in by_key and parent != row.key:
+            children.setdefault(parent, []).append(row)
+            placed.add(row.key)
+    out: list[tuple[ThreadSummary, int]] = []
+    seen: set[str] = set()
+
+    def add(row: ThreadSummary, depth: int) -> None:
+        if row.key in seen:
+            return  # a loop of parents: each row once
+        seen.add(row.key)
+        out.append((row, depth))
+        for child in children.get(row.key, []):
+            add(child, depth + 1)
+
+    for row in rows:
+        if row.key not in placed:
+            add(row, 0)
+    for row in rows:  # rows only reachable through a loop of parents
+        add(row, 0)
+    return out
+
+
+def _parent_key(row: ThreadSummary) -> str | None:
+    from envtui.incidents.thread_summary import thread_key
+
+    return thread_key(row.host, row.parent_thread_id) if row.parent_thread_id else None

@@ -1,0 +1,135 @@
+"""Several hosts' sessions trees as one view: every thread of every host, and each host's
+freshness.
+
+Each host is one :class:`SessionsIndex` over its files (this machine's tree, or a host's
+over SFTP); :meth:`Fleet.poll` polls each in turn and merges their views, keyed by host and
+thread. A host that cannot be reached keeps its rows as last read and says why; the others
+go on. Each host's live feed (what its app-server daemon says of its loaded threads) is
+handed in by whoever holds a client to that daemon, through :meth:`Fleet.set_live`; a host
+nobody feeds shows its files only, and says so (see :mod:`envtui.incidents.fleet_rows`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+from envtui.incidents.fleet_rows import HostFreshness, ThreadLive, mark_versions
+from envtui.incidents.sessions_view import SessionsView
+
+if TYPE_CHECKING:
+    from envtui.incidents.thread_summary import ThreadSummary
+    from envtui.sources.sessions.session_files import SessionFiles
+    from envtui.sources.sessions.sessions_index import SessionsIndex
+    from envtui.vocabulary.events import Source
+
+
+@dataclass
+class SessionsHost:
+    """One host: its name, its tree and its index, and how fresh what it said is."""
+
+    name: str
+    files: SessionFiles
+    index: SessionsIndex
+    codex: str | None = None  # the codex binary on the host (None: from its PATH)
+    freshness: HostFreshness = field(init=False)
+    _versions: dict[str, tuple[float, str]] = field(default_factory=dict, init=False)
+    not_opened: str | None = field(default=None, init=False)
+    """Why :meth:`Fleet.open` could not reach it: the first poll says so without a second
+    wait for the same timeout (the polls after it try again)."""
+
+    def __post_init__(self) -> None:
+        self.freshness = HostFreshness(self.name)
+
+
+class Fleet:
+    """Every host's index, polled in turn, as one view (see the module)."""
+
+    def __init__(
+        self,
+        hosts: list[SessionsHost],
+        *,
+        interval: float = 1.0,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.hosts = hosts
+        self.interval = interval
+        self.clock = clock
+        self.name = ", ".join(host.name for host in hosts)
+
+    async def open(self) -> None:
+        """Connect to each host; one that cannot be reached is marked so, never fatal."""
+        for host in self.hosts:
+            try:
+                await host.files.open()
+            except OSError as exc:
+                host.freshness.state, host.freshness.reason = "unreachable", str(exc)
+                host.not_opened = f"{host.files.name}: {exc}"
+
+    async def aclose(self) -> None:
+        for host in self.hosts:
+            await host.files.aclose()
+
+    def set_live(self, host: str, live: Mapping[str, ThreadLive] | None) -> None:
+        """What ``host``'s daemon says of its loaded threads now; None: nobody feeds it."""
+        for known in self.hosts:
+            if known.name == host:
+                known.freshness.live = dict(live) if live is not None else None
+
+    def poll(self) -> SessionsView:
+        """Each host's index polled in turn; their views as one."""
+        merged = SessionsView([], up=False)
+        problems: list[str] = []
+        for host in self.hosts:
+            view = self._poll_host(host)
+            self._heard(host, view)
+            merged.threads += view.threads
+            merged.changed |= view.changed
+            merged.gone |= view.gone
+            merged.outside += view.outside
+            merged.misnamed += view.misnamed
+            merged.up = merged.up or view.up
+            if view.problem:
+                problems.append(f"{host.name}: {view.problem}")
+        mark_versions(host.freshness for host in self.hosts)
+        merged.problem = "; ".join(problems) or None
+        # copies: the view is read on another thread while the next poll runs
+        merged.hosts = [dataclasses.replace(host.freshness) for host in self.hosts]
+        return merged
+
+    def _poll_host(self, host: SessionsHost) -> SessionsView:
+        if host.not_opened is not None:
+            problem, host.not_opened = host.not_opened, None
+            return SessionsView([], up=False, problem=problem)
+        return host.index.poll()
+
+    def _heard(self, host: SessionsHost, view: SessionsView) -> None:
+        fresh = host.freshness
+        now = datetime.fromtimestamp(self.clock(), UTC)
+        if view.up:
+            fresh.state, fresh.reason, fresh.last_heard = "connected", None, now
+        else:
+            heard_lately = fresh.last_heard is not None and not fresh.stale(now, self.interval)
+            fresh.state = "reconnecting" if heard_lately else "unreachable"
+            fresh.reason = view.problem
+        fresh.codex_version = _newest_version(host, view)
+
+    def rollout_source(self, summary: ThreadSummary) -> Source:
+        """The thread's rollout, followed on its own host."""
+        host = next((h for h in self.hosts if h.name == summary.host), self.hosts[0])
+        return host.files.rollout_source(summary.path)
+
+
+def _newest_version(host: SessionsHost, view: SessionsView) -> str | None:
+    """The Codex version of the host's thread written last (its CLI as it runs now)."""
+    versions = host._versions
+    for key in view.gone:
+        versions.pop(key, None)
+    for row in view.changed_threads():
+        if row.cli_version is not None and row.last_written is not None:
+            versions[row.key] = (row.last_written.timestamp(), row.cli_version)
+    return max(versions.values())[1] if versions else host.freshness.codex_version
