@@ -22,9 +22,9 @@ TEST_SURFACE = {"notices"}
 """``EnvTuiApp.notices``: the dashboard's toasts as the tests read them (never Textual's own
 list); ARCHITECTURE.md names it for that."""
 
-NOT_WIRED_YET = {"daemon_socket"}
-"""The app-server daemon's socket path: its channel is in the package, the command that
-attaches through it is not yet."""
+NOT_WIRED_YET = {"under_parents"}
+"""Sub-agent threads grouped under their parent thread (pure, tested): the sessions table
+does not draw the grouping yet."""
 
 
 @cache
