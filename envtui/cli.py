@@ -283,7 +283,12 @@ def _main(argv: Sequence[str] | None) -> int:
     _refuse_unknown_global_flags(parser, arguments)
     args, extras = parser.parse_known_args(arguments)
     if extras:  # said by the command's own parser: its usage, and its flags to suggest from
-        _parser_of(parser, args.command).error(f"unrecognized arguments: {' '.join(extras)}")
+        hint = ""
+        if args.command == "render":
+            from envtui.commands.render import hint_for_extras
+
+            hint = hint_for_extras(extras)
+        _parser_of(parser, args.command).error(f"unrecognized arguments: {' '.join(extras)}{hint}")
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2

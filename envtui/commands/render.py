@@ -109,6 +109,13 @@ RENDER = Command(
 )
 
 
+def hint_for_extras(extras: list[str]) -> str:
+    """What ``render STATE --diff PREV`` meant: one stray file is PREV without its option."""
+    if len(extras) == 1 and not extras[0].startswith("-"):
+        return f" (a previous state is given as `--previous {extras[0]}`)"
+    return ""
+
+
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     RENDER.add_to(subparsers, handler=run)
 

@@ -125,3 +125,18 @@ def test_an_unknown_keymap_id_is_named_at_its_line_with_the_nearest_id() -> None
     assert app.keymap_in_force == {"help": "h"}
     inline = parse_config('keymap = { pauze = "space" }\n', "d.toml")
     assert inline.keymap_where == {"pauze": "d.toml:1"}
+
+
+def test_a_previous_state_given_without_its_option_is_pointed_at_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["render", "state.json", "--diff", "previous.json"])
+    assert exited.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "envtui render: error: unrecognized arguments: previous.json "
+        "(a previous state is given as `--previous previous.json`)"
+    )
+    with pytest.raises(SystemExit):
+        main(["render", "state.json", "--bogus"])  # a flag: no such hint
+    assert "--previous" not in capsys.readouterr().err.splitlines()[-1]
