@@ -218,8 +218,20 @@ def _detail(msg: object) -> str:
         return log_detail(msg)
     if isinstance(msg, UnknownMessage):
         method = msg.raw.get("method")
+        if method == "configWarning":
+            return _config_warning(msg.raw.get("params"))
         return str(method) if isinstance(method, str) else str(message_to_json(msg))[:200]
     return ""
+
+
+def _config_warning(params: object) -> str:
+    """Codex's word on its config (``ConfigWarningNotification``): the method name alone
+    would not say what to fix. Its summary, details and file, as plain text."""
+    fields = params if isinstance(params, dict) else {}
+    words = [str(fields[key]) for key in ("summary", "details") if isinstance(fields.get(key), str)]
+    path = fields.get("path")
+    where = f" ({path})" if isinstance(path, str) and path else ""
+    return "configWarning: " + (": ".join(words) or "(no summary)") + where
 
 
 _ROUTED = re.compile(r"ran in '(.+)', but the step (?:named|routed to the step's primary) '(.+)'$")
