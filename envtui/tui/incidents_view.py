@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 
 from rich.text import Text
@@ -24,7 +24,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from envtui.dashboard.store import StepRow
-from envtui.incidents.fold import Episodes, Incident, IncidentFold, IncidentKey
+from envtui.incidents.fold import Episodes, Incident, IncidentFold, IncidentKey, Raise
 from envtui.tui.format import glyphs, relative, time_text
 from envtui.vocabulary.safe_text import one_line
 
@@ -200,17 +200,63 @@ def incident_details(
     body += f"\n\n{incident.message}\n"
     kept = list(incident.raises)
     if len(kept) < incident.steps:
-        body += f"\n(the last {len(kept)} of {incident.steps} steps are kept)\n"
-    for raised in kept:
-        body += f"\n--- {_seen(raised.step, raised.at, now, zone)}: {raised.message}\n"
-        step = step_of(raised.step) if raised.step is not None else None
-        if step is None:
-            body += "(the step is no longer held)\n" if raised.step is not None else ""
-        elif step.diff:
-            body += step.diff.rstrip("\n") + "\n"
-        else:
-            body += "(no context change sent at this step)\n"
+        body += f"\n(the last {len(kept)} of {incident.steps} steps are kept, newest first)\n"
+    for run in _runs(kept, step_of):
+        body += _run_text(run, now, zone)
     return body
+
+
+@dataclass
+class _Run:
+    """Steps that raised an incident in a row with the same words and no context sent
+    (or none held): one block, so a long incident is not a wall of identical ones."""
+
+    message: str
+    note: str
+    diff: str = ""
+    raises: list[Raise] = field(default_factory=list)
+
+
+def _runs(kept: Sequence[Raise], step_of: Callable[[int], StepRow | None]) -> list[_Run]:
+    """The kept steps newest first, each run of alike steps one; a step that sent a context
+    change is its own, with the diff it sent (the context shown only where it changed)."""
+    runs: list[_Run] = []
+    for raised in reversed(kept):
+        step = step_of(raised.step) if raised.step is not None else None
+        if step is not None and step.diff:
+            runs.append(_Run(raised.message, "", step.diff, [raised]))
+            continue
+        note = "" if raised.step is None else "gone" if step is None else "unchanged"
+        last = runs[-1] if runs else None
+        if (
+            last is not None
+            and not last.diff
+            and (last.message, last.note) == (raised.message, note)
+        ):
+            last.raises.append(raised)
+        else:
+            runs.append(_Run(raised.message, note, raises=[raised]))
+    return runs
+
+
+_NOTES = {
+    ("gone", False): "(the step is no longer held)\n",
+    ("gone", True): "(these steps are no longer held)\n",
+    ("unchanged", False): "(no context change sent at this step)\n",
+    ("unchanged", True): "(no context change sent at these steps)\n",
+}
+
+
+def _run_text(run: _Run, now: datetime, zone: tzinfo | None) -> str:
+    newest, oldest = run.raises[0], run.raises[-1]
+    seen = _seen(newest.step, newest.at, now, zone)
+    if len(run.raises) > 1:
+        steps = f"steps {oldest.step}\N{EN DASH}{newest.step} ({len(run.raises)} alike)"
+        seen = f"{steps}, the newest {seen}"
+    text = f"\n--- {seen}: {run.message}\n"
+    if run.diff:
+        return text + run.diff.rstrip("\n") + "\n"
+    return text + _NOTES.get((run.note, len(run.raises) > 1), "")
 
 
 def _seen(step: int | None, at: datetime | None, now: datetime, zone: tzinfo | None) -> str:

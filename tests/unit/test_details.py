@@ -124,13 +124,13 @@ def test_an_incident_shows_its_fields_then_each_step_with_its_diff() -> None:
         "\n"
         f"{STALE.message}\n"
         "\n"
+        f"--- step 3 at 12:00:16 UTC (1 min ago): {STALE.message}\n"
+        "(no context change sent at this step)\n"
+        "\n"
         f"--- step 2 at 12:00:06 UTC (1 min ago): {STALE.message}\n"
         "<environment_context>\n"
         "  <cwd>/srv/build</cwd>\n"
         "</environment_context>\n"
-        "\n"
-        f"--- step 3 at 12:00:16 UTC (1 min ago): {STALE.message}\n"
-        "(no context change sent at this step)\n"
     )
 
 
@@ -145,8 +145,28 @@ def test_an_incident_whose_steps_are_gone_says_so_and_how_many_are_kept() -> Non
     assert "first seen    step 1\n" in text
     assert "duration      -\n" in text
     assert text.endswith(
-        "(the last 1 of 2 steps are kept)\n"
+        "(the last 1 of 2 steps are kept, newest first)\n"
         f"\n--- step 2: {STALE.message}\n(the step is no longer held)\n"
+    )
+
+
+def test_a_long_incident_is_newest_first_with_alike_steps_folded_and_changes_apart() -> None:
+    fold = IncidentFold(history=100)
+    diff = "<environment_context>\n  <cwd>/srv/b</cwd>\n</environment_context>"
+    steps = {n: step_row(n, diff=diff if n == 5 else None) for n in range(1, 10)}
+    for number in range(1, 10):
+        fold.step(number, None, [], 1)
+        fold.finding(STALE.model_copy(update={"step": number}), None)
+    (incident,) = fold.incidents()
+    text = incident_details(incident, steps.get, AT)
+    history = text[text.index("\n--- ") :]
+    assert history == (
+        f"\n--- steps 6\N{EN DASH}9 (4 alike), the newest step 9: {STALE.message}\n"
+        "(no context change sent at these steps)\n"
+        f"\n--- step 5: {STALE.message}\n"
+        f"{diff}\n"
+        f"\n--- steps 1\N{EN DASH}4 (4 alike), the newest step 4: {STALE.message}\n"
+        "(no context change sent at these steps)\n"
     )
 
 
