@@ -2,6 +2,8 @@
 
 A repository cloned from anywhere may carry a ``node_modules/.bin/codex`` of its own; running
 ``envtui codex`` (or ``events --codex``) inside it must never start that file as the user.
+(Attaching to a running daemon starts no codex at all: these runs start envtui's own
+app-server, ``--no-daemon``.)
 """
 
 from __future__ import annotations
@@ -34,7 +36,9 @@ def without_codex_on_path() -> dict[str, str]:
 
 
 @pytest.mark.parametrize(
-    "argv", [["events", "--codex", "--duration", "1"], ["info"]], ids=["events --codex", "info"]
+    "argv",
+    [["events", "--codex", "--no-daemon", "--duration", "1"], ["info"]],
+    ids=["events --codex", "info"],
 )
 def test_a_codex_in_the_current_directory_is_never_run(tmp_path: Path, argv: list[str]) -> None:
     mark = plant_codex(tmp_path)
@@ -58,7 +62,7 @@ def test_codex_named_by_the_variable_is_the_one_run(tmp_path: Path) -> None:
     mark = plant_codex(tmp_path)
     env = {**without_codex_on_path(), "ENVTUI_CODEX": str(tmp_path / "node_modules/.bin/codex")}
     done = subprocess.run(
-        [*ENVTUI, "events", "--codex", "--duration", "5"],
+        [*ENVTUI, "events", "--codex", "--no-daemon", "--duration", "5"],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert mark.exists()  # chosen by the person: run, and its failure said in one line
