@@ -70,6 +70,14 @@ def _read_third_party() -> tuple[dict[str, int], dict[str, set[str]]]:
     return floors, only
 
 
+def _read_reach() -> dict[str, set[int]]:
+    """unit -> the layers it may import from, where the table narrows a front end's reach."""
+    return {
+        f"envtui.{_names(unit_cell)[0]}": {int(n) for n in re.findall(r"\d+", layers_cell)}
+        for unit_cell, layers_cell, *_ in _table_rows("## What a front end reaches")
+    }
+
+
 LAYERS, RANKS = _read_layers()
 """Each unit (a package, or one of the few modules at the root) and its layer, read from
 ARCHITECTURE.md's table: the document is the one source of truth."""
@@ -162,6 +170,23 @@ def test_imports_follow_the_layer_table() -> None:
         elif top in FRONT_END_ONLY and unit_of(module) not in FRONT_END_ONLY[top]:
             allowed = ", ".join(sorted(FRONT_END_ONLY[top]))
             wrong.append(f"{module}:{line} imports {top}, which only {allowed} may")
+    assert not wrong, "\n".join(wrong)
+
+
+REACH = _read_reach()
+"""Front ends that may import fewer layers than those below them (the dashboard: 1 and 2)."""
+
+
+def test_a_front_end_imports_only_the_layers_its_reach_names() -> None:
+    assert REACH["envtui.tui"] == {1, 2}
+    wrong = [
+        f"{module}:{line} imports {target} (layer {LAYERS[unit_of(target)]})"
+        for module, line, target, kind in edges()
+        if kind == "envtui"
+        and unit_of(module) in REACH
+        and unit_of(target) not in (unit_of(module), "envtui")
+        and LAYERS[unit_of(target)] not in REACH[unit_of(module)]
+    ]
     assert not wrong, "\n".join(wrong)
 
 
