@@ -32,6 +32,7 @@ from envtui.commands.common import CLOSE_TIMEOUT, event_writer, metrics_for
 from envtui.commands.dashboard_sources import SOURCES, alerts_for, source_for
 from envtui.commands.serve.shared_alerts import with_alert_command
 from envtui.commands.serve.shared_answers import serve_answers
+from envtui.commands.serve.stream_thinning import thinned
 from envtui.sources.line_writer import LineWriter
 from envtui.vocabulary.safe_text import for_terminal
 
@@ -122,7 +123,8 @@ class SharedSource:
             source = with_metrics(source, served[0], self.args.mode)
         writer = LineWriter.open(str(self.stream))
         state = served[0] if served is not None else None
-        sink = with_alert_command(event_writer(writer, state), alerts_for(self.args, prepared[0]))
+        written = thinned(event_writer(writer, state))  # what tabs show, not every delta
+        sink = with_alert_command(written, alerts_for(self.args, prepared[0]))
 
         async def run() -> None:
             listening = None
