@@ -55,7 +55,9 @@ STATUS_CHANGED = "thread/status/changed"
 RESOLVED = "serverRequest/resolved"
 ITEM_STARTED = "item/started"
 MAX_PENDING = 256
-"""Requests one connection may keep pending; past it the oldest is forgotten (said gone)."""
+"""Requests one connection keeps pending. Past it a new request is neither kept nor
+answered: Codex still waits on it, so it is not said gone; a warning names it, and it is
+answered where Codex asked it (declining the user's own session would be destructive)."""
 MAX_FILE_ITEMS = 64
 """File-change items whose files are remembered for the request that follows them."""
 _GENERATIONS = itertools.count(1)
@@ -154,7 +156,17 @@ class ThreadRequests:
             self.asked_again += 1  # the thread was resumed: the same request
             return True
         if len(self.pending) >= MAX_PENDING:
-            self._resolve(next(iter(self.pending)), "gone", self._clock())
+            self._emit(
+                WarningMessage(
+                    message=f"codex asks request #{pending.request_id} ({pending.kind}) while "
+                    f"{MAX_PENDING} already wait: it is not shown here and not answered; "
+                    "Codex waits until it is answered where it was asked, or withdrawn",
+                    environment_id=pending.environment_id,
+                    severity="error",
+                ),
+                self._clock(),
+            )
+            return True
         thread = pending.thread or self.thread
         pending = pending.model_copy(update={"thread": thread, "generation": self.generation})
         self.pending[pending.request_id] = pending

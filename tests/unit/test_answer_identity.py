@@ -8,9 +8,12 @@ from __future__ import annotations
 import copy
 from datetime import UTC, datetime
 
+import pytest
+
 from tests.unit.test_server_requests import COMMAND_REQUEST
 
 from envtui.dashboard.needs_you import NeedsYou, key_of
+from envtui.environments import thread_requests
 from envtui.environments.thread_requests import ThreadRequests
 from envtui.vocabulary.answers import shown_digest
 from envtui.vocabulary.events import Event, WarningMessage
@@ -121,3 +124,21 @@ def test_the_store_keeps_two_connections_requests_apart_and_resolves_each_by_its
     first.gone()
     needs_you.apply(events[-2].msg, events[-2].at)  # type: ignore[arg-type]
     assert [r.msg.command for r in needs_you.requests()] == ["echo two"]
+
+
+def test_past_the_bound_a_request_is_said_and_left_to_codex_not_said_gone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(thread_requests, "MAX_PENDING", 2)
+    events: list[Event] = []
+    requests, replies = _connection(events)
+    for number in range(3):
+        message = copy.deepcopy(COMMAND_REQUEST)
+        message["id"] = number
+        assert requests.request(message)
+    assert list(requests.pending) == [0, 1]  # the ones shown stay, none is said gone
+    assert not any(isinstance(event.msg, RequestResolved) for event in events)
+    warning = events[-1].msg
+    assert isinstance(warning, WarningMessage)
+    assert warning.message.startswith("codex asks request #2 (command) while 2 already wait")
+    assert replies.sent == []  # nothing answered or declined for the user
