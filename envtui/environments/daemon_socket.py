@@ -9,16 +9,12 @@ a daemon: a socket that does not answer is said as a reason, with how to start o
 
 from __future__ import annotations
 
-import contextlib
 from pathlib import Path
 
 from websockets.asyncio.client import ClientConnection, unix_connect
-from websockets.exceptions import ConnectionClosed
 
-from envtui.environments.channels import MAX_MESSAGE
-from envtui.environments.jsonrpc import ChannelClosedError
+from envtui.environments.channels import MAX_MESSAGE, WebSocketChannel
 from envtui.environments.remote import RetryableError
-from envtui.vocabulary.stopping import within
 
 SOCKET = Path("app-server-control") / "app-server-control.sock"
 """Where the daemon listens, under ``CODEX_HOME``."""
@@ -32,15 +28,18 @@ def daemon_socket(codex_home: Path) -> Path:
     return codex_home / SOCKET
 
 
-class DaemonSocketChannel:
-    """One connection to the daemon's Unix socket; one JSON-RPC message per frame."""
+class DaemonSocketChannel(WebSocketChannel):
+    """One connection to the daemon's Unix socket; one JSON-RPC message per frame (sent,
+    received and closed as any websocket channel; only the reasons name the daemon)."""
 
     def __init__(self, socket: ClientConnection, path: Path) -> None:
-        self.socket = socket
+        super().__init__(socket, f"unix://{path}")
         self.path = path
 
     @classmethod
-    async def connect(cls, path: Path, *, timeout: float = 10.0) -> DaemonSocketChannel:
+    async def connect(  # type: ignore[override]  # a path, not a url
+        cls, path: Path, *, timeout: float = 10.0
+    ) -> DaemonSocketChannel:
         """Connect, or :class:`RetryableError` saying why (no daemon, refused, timed out)."""
         if not path.exists():
             raise RetryableError(f"no codex app-server daemon at {path}; {START_HINT}")
@@ -64,26 +63,9 @@ class DaemonSocketChannel:
             raise RetryableError(f"websocket handshake with the daemon failed: {exc}") from None
         return cls(socket, path)
 
-    async def send(self, text: str) -> None:
-        try:
-            await self.socket.send(text)
-        except ConnectionClosed as exc:
-            raise ChannelClosedError(await self.close_reason()) from exc
-
-    async def receive(self) -> str | None:
-        try:
-            message = await self.socket.recv()
-        except ConnectionClosed:
-            return None
-        return message if isinstance(message, str) else message.decode("utf-8", errors="replace")
-
     async def close_reason(self) -> str:
         code, reason = self.socket.close_code, self.socket.close_reason
         if code is None or code == 1006:
             return "the codex app-server daemon went away"
         said = f": {reason}" if reason else ""
         return f"the codex app-server daemon closed the connection ({code}{said})"
-
-    async def close(self) -> None:
-        with contextlib.suppress(Exception):
-            await within(5, self.socket.close())
