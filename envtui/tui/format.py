@@ -20,6 +20,7 @@ from envtui.dashboard.log_lines import in_zone
 from envtui.dashboard.status_history import STRIP_CELLS, STRIP_INTERVAL, Cell, strip_end
 from envtui.dashboard.store import EnvironmentRow, SourceRow
 from envtui.vocabulary.safe_text import one_line
+from envtui.vocabulary.terms import duration_words
 
 
 @dataclass(frozen=True)
@@ -174,17 +175,9 @@ def relative(then: datetime | None, now: datetime) -> str:
     if then is None:
         return "-"
     seconds = int((now - then).total_seconds())
-    size = abs(seconds)
-    if size < 1:
+    if seconds == 0:
         return "now"
-    if size < 60:
-        amount = f"{size} s"
-    elif size < 3600:
-        amount = f"{size // 60} min"
-    elif size < 86400:
-        amount = f"{size // 3600} h"
-    else:
-        amount = f"{size // 86400} d"
+    amount = duration_words(abs(seconds), brief=True)
     return f"{amount} ago" if seconds > 0 else f"in {amount}"
 
 

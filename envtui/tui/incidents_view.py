@@ -3,7 +3,7 @@
 The list answers "what is wrong now, since when, did it recover": active incidents first,
 then acknowledged, then resolved, newest first within each, each with its state, how long
 it lasted (or lasts) and how many steps raised it. The resolved episodes of one code and
-subject are one row (``resolved x149 in 33 min, last 2 s ago``): a host that flaps all
+subject are one row (``resolved x149 in 33 min 10 s, last 2 s ago``): a host that flaps all
 afternoon is one line, not a wall of clones; enter on it lists each episode, and ``r``
 hides the resolved rows. Each row has a stable id, so the cursor stays on the same
 incident (or fold) while the list re-sorts around it.
@@ -27,19 +27,9 @@ from envtui.dashboard.store import StepRow
 from envtui.incidents.fold import Episodes, Incident, IncidentFold, IncidentKey, Raise
 from envtui.tui.format import glyphs, relative, time_text
 from envtui.vocabulary.safe_text import one_line
+from envtui.vocabulary.terms import duration_words
 
 STATE_WORDS = {"active": "ACTIVE", "acknowledged": "acked", "resolved": "resolved"}
-
-
-def span(seconds: float) -> str:
-    """A duration in its largest sensible unit: ``45 s``, ``3 min``, ``2 h 5 min``."""
-    size = max(0, int(seconds))
-    if size < 60:
-        return f"{size} s"
-    if size < 3600:
-        return f"{size // 60} min"
-    hours, minutes = divmod(size // 60, 60)
-    return f"{hours} h {minutes} min" if minutes else f"{hours} h"
 
 
 def duration(incident: Incident, now: datetime) -> str:
@@ -48,7 +38,7 @@ def duration(incident: Incident, now: datetime) -> str:
     end = incident.resolved_at if incident.state == "resolved" else now
     if start is None or end is None:
         return "-"
-    return span((end - start).total_seconds())
+    return duration_words((end - start).total_seconds())
 
 
 def who(incident: Incident) -> str:
@@ -103,7 +93,7 @@ def resolved_label(
     if first is not None and last is not None:
         ago = relative(last, now)
         ago = "just now" if ago == "now" else ago
-        folded += f" in {span((last - first).total_seconds())}, last {ago}"
+        folded += f" in {duration_words((last - first).total_seconds())}, last {ago}"
     subject = one_line(key[1] or key[2] or "thread")
     return f"  {STATE_WORDS['resolved']:<8} {one_line(key[0])}  {subject}  {folded}"
 

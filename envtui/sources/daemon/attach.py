@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -33,8 +33,13 @@ from envtui.environments.ssh import SshSettings
 from envtui.rollout.fork_parent import ParentRollouts
 from envtui.sources.file_windows import LocalFile, SshFile
 from envtui.sources.rollout_follow import RolloutFollower, read_window
-from envtui.vocabulary.events import Event, EventSink, SourceStatus, WarningMessage, thread_event
+from envtui.vocabulary.events import (
+    Event,
+    EventSink,
+    WarningMessage,
+)
 from envtui.vocabulary.safe_text import one_line
+from envtui.vocabulary.source_voice import SourceVoice
 from envtui.vocabulary.stopping import cancel_and_wait, wait_for_stop
 from envtui.vocabulary.terms import SourceState
 from envtui.vocabulary.thread_messages import RequestAnswered
@@ -86,6 +91,7 @@ class DaemonSource:
     ) -> None:
         self.options = options
         self._clock = clock
+        self._voice = SourceVoice(SOURCE, clock)
         self._restart = restart or restart_backoff()
         self.client: DaemonClient | None = None
         self.followed: str | None = options.thread
@@ -108,7 +114,7 @@ class DaemonSource:
 
     async def run(self, sink: EventSink, stop: asyncio.Event) -> None:
         """Attach until ``stop``, again after each loss of the daemon."""
-        self._sink = sink
+        self._sink = self._voice.sink = sink
         while not stop.is_set():
             started = asyncio.get_running_loop().time()
             reason = await self._attach(stop)
@@ -174,7 +180,7 @@ class DaemonSource:
         if stop.is_set() or not client.closed.done():
             return None
         reason = client.closed.result()  # the channel's words: "the codex app-server daemon …"
-        self._emit(WarningMessage(message=reason, severity="error"))
+        self._voice.say(WarningMessage(message=reason, severity="error"))
         return reason
 
     # --- hearing ------------------------------------------------------------------------------
@@ -228,20 +234,9 @@ class DaemonSource:
     # --- saying -------------------------------------------------------------------------------
 
     def _info(self, text: str) -> None:
-        self._emit(WarningMessage(message=text, severity="info"))
-
-    def _emit(self, msg: WarningMessage | SourceStatus) -> None:
-        self._sink(thread_event(msg, at=self._clock()))
+        self._voice.say(WarningMessage(message=text, severity="info"))
 
     def _status(self, state: SourceState, reason: str | None = None, delay: float = 0) -> None:
-        retry = self._clock() + timedelta(seconds=delay) if delay else None
-        self._emit(
-            SourceStatus(
-                source=SOURCE,
-                state=state,
-                reason=reason,
-                thread=self.followed,
-                restarts=self.restarts,
-                next_retry_at=retry,
-            )
+        self._voice.status(
+            state, reason, thread=self.followed, restarts=self.restarts, retry_in=delay
         )
