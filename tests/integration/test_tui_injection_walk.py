@@ -160,15 +160,16 @@ async def test_every_view_screen_and_notice_is_inert(
         check("a filter holding control characters")
         table.filter = ""
         await pilot.pause(0.05)
+        table.focus()  # enter is the table's key (and the incidents')
         await pilot.press("enter")
-        assert isinstance(app.screen, TextScreen)
+        await pilot_wait_until(pilot, lambda: isinstance(app.screen, TextScreen), what="details")
         await pilot.pause(0.05)
         check("environment details")
         await pilot.press("escape")
         assert isinstance(app.screen, MainScreen)
         app.screen.query_one(IncidentList).focus()
         await pilot.press("enter")
-        assert isinstance(app.screen, TextScreen)
+        await pilot_wait_until(pilot, lambda: isinstance(app.screen, TextScreen), what="history")
         await pilot.pause(0.05)
         check("finding details")
         assert VISIBLE in seen[-1]
