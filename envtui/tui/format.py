@@ -48,6 +48,8 @@ class Glyphs:
     """A step on the history screen's time axis."""
     arrow: str
     """From one status to the next."""
+    focus: str = "\N{BLACK RIGHT-POINTING TRIANGLE}"
+    """Before the title of the panel that has the focus."""
 
     def status(self, status: str) -> str:
         return {
@@ -60,7 +62,7 @@ class Glyphs:
 UNICODE = Glyphs(
     "●", "◐", "✕", "★", "⚠", "■", "↓", "\N{MULTIPLICATION SIGN}", "·", "▁▂▃▄▅▆▇█", "▚", "│", "→"
 )
-ASCII = Glyphs("+", "~", "x", "*", "!", "#", "v", "x", ".", "_-=#", "%", "|", "->")
+ASCII = Glyphs("+", "~", "x", "*", "!", "#", "v", "x", ".", "_-=#", "%", "|", "->", ">")
 """Glyphs every terminal and font has (``--ascii``, or ``ascii = true`` in the config)."""
 
 _glyphs = UNICODE

@@ -28,8 +28,10 @@ from envtui.tui.format import (
     SORTABLE,
     STRIP_WORST,
     TIMED,
+    UNICODE,
     clean,
     column_layout,
+    glyphs,
     matches,
     row_values,
     sort_value,
@@ -40,20 +42,21 @@ from envtui.tui.upstream.table_caches import bound_caches
 from envtui.vocabulary.safe_text import for_terminal, one_line
 
 VIEWS = ("full", "diff", "snapshot", "patch")
-FOCUS_MARK = "\N{BLACK RIGHT-POINTING TRIANGLE} "
-"""Before the title of the panel that has the focus: the focus is seen without colour."""
+FOCUS_MARK = f"{UNICODE.focus} "
+"""Before the title of the panel that has the focus (``> `` in ASCII): the focus is seen
+without colour."""
 
 
 def titled(widget: Widget, title: str) -> str:
     """``title`` as ``widget`` shows it: marked while it has the focus."""
-    return f"{FOCUS_MARK}{title}" if widget.has_focus else title
+    return f"{glyphs().focus} {title}" if widget.has_focus else title
 
 
 def mark_focus(widget: Widget) -> None:
     """Mark ``widget``'s title, or take the mark away, after the focus moved to or from it."""
     title = widget.border_title
     if title:
-        shown = titled(widget, title.removeprefix(FOCUS_MARK))
+        shown = titled(widget, title.removeprefix(f"{glyphs().focus} "))
         if shown != title:
             widget.border_title = shown
 

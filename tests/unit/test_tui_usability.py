@@ -109,6 +109,7 @@ async def test_ascii_draws_every_glyph_in_ascii() -> None:
         statuses = {cell[1].plain for cell in cells}
         assert statuses <= {"+ ready", "~ starting", "x unavailable"}
         assert any(cell[0].plain == "*" for cell in cells)
+        assert str(table.border_title) == "> environments"  # the focus, in ASCII too
         drawn = app.export_screenshot()
     assert not any(glyph in drawn for glyph in "●◐✕★⚠")
 
