@@ -166,10 +166,10 @@ async def test_300_resolved_episodes_of_one_host_are_one_row() -> None:
         incidents = app.screen.query_one(IncidentList)
         assert incidents.border_title == "incidents · 1 active · 300 resolved"
         assert incidents.border_subtitle == "R: hide resolved"
-        await pilot.press("R")
+        await pilot.press("5", "R")  # R is the incidents' key: to them first
         await pilot_wait_until(pilot, lambda: len(listed(app)) == 1, what="resolved hidden")
         assert listed(app) == ["⚠ ACTIVE   stale-available  flaky  1 min 39 s  x1"]
-        assert incidents.border_title == "incidents · 1 active · 300 resolved"
+        assert incidents.border_title == "▶ incidents · 1 active · 300 resolved"
         assert incidents.border_subtitle == "R: show resolved"
         await pilot.press("R")
         await pilot_wait_until(pilot, lambda: len(listed(app)) == 2, what="resolved shown")
