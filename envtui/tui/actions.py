@@ -52,6 +52,9 @@ SCREEN_BINDINGS: list[BindingType] = [
     Binding("left_square_bracket", "step(-1)", "Prev step", key_display="[", id="previous_step"),
     Binding("right_square_bracket", "step(1)", "Next step", key_display="]", id="next_step"),
     Binding("G", "live", "Live", id="live"),
+    # a panel without a text box of its own opens the table's filter: keys typed after / in
+    # one burst go into a box whatever has focus, and never reach the needs-you keys
+    Binding("slash", "filter", "Filter", key_display="/", show=False, id="filter_any_panel"),
     Binding("y", "copy", "Copy", id="copy"),
     Binding("e", "export", "Export", id="export"),
     Binding("t", "theme", "Theme", id="theme"),

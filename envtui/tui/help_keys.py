@@ -104,7 +104,12 @@ TEXTUAL_KEYS: tuple[Row, ...] = (
     ("ctrl+p", "Command palette: every action, sort, go to, theme"),
 )
 """Keys Textual gives every screen, listed under Global."""
-MERGED = {"close_q": "close", "quit_ctrl_c": "quit", "table_live": "live"}
+MERGED = {
+    "close_q": "close",
+    "quit_ctrl_c": "quit",
+    "table_live": "live",
+    "filter_any_panel": "filter",
+}
 """Bindings shown on the row of another (the same action on a second key)."""
 
 

@@ -123,6 +123,20 @@ async def test_a_filter_typed_in_one_burst_answers_nothing() -> None:
         assert not answers.sent
 
 
+@pytest.mark.parametrize("panel_key", ["2", "3", "4", "5"], ids=["log", "context", "tools", "incidents"])
+async def test_a_filter_typed_in_one_burst_from_any_panel_answers_nothing(panel_key: str) -> None:
+    """``/`` opens a text box from every panel (the log's own search, else the table's
+    filter) before the next key of its burst is handled, so ``o`` goes into the box."""
+    answers = Answers()
+    async with asking(answers) as (app, pilot):
+        await pilot.press(panel_key)
+        await pilot.pause()
+        burst(app, "slash", "f", "o", "o", "enter")
+        await settled(app, pilot)
+        assert not isinstance(app.screen, ConfirmAnswer)
+        assert not answers.sent
+
+
 async def test_the_answer_keys_do_nothing_while_the_filter_is_open() -> None:
     answers = Answers()
     async with asking(answers) as (app, pilot):
