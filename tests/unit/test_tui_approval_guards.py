@@ -123,7 +123,9 @@ async def test_a_filter_typed_in_one_burst_answers_nothing() -> None:
         assert not answers.sent
 
 
-@pytest.mark.parametrize("panel_key", ["2", "3", "4", "5"], ids=["log", "context", "tools", "incidents"])
+@pytest.mark.parametrize(
+    "panel_key", ["2", "3", "4", "5"], ids=["log", "context", "tools", "incidents"]
+)
 async def test_a_filter_typed_in_one_burst_from_any_panel_answers_nothing(panel_key: str) -> None:
     """``/`` opens a text box from every panel (the log's own search, else the table's
     filter) before the next key of its burst is handled, so ``o`` goes into the box."""
