@@ -311,6 +311,7 @@ def app_for(
     from datetime import UTC
 
     from envtui.tui.app import EnvTuiApp
+    from envtui.vocabulary.thread_choices import thread_choices_of
 
     alerts = alerts_for(args, config)
     options = dashboard_options(
@@ -324,6 +325,7 @@ def app_for(
         zone=UTC if args.utc else None,
         export_dir=Path(args.export_dir) if args.export_dir else export_dir(),
         answers=answers,
+        threads=thread_choices_of(answers),
         processes=RunProcesses(),
     )
     return EnvTuiApp(source, options, driver_class=driver_class)

@@ -12,6 +12,7 @@ from typing import ClassVar
 
 from textual import on
 from textual.binding import Binding, BindingType
+from textual.message import Message
 from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import DataTable, Input, OptionList
@@ -66,6 +67,7 @@ class DashboardActions(Screen[None]):
         Binding("r", "needs_you('reply')", "Answer questions", show=False, id="reply"),
         Binding("w", "needs_you('next_request')", "Next request", show=False, id="next_request"),
         Binding("R", "toggle_resolved", "Resolved", show=False, id="toggle_resolved"),
+        Binding("T", "threads", "Threads", id="threads"),
         Binding("q", "quit", "Quit", id="quit"),
     ]
 
@@ -98,6 +100,20 @@ class DashboardActions(Screen[None]):
         }
 
     # --- actions ----------------------------------------------------------------------------------
+
+    class ThreadsWanted(Message):
+        """``T``: the daemon's threads, listed by the app (the list opens dashboards)."""
+
+    def action_threads(self) -> None:
+        """The daemon's threads; the one chosen opens in a dashboard of its own."""
+        if self.options.threads is not None:
+            self.post_message(self.ThreadsWanted())
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``T`` is in the footer only where there are threads to list."""
+        if action == "threads":
+            return self.options.threads is not None
+        return super().check_action(action, parameters)
 
     def action_history(self) -> None:
         """Every environment's timeline with the steps, on one axis."""

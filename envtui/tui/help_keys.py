@@ -80,6 +80,7 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str | None], ...]], ...] = (
             ("copy", "Copy the context text"),
             ("export", "Export the step as JSON"),
             ("theme", "Pick a theme (saved once chosen)"),
+            ("threads", "The daemon's threads; enter opens one (envtui codex)"),
             ("quit", "Quit"),
         ),
     ),
