@@ -93,7 +93,7 @@ def _codex(args: argparse.Namespace, config: Config) -> Source | int:
     if not own_app_server(args):
         from envtui.sources.daemon.attach import DaemonSource
 
-        daemon = daemon_options(args.mode, args)
+        daemon = daemon_options(args.mode, args, config.codex_profile)
         return daemon if isinstance(daemon, int) else DaemonSource(daemon)
     from envtui.sources.codex_attach import OperatedCodex
 
