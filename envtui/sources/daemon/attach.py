@@ -71,9 +71,12 @@ class DaemonOptions:
     """CODEX_HOME on that host (None: its default)."""
 
 
-def restart_backoff() -> Backoff:
+def restart_backoff(ssh: SshSettings | None = None) -> Backoff:
     """Delays between two tries: half a second, doubling, at most ten seconds (a daemon
-    restart takes a few seconds; it must be seen back soon)."""
+    restart takes a few seconds; it must be seen back soon); over SSH, the host's own
+    backoff (``backoff_initial``, ``backoff_max``: what its environments reconnect with)."""
+    if ssh is not None:
+        return Backoff(ssh.backoff_initial, ssh.backoff_max)
     return Backoff(0.5, 10.0)
 
 
@@ -98,7 +101,8 @@ class DaemonSource:
     ) -> None:
         self.options = options
         self._clock = clock
-        self._restart = restart or restart_backoff()
+        self.backoff = restart or restart_backoff(options.ssh)
+        """The delays between two tries to reach the daemon."""
         self.client: DaemonClient | None = None
         self.followed: str | None = options.thread
         self.restarts = 0
@@ -174,9 +178,9 @@ class DaemonSource:
             reason = await self._attach(stop)
             if reason is None or stop.is_set():
                 return
-            if asyncio.get_running_loop().time() - started > 2 * self._restart.maximum:
-                self._restart.reset()
-            delay = self._restart.next_delay()
+            if asyncio.get_running_loop().time() - started > 2 * self.backoff.maximum:
+                self.backoff.reset()
+            delay = self.backoff.next_delay()
             if self.down != reason:  # said once, not at every try
                 self._status("down", reason)
             self.down = reason
