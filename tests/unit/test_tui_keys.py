@@ -112,6 +112,7 @@ Global
   y               Copy the context text
   e               Export the step as JSON
   t               Pick a theme (saved once chosen)
+  T               The daemon's threads; enter opens one (envtui codex)
   q, ctrl+c       Quit
   tab, shift+tab  Next / previous panel
   ctrl+p          Command palette: every action, sort, go to, theme"""
