@@ -29,6 +29,7 @@ from websockets.asyncio.server import ServerConnection, unix_serve
 from tests.support.real.codex_approvals import escalated
 from tests.support.real.codex_daemon import ServedDaemon, daemon_home, short_root
 from tests.support.real.codex_tools import CODEX, needs_codex
+from tests.support.real.ssh_servers import SSHD, OpenSshServer, free_port
 from tests.support.waiting import pilot_wait_until, wait_until
 
 from envtui.dashboard.needs_you import log_detail
@@ -48,6 +49,7 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore::DeprecationWarning"),
 ]
 PROMPT = "Would you like to run the following command?"
+REJECTED_IN_TUI = "Exited (status 1) echo from-tui"
 
 
 def _tmux(socket: str, *args: str) -> str:
@@ -118,6 +120,13 @@ async def test_declined_in_envtui_the_tuis_prompt_closes_and_codex_records_the_r
                 path = Path(str(source.client.threads[str(request.msg.thread)].path))
                 await pilot_wait_until(
                     pilot, lambda: "rejected by user" in path.read_text(), timeout=60
+                )
+                # the TUI shows the command as not run: Codex's words for a declined call
+                await pilot_wait_until(
+                    pilot,
+                    lambda: REJECTED_IN_TUI in _pane(socket) and "(no output)" in _pane(socket),
+                    timeout=30,
+                    what="the TUI showing the command rejected",
                 )
                 await pilot.press("q")
 
@@ -217,3 +226,53 @@ async def test_read_only_through_a_recording_proxy_sends_only_reads_and_leaves_t
         lines = [json.loads(line)["msg"] for line in out.read_text().splitlines()]
         assert not [m for m in lines if m["type"] == "request_answered"]
         assert "-32600" not in out.read_text()
+
+
+@pytest.mark.skipif(SSHD is None, reason="needs OpenSSH sshd (Debian openssh-server)")
+async def test_over_ssh_declined_in_envtui_the_tui_shows_the_command_rejected(
+    tmp_path: Path,
+) -> None:
+    server = OpenSshServer(tmp_path, free_port()).start()
+    try:
+        await server.accepting()
+        with daemon_home([escalated("echo from-tui", "devbox"), {"message": "done"}]) as daemon:
+            options = DaemonOptions(
+                address=DaemonAddress(path=daemon.socket),
+                ssh=server.settings(),
+                codex=str(CODEX),
+                codex_home=daemon.codex.home,
+            )
+            source = DaemonSource(options)
+            recording = tmp_path / "recording.jsonl"
+            app = EnvTuiApp(
+                recorded(source, recording),
+                DashboardOptions(source_name="codex daemon", answers=source),
+            )
+            with _codex_tui(daemon) as socket:
+                async with app.run_test(size=(160, 50)) as pilot:
+                    await _ask(pilot, socket, app)
+                    (request,) = app.store.needs_you.unanswered()
+                    assert request.msg.environment_id == "devbox"
+                    await pilot_wait_until(pilot, lambda: PROMPT in _pane(socket), what="prompt")
+                    await pilot.press("x")
+                    await pilot_wait_until(
+                        pilot, lambda: isinstance(app.screen, ConfirmAnswer) and app.screen.armed
+                    )
+                    await pilot.press("y")
+                    await pilot_wait_until(
+                        pilot,
+                        lambda: REJECTED_IN_TUI in _pane(socket),
+                        timeout=60,
+                        what="the TUI showing the command rejected",
+                    )
+                    await pilot_wait_until(
+                        pilot,
+                        lambda: bool(app.store.steps),
+                        timeout=60,
+                        what="the thread's rollout read over ssh",
+                    )
+                    await pilot.press("q")
+        assert "-32600" not in recording.read_text()
+        assert "codex app-server proxy" in recording.read_text()  # attached through the proxy
+    finally:
+        server.stop()
