@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,13 +28,17 @@ IDLE = {"type": "idle"}
 WAITING = {"type": "active", "activeFlags": ["waitingOnApproval"]}
 
 
+ROLLOUTS = Path(tempfile.gettempdir())
+
+
 def _thread(thread_id: str, status: dict[str, Any]) -> dict[str, Any]:
-    return {"id": thread_id, "path": f"/nowhere/rollout-{thread_id}.jsonl", "cwd": "/w",
+    return {"id": thread_id, "path": str(ROLLOUTS / f"rollout-{thread_id}.jsonl"), "cwd": "/w",
             "source": "cli", "name": f"name {thread_id}", "status": status}  # fmt: skip
 
 
 class Peer:
-    """Two threads of work: ``t-a`` idle, ``t-b`` waiting on an approval."""
+    """Three threads of work: ``t-a`` idle, ``t-b`` waiting on an approval, ``t-c`` idle;
+    their rollouts are in the test's folder (``t-a``'s written, the others not yet)."""
 
     def __init__(self) -> None:
         self.received: list[dict[str, Any]] = []
@@ -51,9 +56,10 @@ class Peer:
     @staticmethod
     def result(method: str) -> object:
         if method == "thread/loaded/list":
-            return {"data": ["t-a", "t-b"], "nextCursor": None}
+            return {"data": ["t-a", "t-b", "t-c"], "nextCursor": None}
         if method == "thread/list":
-            return {"data": [_thread("t-a", IDLE), _thread("t-b", WAITING)], "nextCursor": None}
+            threads = [_thread("t-a", IDLE), _thread("t-b", WAITING), _thread("t-c", IDLE)]
+            return {"data": threads, "nextCursor": None}
         return {}
 
     async def say(self, method: str, params: dict[str, Any]) -> None:
@@ -67,9 +73,11 @@ class Peer:
 
 
 @pytest.fixture
-def home() -> Iterator[Path]:
+def home(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     made = Path(tempfile.mkdtemp(prefix="cx"))
     daemon_socket(made).parent.mkdir()
+    monkeypatch.setattr(sys.modules[__name__], "ROLLOUTS", made)
+    (made / "rollout-t-a.jsonl").write_text('{"type":"session_meta","payload":{}}\n')
     try:
         yield made
     finally:
@@ -97,6 +105,7 @@ def test_the_waiting_thread_is_listed_first_and_the_followed_one_marked(home: Pa
         assert [(c.id, c.status, c.waiting) for c in choices] == [
             ("t-b", "waiting_on_approval", True),
             ("t-a", "idle", False),
+            ("t-c", "idle", False),
         ]
         assert [c.followed for c in choices] == [c.id == source.followed for c in choices]
 
@@ -141,3 +150,17 @@ def test_an_opened_thread_shows_the_daemon_going_away(home: Path) -> None:
 
 def _statuses(events: list[Event]) -> list[tuple[str | None, str]]:
     return [(e.msg.thread, e.msg.status) for e in events if isinstance(e.msg, ThreadStatusChanged)]
+
+
+def test_a_thread_is_not_subscribed_to_before_its_rollout_is_written(home: Path) -> None:
+    async def scenario(peer: Peer, source: DaemonSource) -> None:
+        async with (
+            running(lambda stop: source.open_thread("t-c")(lambda event: None, stop)),
+            running(lambda stop: source.open_thread("t-a")(lambda event: None, stop)),
+        ):
+            await wait_until(lambda: "t-a" in peer.resumed(), what="the written one subscribed")
+            assert "t-c" not in peer.resumed()  # Codex would refuse it with a -32600
+            (home / "rollout-t-c.jsonl").write_text('{"type":"session_meta","payload":{}}\n')
+            await wait_until(lambda: "t-c" in peer.resumed(), what="subscribed once written")
+
+    _run(home, scenario)

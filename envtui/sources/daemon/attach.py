@@ -277,7 +277,11 @@ class DaemonSource:
             )
         subscribing = asyncio.get_running_loop().create_task(
             keep_subscribed(
-                lambda: self.client, lambda: self.followed, self.options.poll_interval, stop
+                lambda: self.client,
+                lambda: self.followed,
+                self._rollout,
+                self.options.poll_interval,
+                stop,
             )
         )
         try:

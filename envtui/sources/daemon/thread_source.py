@@ -73,6 +73,11 @@ class ThreadRollout:
         self._connection_events = connection_events
         self.follower: RolloutFollower | None = None
 
+    @property
+    def started(self) -> bool:
+        """Whether the rollout has been found and read from (Codex wrote it)."""
+        return self.follower is not None and self.follower.offset > 0
+
     async def follow(
         self,
         client_of: Callable[[], DaemonClient | None],
@@ -135,16 +140,20 @@ class DaemonThreadSource:
             sink(event)
 
         untap = self.feed.tap(self.thread_id, hear)
+        rollout = ThreadRollout(
+            hear, clock=self._clock, connection_events=lambda: list(self._connections)
+        )
         subscribing = asyncio.get_running_loop().create_task(
             keep_subscribed(
-                lambda: self.feed.client, lambda: self.thread_id, self.feed.poll_interval, stop
+                lambda: self.feed.client,
+                lambda: self.thread_id,
+                rollout,
+                self.feed.poll_interval,
+                stop,
             )
         )
         try:
             self._replay(hear)
-            rollout = ThreadRollout(
-                hear, clock=self._clock, connection_events=lambda: list(self._connections)
-            )
             await rollout.follow(
                 lambda: self.feed.client, lambda: self.thread_id, self.feed.poll_interval, stop
             )
@@ -175,24 +184,27 @@ class DaemonThreadSource:
 async def keep_subscribed(
     client_of: Callable[[], DaemonClient | None],
     thread_of: Callable[[], str | None],
+    rollout: ThreadRollout,
     poll: float,
     stop: asyncio.Event,
 ) -> None:
-    """Subscribe to the thread on each connection while it is loaded, to hear its
-    environments (a thread not loaded is never resumed: that would load it)."""
-    subscribed_on: DaemonClient | None = None
+    """Subscribe to the thread once on each connection, to hear its environments: only
+    while it is loaded (resuming one that is not would load it) and once its rollout has
+    been read (Codex refuses to resume a thread before it wrote its rollout, with a -32600)."""
+    tried_on: DaemonClient | None = None
     while not stop.is_set():
         client, thread_id = client_of(), thread_of()
         thread = client.threads.get(thread_id) if client and thread_id else None
         if (
             client is not None
-            and client is not subscribed_on
+            and client is not tried_on
             and thread is not None
             and thread.loaded
+            and rollout.started
             and client.rpc is not None
             and not client.rpc.closed.done()
-            and await client.subscribe(thread.id)
         ):
-            subscribed_on = client
+            tried_on = client  # a refusal is said once, not at every poll
+            await client.subscribe(thread.id)
         if await wait_for_stop(stop, poll):
             return
