@@ -144,6 +144,8 @@ def test_an_opened_thread_shows_the_daemon_going_away(home: Path) -> None:
                             for e in events),
                 what="the daemon said down in the opened thread",
             )  # fmt: skip
+        down = [e.msg for e in events if isinstance(e.msg, SourceStatus) and e.msg.state == "down"]
+        assert down[0].thread == "t-a"  # the opened thread's header names its own thread
 
     _run(home, scenario)
 

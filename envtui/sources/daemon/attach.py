@@ -300,8 +300,10 @@ class DaemonSource:
         event = thread_event(msg, at=self._clock())
         self._sink(event)
         if isinstance(msg, SourceStatus):  # an opened thread shows the daemon's state too
-            for tap in [t for taps in list(self._taps.values()) for t in taps]:
-                tap(event)
+            for thread_id, taps in list(self._taps.items()):
+                own = msg.model_copy(update={"thread": thread_id})  # its header names it
+                for tap in list(taps):
+                    tap(thread_event(own, at=event.at))
 
     def _status(self, state: SourceState, reason: str | None = None, delay: float = 0) -> None:
         retry = self._clock() + timedelta(seconds=delay) if delay else None
