@@ -34,7 +34,9 @@ async def test_the_threads_are_listed_and_the_waiting_one_opens_with_its_request
         app = EnvTuiApp(source, options)
         try:
             async with app.run_test(size=(160, 50)) as pilot:
-                await pilot_wait_until(pilot, lambda: source.down is None and source.client is not None)
+                await pilot_wait_until(
+                    pilot, lambda: source.down is None and source.client is not None
+                )
                 one = await first.start_turn(daemon.codex.work, "one")
 
                 def status_of(thread: str) -> str | None:
