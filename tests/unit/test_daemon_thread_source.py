@@ -38,7 +38,8 @@ def _thread(thread_id: str, status: dict[str, Any]) -> dict[str, Any]:
 
 class Peer:
     """Three threads of work: ``t-a`` idle, ``t-b`` waiting on an approval, ``t-c`` idle;
-    their rollouts are in the test's folder (``t-a``'s written, the others not yet)."""
+    their rollouts are in the test's folder (``t-a``'s written, the others not yet); and a
+    past one, ``t-old``, that ``thread/list`` names but the daemon has not loaded."""
 
     def __init__(self) -> None:
         self.received: list[dict[str, Any]] = []
@@ -58,7 +59,8 @@ class Peer:
         if method == "thread/loaded/list":
             return {"data": ["t-a", "t-b", "t-c"], "nextCursor": None}
         if method == "thread/list":
-            threads = [_thread("t-a", IDLE), _thread("t-b", WAITING), _thread("t-c", IDLE)]
+            threads = [_thread("t-a", IDLE), _thread("t-b", WAITING), _thread("t-c", IDLE),
+                       _thread("t-old", {"type": "notLoaded"})]  # fmt: skip
             return {"data": threads, "nextCursor": None}
         return {}
 
@@ -98,7 +100,9 @@ def _run(home: Path, scenario: Any) -> None:
     asyncio.run(served())
 
 
-def test_the_waiting_thread_is_listed_first_and_the_followed_one_marked(home: Path) -> None:
+def test_the_loaded_threads_are_listed_the_waiting_one_first_the_followed_one_marked(
+    home: Path,
+) -> None:
     async def scenario(peer: Peer, source: DaemonSource) -> None:
         assert thread_choices_of(source) is source
         choices = source.thread_choices()

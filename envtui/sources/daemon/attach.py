@@ -124,13 +124,14 @@ class DaemonSource:
     # --- every thread, and one opened on its own ---------------------------------------------
 
     def thread_choices(self) -> list[ThreadChoice]:
-        """The daemon's threads of work now: those that wait on the operator first, then
-        loaded ones (none while the daemon is away)."""
+        """The daemon's loaded threads of work now, those that wait on the operator first
+        (none while the daemon is away); the past threads ``thread/list`` also names are
+        ``envtui sessions``'s."""
         client = self.client
         if client is None or self.down is not None:
             return []
-        choices = [self._choice(t) for t in client.work_threads()]
-        return sorted(choices, key=lambda c: (not c.waiting, not c.loaded))
+        choices = [self._choice(t) for t in client.work_threads() if t.loaded or t.waiting]
+        return sorted(choices, key=lambda c: not c.waiting)
 
     def _choice(self, thread: DaemonThread) -> ThreadChoice:
         return ThreadChoice(
