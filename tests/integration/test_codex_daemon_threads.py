@@ -9,10 +9,12 @@ and its own steps, and is declined from there. What Codex did is read from the r
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
 from tests.support.real.codex_approvals import escalated
-from tests.support.real.codex_daemon import Owner, daemon_home
+from tests.support.real.codex_daemon import Owner, daemon_home, short_root
 from tests.support.real.codex_tools import needs_codex
 from tests.support.waiting import pilot_wait_until
 
@@ -26,7 +28,9 @@ pytestmark = [needs_codex, pytest.mark.filterwarnings("ignore::DeprecationWarnin
 
 
 async def test_the_threads_are_listed_and_the_waiting_one_opens_with_its_request() -> None:
-    script = [{"message": "first done"}, escalated("echo from-second", "devbox"), {"message": "ok"}]
+    gate = short_root() / "first-may-answer"
+    first_answer = {"message": "first done", "hold": str(gate)}  # held: asked first, ends last
+    script = [first_answer, escalated("echo from-second", "devbox"), {"message": "ok"}]
     with daemon_home(script) as daemon:
         first, second = await Owner.connect(daemon.socket), await Owner.connect(daemon.socket)
         source = DaemonSource(DaemonOptions(address=DaemonAddress(path=daemon.socket)))
@@ -43,15 +47,23 @@ async def test_the_threads_are_listed_and_the_waiting_one_opens_with_its_request
                     found = [c for c in source.thread_choices() if c.id == thread]
                     return found[0].status if found else None
 
+                def asked() -> int:
+                    return sum(isinstance(body, dict) for body in daemon.codex.requests())
+
                 await pilot_wait_until(
-                    pilot, lambda: status_of(one) == "idle", timeout=90, what="the first turn"
+                    pilot, lambda: asked() == 1, timeout=90, what="the first turn asking"
                 )
+                assert source.followed == one  # the first loaded thread of work
                 two = await second.start_turn(daemon.codex.work, "two")
                 await pilot_wait_until(
                     pilot,
                     lambda: status_of(two) == "waiting_on_approval",
                     timeout=90,
                     what="the second thread waiting",
+                )
+                gate.touch()
+                await pilot_wait_until(
+                    pilot, lambda: status_of(one) == "idle", timeout=90, what="the first turn"
                 )
                 await pilot.press("T")
                 await pilot_wait_until(pilot, lambda: isinstance(app.screen, ThreadListScreen))
@@ -104,3 +116,4 @@ async def test_the_threads_are_listed_and_the_waiting_one_opens_with_its_request
             await first.aclose()
             await second.aclose()
         assert not [r for r in first.requests]  # the first thread never asked anything
+        shutil.rmtree(gate.parent, ignore_errors=True)
