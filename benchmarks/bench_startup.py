@@ -2,8 +2,10 @@
 
 Each command is started ``--runs`` times, interleaved so that machine load hits all of
 them alike; the median wall time of each is printed with its ratio to the pydantic import
-(the budget for ``render``: 1.3x). With ``--compare DIR`` the code in DIR is timed the
-same way, side by side. Run: ``python benchmarks/bench_startup.py``.
+(the budget for ``render``: 1.3x), and how many modules it imports (``-X importtime``), of
+them envtui's own: ``envtui --help`` lists the commands from one table and loads none of
+their modules. With ``--compare DIR`` the code in DIR is timed the same way, side by side.
+Run: ``python benchmarks/bench_startup.py``.
 
 Whether envtui's bytecode is cached changes the result by a tenth or more: pydantic comes
 compiled from its wheel, while an editable checkout run with ``PYTHONDONTWRITEBYTECODE``
@@ -48,6 +50,26 @@ def timed(command: list[str], env: dict[str, str]) -> float:
     return time.perf_counter() - start
 
 
+def imported(command: list[str], env: dict[str, str]) -> tuple[int, int]:
+    """How many modules ``command`` imports, and how many of them are envtui's."""
+    cwd = env.get("PYTHONPATH") or ROOT
+    run = subprocess.run(
+        [command[0], "-X", "importtime", *command[1:]],
+        env=env,
+        cwd=cwd,
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    names = [
+        line.rsplit("|", 1)[1].strip()
+        for line in run.stderr.splitlines()
+        if line.startswith("import time:") and "|" in line and "cumulative" not in line
+    ]
+    return len(names), sum(name.split(".")[0] == "envtui" for name in names)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--runs", type=int, default=15)
@@ -71,6 +93,7 @@ def main() -> None:
         envtui = [sys.executable, "-m", "envtui"]
         commands[f"envtui render{suffix}"] = ([*envtui, "render", str(EXAMPLE)], env)
         commands[f"envtui --help{suffix}"] = ([*envtui, "--help"], env)
+        commands[f"envtui check --help{suffix}"] = ([*envtui, "check", "--help"], env)
     times: dict[str, list[float]] = {name: [] for name in commands}
     for _ in range(args.runs):
         for name, (command, env) in commands.items():
@@ -78,7 +101,11 @@ def main() -> None:
     reference = statistics.median(times["python -c 'import pydantic'"])
     for name, samples in times.items():
         median = statistics.median(samples)
-        print(f"{name:<48} {median * 1000:6.0f} ms  {median / reference:5.2f}x")
+        modules, own = imported(*commands[name])
+        print(
+            f"{name:<48} {median * 1000:6.0f} ms  {median / reference:5.2f}x"
+            f"  {modules:4} modules, {own:3} of envtui"
+        )
 
 
 if __name__ == "__main__":

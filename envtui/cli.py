@@ -24,23 +24,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 from envtui import __version__
+from envtui.commands import COMMANDS
 from envtui.commands.output import OutputError, error_line
 
 if TYPE_CHECKING:
     import logging
 
-COMMAND_MODULES: dict[str, str] = {
-    "render": "envtui.commands.render",
-    "snapshot": "envtui.commands.snapshot",
-    "events": "envtui.commands.events",
-    "check": "envtui.commands.check",
-    **dict.fromkeys(("demo", "watch", "replay", "codex", "rollout"), "envtui.commands.dashboard"),
-    "info": "envtui.commands.info",
-    "serve": "envtui.commands.serve.command",
-    "sessions": "envtui.commands.sessions",
-    "completion": "envtui.commands.completion",
-    "manpage": "envtui.commands.manpage",
-}
+COMMAND_MODULES: dict[str, str] = {name: listed.module for name, listed in COMMANDS.items()}
 """Which module adds each subcommand (its ``add_parser``, or ``add_parsers`` for several)."""
 
 NEEDS_THE_WHOLE_TREE = frozenset({"completion", "manpage"})
@@ -66,6 +56,10 @@ _INVALID_CHOICE = re.compile(r"invalid choice: '(?P<word>[^']*)' \(choose from (
 class Parser(argparse.ArgumentParser):
     """argparse's parser, with "did you mean …" for a mistyped command, choice or flag
     (argparse in Python 3.11 has none)."""
+
+    listed_only = False
+    """The root parser with every command listed but none's options added
+    (:func:`listing_parser`): the commands' flags, to suggest from, are built when asked."""
 
     def error(self, message: str) -> NoReturn:
         super().error(self.suggesting(message))
@@ -95,9 +89,10 @@ class Parser(argparse.ArgumentParser):
         return message
 
     def _command_flags(self) -> set[str]:
+        tree = build_parser() if self.listed_only else self
         return {
             flag
-            for action in self._actions
+            for action in tree._actions
             if isinstance(action, argparse._SubParsersAction)
             for sub in action.choices.values()
             for each in sub._actions
@@ -122,8 +117,8 @@ def _global_options(parser: argparse.ArgumentParser, *, defaults: bool) -> None:
     )
 
 
-def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The argument parser; with a known ``command``, only that command's module is loaded."""
+def _root_parser() -> tuple[Parser, argparse._SubParsersAction[Parser]]:
+    """The root parser with the global options, and where its commands go."""
     parser = Parser(
         prog="envtui",
         description="A live terminal dashboard for multi-environment agent turns.",
@@ -131,7 +126,12 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"envtui {__version__}")
     _global_options(parser, defaults=True)
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    return parser, parser.add_subparsers(dest="command", metavar="COMMAND")
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser; with a known ``command``, only that command's module is loaded."""
+    parser, subparsers = _root_parser()
     whole = command not in COMMAND_MODULES or command in NEEDS_THE_WHOLE_TREE
     wanted = COMMAND_MODULES.values() if whole else [COMMAND_MODULES[str(command)]]
     for name in dict.fromkeys(wanted):
@@ -144,6 +144,23 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         sub.formatter_class = HelpFormatter
         _global_options(sub, defaults=False)
     return parser
+
+
+def listing_parser() -> argparse.ArgumentParser:
+    """The root parser with each command by its name and summary (:data:`COMMANDS`) and no
+    command's module loaded: all that ``envtui --help``, ``--version``, a missing or a
+    mistyped command need. A flag it does not know is suggested from the whole tree."""
+    parser, subparsers = _root_parser()
+    parser.listed_only = True
+    for name, listed in COMMANDS.items():
+        subparsers.add_parser(name, help=listed.summary)
+    return parser
+
+
+def parser_for(arguments: Sequence[str]) -> argparse.ArgumentParser:
+    """The parser ``arguments`` need: the one command's they name, or the listing."""
+    command = command_of(arguments)
+    return build_parser(command) if command in COMMAND_MODULES else listing_parser()
 
 
 def command_of(arguments: Sequence[str]) -> str | None:
@@ -279,7 +296,7 @@ def _warning_to_debug_log(
 
 def _main(argv: Sequence[str] | None) -> int:
     arguments = with_default_command(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(command_of(arguments))
+    parser = parser_for(arguments)
     _refuse_unknown_global_flags(parser, arguments)
     args, extras = parser.parse_known_args(arguments)
     if extras:  # said by the command's own parser: its usage, and its flags to suggest from

@@ -24,7 +24,6 @@ if TYPE_CHECKING:
 COMMAND = "check"
 CHECK = Command(
     COMMAND,
-    summary="report divergences between tools, context and snapshot",
     description="Check a Codex rollout (ROLLOUT), or the engine's own steps over the "
     "configured environments (without ROLLOUT), and print one line per finding. "
     "Exit 0 without findings, 1 with findings, 2 on bad input.",

@@ -17,7 +17,6 @@ SHELLS = ("bash", "zsh", "fish")
 
 COMPLETION = Command(
     COMMAND,
-    summary="print a shell completion script (bash, zsh or fish)",
     description="Print a completion script for SHELL, generated from envtui's own parser. "
     "bash: `envtui completion bash > ~/.local/share/bash-completion/completions/envtui`; "
     "zsh: `envtui completion zsh > ~/.zfunc/_envtui` (with ~/.zfunc on $fpath); "

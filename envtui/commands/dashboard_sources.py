@@ -182,7 +182,6 @@ SOURCES: dict[str, DashboardSource] = {
     for source in (
         DashboardSource(
             "demo",
-            summary="the dashboard on the embedded demo (no set-up)",
             description="The dashboard on the embedded demo: in-process SSH servers on "
             "127.0.0.1 with environments that start slowly, drop, go away, never finish "
             "starting or present a wrong host key. Needs no set-up; `envtui` alone runs it.",
@@ -191,7 +190,6 @@ SOURCES: dict[str, DashboardSource] = {
         ),
         DashboardSource(
             "watch",
-            summary="the dashboard on the configured environments",
             description="The dashboard on the configured environments (the config's, or "
             "Codex's environments.toml with --codex-environments): their live status, the "
             "primary, the connection events, and a step every step_interval seconds.",
@@ -200,7 +198,6 @@ SOURCES: dict[str, DashboardSource] = {
         ),
         DashboardSource(
             "replay",
-            summary="the dashboard on a recorded JSONL event stream",
             description="The dashboard on a recorded JSONL event stream (from --record or "
             "`envtui events`), paced by the events' own times; with --follow, what is "
             "written to it next, as it is written.",
@@ -224,7 +221,6 @@ SOURCES: dict[str, DashboardSource] = {
         ),
         DashboardSource(
             "codex",
-            summary="the dashboard attached to a real codex app-server",
             description="The dashboard attached to a real Codex. By default it attaches to the "
             "app-server daemon of CODEX_HOME, as `codex` does (--remote ADDR: another server): "
             "every thread with its live status, what a waiting thread asks (answered through "
@@ -242,7 +238,6 @@ SOURCES: dict[str, DashboardSource] = {
         ),
         DashboardSource(
             "rollout",
-            summary="the dashboard on a Codex rollout file",
             description="The dashboard on a Codex rollout file: each step's context, tools "
             "and findings; with --follow, new steps as the file grows.",
             options=Group(

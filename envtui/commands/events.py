@@ -33,7 +33,6 @@ if TYPE_CHECKING:  # the models and the runtime (and asyncssh) load when the com
 COMMAND = "events"
 EVENTS = Command(
     COMMAND,
-    summary="write the environments' event stream as JSONL",
     description="Run the configured environments and write every event as one JSON line "
     "(to standard output, or --out, which is truncated) until --duration ends or Ctrl+C.",
     options=Group(

@@ -39,7 +39,6 @@ COMMAND = "info"
 
 INFO = Command(
     COMMAND,
-    summary="print the version, the profile and every path envtui reads or writes",
     description="Print envtui's version, the Codex profile in force, and every path it "
     "reads or writes (config, themes, exports and screenshots, state, debug log, the codex "
     "binary, known_hosts files), each with whether it exists. Always exits 0.",

@@ -19,7 +19,6 @@ COMMAND = "manpage"
 
 MANPAGE = Command(
     COMMAND,
-    summary="print envtui's man page (roff)",
     description="Print a man page for envtui, generated from its own parser; "
     "read it with `envtui manpage | man -l -`.",
     options=Group(),

@@ -19,6 +19,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from envtui.commands import COMMANDS
+
 Container = argparse._ActionsContainer
 """A parser, or one of its argument groups: what ``add_argument`` is called on."""
 
@@ -61,10 +63,10 @@ class Group:
 
 @dataclass(frozen=True)
 class Command:
-    """A subcommand as ``envtui --help`` lists it and ``envtui NAME --help`` explains it."""
+    """A subcommand as ``envtui NAME --help`` explains it; what ``envtui --help`` lists of it
+    (its summary) is :data:`envtui.commands.COMMANDS`'s, read without importing it."""
 
     name: str
-    summary: str
     description: str
     options: Group
 
@@ -72,7 +74,8 @@ class Command:
         self, subparsers: argparse._SubParsersAction[argparse.ArgumentParser], **defaults: Any
     ) -> argparse.ArgumentParser:
         """Its parser, with its options and ``defaults`` (the handler, at the least)."""
-        parser = subparsers.add_parser(self.name, help=self.summary, description=self.description)
+        summary = COMMANDS[self.name].summary
+        parser = subparsers.add_parser(self.name, help=summary, description=self.description)
         self.options.add_to(parser)
         parser.set_defaults(**defaults)
         return parser

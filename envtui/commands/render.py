@@ -87,7 +87,6 @@ def render_documents(
 
 RENDER = Command(
     COMMAND,
-    summary="print the <environment_context> block for a state",
     description=(
         "Print the <environment_context> block Codex would send for STATE: the full "
         "render, or with --diff the diff against PREV. STATE and PREV are JSON files "

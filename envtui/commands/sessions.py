@@ -37,7 +37,6 @@ COMMAND = "sessions"
 
 SESSIONS = Command(
     COMMAND,
-    summary="every Codex thread of a sessions tree, live",
     description="One row per Codex thread of every configured host's sessions tree (the "
     "rollouts under CODEX_HOME/sessions; [[hosts]] in the config): its host, its "
     "environments at the latest step, active incidents and whether it is live. enter "

@@ -23,7 +23,6 @@ COMMAND = "snapshot"
 DEFAULT_TIMEOUT = 15.0
 SNAPSHOT = Command(
     COMMAND,
-    summary="resolve the configured environments once and print them",
     description="Resolve every configured environment once (blocking, bounded by --timeout) "
     "and print id, status, primary, shell, cwd and error, then the context block.",
     options=Group(

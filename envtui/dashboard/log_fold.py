@@ -28,6 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from envtui.dashboard.log_lines import LogEntry
+from envtui.vocabulary.terms import duration_words
 
 LOOKBACK = 100
 """How many lines back a repeated line is looked for: a host that fails every 30 s
@@ -133,7 +134,7 @@ class Fold:
         if self.partner is not None and self.partner.at is not None and start is not None:
             start = min(start, self.partner.at)
         if last.at is not None and start is not None and last is not self.first:
-            words += f" · over {_duration((last.at - start).total_seconds())}"
+            words += f" · over {duration_words((last.at - start).total_seconds())}"
         return _glyphs(f"{last.time} {words}", ascii)
 
     def _steps_words(self) -> str:
@@ -161,15 +162,6 @@ def _glyphs(text: str, ascii: bool) -> str:
         for glyph, plain in ASCII_GLYPHS.items():
             text = text.replace(glyph, plain)
     return text
-
-
-def _duration(seconds: float) -> str:
-    whole = int(seconds)
-    if whole < 60:
-        return f"{whole} s"
-    if whole < 3600:
-        return f"{whole // 60} min {whole % 60} s" if whole % 60 else f"{whole // 60} min"
-    return f"{whole // 3600} h {whole % 3600 // 60} min"
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """What one poll of a sessions tree found, as the sessions table reads it.
 
-The index that polls the tree (:mod:`envtui.sources.sessions_index`) publishes a
+The index that polls the tree (:mod:`envtui.sources.sessions.sessions_index`) publishes a
 :class:`SessionsView`; the table and ``envtui sessions --json`` only read it. It sits beside
 the thread summary it carries (:mod:`envtui.incidents.thread_summary`), below the sources,
 so the front ends read it without importing the poller.

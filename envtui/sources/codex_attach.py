@@ -22,7 +22,7 @@ import re
 import shlex
 from collections import deque
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -40,12 +40,11 @@ from envtui.sources.rollout_follow import RolloutFollower, read_window
 from envtui.vocabulary.events import (
     Event,
     EventSink,
-    SourceStatus,
     WarningMessage,
     connection_change,
-    thread_event,
 )
 from envtui.vocabulary.limits import KIB, TooLargeError
+from envtui.vocabulary.source_voice import SourceVoice
 from envtui.vocabulary.stopping import cancel_and_wait, wait_for_stop
 from envtui.vocabulary.terms import SourceState
 from envtui.vocabulary.thread_messages import RequestAnswered
@@ -84,6 +83,7 @@ class CodexSource:
         self.options = options
         self._sink = sink
         self._clock = clock
+        self._voice = SourceVoice(SOURCE, clock, sink)
         self._restart = restart
         self._operator = operator
         self.client = AppServerClient(options, self._hear, clock=clock, operator=operator)
@@ -98,20 +98,9 @@ class CodexSource:
     def thread_id(self) -> str | None:
         return self.client.thread_id
 
-    def _emit(self, msg: WarningMessage | SourceStatus) -> None:
-        self._sink(thread_event(msg, at=self._clock()))
-
     def _status(self, state: SourceState, reason: str | None = None, delay: float = 0) -> None:
-        retry = self._clock() + timedelta(seconds=delay) if delay else None
-        self._emit(
-            SourceStatus(
-                source=SOURCE,
-                state=state,
-                reason=reason,
-                thread=self.thread_id,
-                restarts=self.restarts,
-                next_retry_at=retry,
-            )
+        self._voice.status(
+            state, reason, thread=self.thread_id, restarts=self.restarts, retry_in=delay
         )
 
     def _hear(self, event: Event) -> None:
@@ -173,13 +162,13 @@ class CodexSource:
             rpc = await self._start(stop)
             if rpc is None:
                 return None  # stopped while the app-server was still starting
-            self._emit(
+            self._voice.say(
                 WarningMessage(
                     message=f"attached to codex thread {self.thread_id}", severity="info"
                 )
             )
             if self.options.read_only:
-                self._emit(
+                self._voice.say(
                     WarningMessage(
                         message="--read-only: every approval and question of Codex is "
                         "declined at once",
@@ -221,7 +210,7 @@ class CodexSource:
             return None
         self.died = True
         reason = self.death = f"{APP_SERVER_EXITED}: {rpc.closed.result()}"
-        self._emit(WarningMessage(message=reason, severity="error"))
+        self._voice.say(WarningMessage(message=reason, severity="error"))
         self._status("down", reason)
         self.client.mark_all_unavailable(APP_SERVER_EXITED)
         return reason

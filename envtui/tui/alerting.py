@@ -3,8 +3,9 @@
 The store queues what is worth an alert (:mod:`envtui.incidents.alert_items`); the app takes
 the queue a few times a second, paused or not, and hands each batch here. A batch rings the
 bell once, shows one toast and one desktop notification, and goes to the alert command
-(which coalesces further and never blocks; :mod:`envtui.sources.alerts`). All are opt-in
-(``[alerts]``, ``--bell``, ``--notify``, ``--alert-command``).
+(built in ``commands/`` and handed in; it coalesces further and never blocks, see
+``sources/alerts.py``). All are opt-in (``[alerts]``, ``--bell``, ``--notify``,
+``--alert-command``).
 
 The desktop notification is an escape sequence the terminal turns into one: OSC 9
 (iTerm2, WezTerm, Ghostty, Windows Terminal) or OSC 777 (urxvt, foot, VTE terminals). Its

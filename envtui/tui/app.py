@@ -25,11 +25,11 @@ from typing import Any, ClassVar
 
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.command import CommandPalette
 from textual.driver import Driver
 from textual.drivers.linux_driver import LinuxDriver
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
-from textual.theme import Theme
 
 from envtui.dashboard.store import Store
 from envtui.settings import ui_state
@@ -39,7 +39,7 @@ from envtui.tui.format import use_ascii
 from envtui.tui.keymap import binding_ids, check_keymap
 from envtui.tui.main_screen import MainScreen
 from envtui.tui.options import AlertRunner, DashboardOptions
-from envtui.tui.palette import EnvtuiCommands
+from envtui.tui.palette import PICKER_WORDS, EnvtuiCommands, ThemesToKeep
 from envtui.tui.themes import DEFAULT_THEME, STATUS_VARIABLES, available_themes
 from envtui.tui.thread_list import ThreadListScreen
 from envtui.tui.upstream.render_caches import bound_ansi_styles, bound_split_cells
@@ -83,11 +83,12 @@ class Notice:
 def known_binding_ids() -> list[str]:
     """Every binding id a keymap may name: the app's, its screens' and widgets'."""
     from envtui.tui.history_screen import HistoryScreen
+    from envtui.tui.incidents_view import IncidentList
     from envtui.tui.log_widget import EventLog
     from envtui.tui.needs_you.confirm import ConfirmAnswer
     from envtui.tui.needs_you.panel import ReplyScreen
     from envtui.tui.screens import TextScreen
-    from envtui.tui.widgets import EnvironmentTable
+    from envtui.tui.widgets import ContextPanel, EnvironmentTable
 
     groups = (
         EnvTuiApp.BINDINGS,
@@ -96,6 +97,8 @@ def known_binding_ids() -> list[str]:
         HistoryScreen.BINDINGS,
         EnvironmentTable.BINDINGS,
         EventLog.BINDINGS,
+        ContextPanel.BINDINGS,
+        IncidentList.BINDINGS,
         ConfirmAnswer.BINDINGS,
         ReplyScreen.BINDINGS,
     )
@@ -208,9 +211,16 @@ class EnvTuiApp(App[None]):
             name="screenshot",
         )
 
-    def _remember_theme(self, theme: Theme) -> None:
-        """The next run starts in the theme chosen now (``t`` or the palette)."""
-        problem = ui_state.remember("theme", theme.name)
+    def pick_theme(self) -> None:
+        """``t``: the theme picker, which says that the theme chosen is kept."""
+        self.push_screen(CommandPalette(providers=[ThemesToKeep], placeholder=PICKER_WORDS))
+
+    def keep_theme(self, name: str) -> None:
+        """The next run starts in the theme chosen now (in the picker or the palette); a
+        theme changed any other way is not kept."""
+        if not self.options.remember_theme:
+            return
+        problem = ui_state.remember("theme", name)
         if problem is not None:
             self.notify(f"the theme is not remembered: {problem}", severity="warning")
 
@@ -257,8 +267,6 @@ class EnvTuiApp(App[None]):
                 timeout=15,
                 markup=False,
             )
-        if self.options.remember_theme:
-            self.theme_changed_signal.subscribe(self, self._remember_theme)
         if self.theme_problems:
             listed = "\n".join(p.reason for p in self.theme_problems)
             self.notify(
@@ -339,7 +347,7 @@ class EnvTuiApp(App[None]):
         """The terminal went away: quit as a SIGHUP would."""
         self.exit()
 
-    def on_dashboard_actions_threads_wanted(self) -> None:
+    def on_threads_wanted(self) -> None:
         """``T``: the source's threads, each opened in a dashboard of its own."""
         if self.options.threads is not None:
             self.push_screen(ThreadListScreen(self.options, self.options.threads))

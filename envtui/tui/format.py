@@ -17,9 +17,12 @@ from typing import Any
 from rich.cells import cell_len
 
 from envtui.dashboard.log_lines import in_zone
+from envtui.dashboard.needs_you import STATUS_WORDS
 from envtui.dashboard.status_history import STRIP_CELLS, STRIP_INTERVAL, Cell, strip_end
-from envtui.dashboard.store import EnvironmentRow, SourceRow
+from envtui.dashboard.store import EnvironmentRow, SourceRow, StepRow, Store
+from envtui.tui.options import DashboardOptions
 from envtui.vocabulary.safe_text import one_line
+from envtui.vocabulary.terms import duration_words
 
 
 @dataclass(frozen=True)
@@ -45,6 +48,8 @@ class Glyphs:
     """A step on the history screen's time axis."""
     arrow: str
     """From one status to the next."""
+    focus: str = "\N{BLACK RIGHT-POINTING TRIANGLE}"
+    """Before the title of the panel that has the focus."""
 
     def status(self, status: str) -> str:
         return {
@@ -57,7 +62,7 @@ class Glyphs:
 UNICODE = Glyphs(
     "●", "◐", "✕", "★", "⚠", "■", "↓", "\N{MULTIPLICATION SIGN}", "·", "▁▂▃▄▅▆▇█", "▚", "│", "→"
 )
-ASCII = Glyphs("+", "~", "x", "*", "!", "#", "v", "x", ".", "_-=#", "%", "|", "->")
+ASCII = Glyphs("+", "~", "x", "*", "!", "#", "v", "x", ".", "_-=#", "%", "|", "->", ">")
 """Glyphs every terminal and font has (``--ascii``, or ``ascii = true`` in the config)."""
 
 _glyphs = UNICODE
@@ -174,17 +179,9 @@ def relative(then: datetime | None, now: datetime) -> str:
     if then is None:
         return "-"
     seconds = int((now - then).total_seconds())
-    size = abs(seconds)
-    if size < 1:
+    if seconds == 0:
         return "now"
-    if size < 60:
-        amount = f"{size} s"
-    elif size < 3600:
-        amount = f"{size // 60} min"
-    elif size < 86400:
-        amount = f"{size // 3600} h"
-    else:
-        amount = f"{size // 86400} d"
+    amount = duration_words(abs(seconds), brief=True)
     return f"{amount} ago" if seconds > 0 else f"in {amount}"
 
 
@@ -332,6 +329,44 @@ def fit(parts: Sequence[tuple[int, str]], width: int, separator: str = "  ·  ")
         lowest = min(range(len(shown)), key=lambda i: (shown[i][0], -i))
         del shown[lowest]
     return separator.join(text for _, text in shown)
+
+
+def header_line(
+    store: Store,
+    options: DashboardOptions,
+    step: StepRow | None,
+    active: int,
+    paused_for: int | None,
+    width: int,
+) -> str:
+    """The main screen's header: what runs, any source that is not up, the step shown, the
+    clock, the active incidents, and (``paused_for`` not None) how many events wait."""
+    now = options.clock()
+    parts: list[tuple[int, str]] = [(10, f"envtui · {one_line(options.source_name)}")]
+    for row in store.sources.values():
+        parts.append((10, source_badge(row, now, options.zone)))
+    if store.thread:
+        parts.append((5, f"thread {one_line(store.thread)}"))
+    status = store.needs_you.status
+    if status is not None:
+        waiting = f"{glyphs().warning} " if store.needs_you.waiting else ""
+        parts.append((8 if waiting else 3, f"{waiting}{STATUS_WORDS[status]}"))
+    if step is not None:
+        latest = store.steps[-1].number
+        if step.number != latest:
+            # above the source's name: a narrow header still says it is not live
+            parts.append((11, f"step {step.number} of {latest} · not live · G: live"))
+        else:
+            parts.append((4, f"step {step.number}"))
+        if step.current_date or step.timezone:  # the date and zone the model is told
+            when = f"{step.current_date or '-'} {step.timezone or ''}".rstrip()
+            parts.append((1, f"model sees {one_line(when)}"))
+    parts.append((6, clock_text(now, options.zone)))
+    if active:
+        parts.append((7, f"{glyphs().warning} {active}"))
+    if paused_for is not None:
+        parts.append((9, f"PAUSED +{paused_for} events"))
+    return fit(parts, width)
 
 
 def source_badge(row: SourceRow, now: datetime, zone: tzinfo | None) -> str:

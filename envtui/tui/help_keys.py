@@ -21,7 +21,7 @@ Row = tuple[str, str]
 
 SECTIONS: tuple[tuple[str, tuple[tuple[str, str | None], ...]], ...] = (
     (
-        "Table (environments)",
+        "Table (environments, when focused)",
         (
             ("filter", "Filter the rows"),
             ("clear_filter", "Clear the filter"),
@@ -38,8 +38,12 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str | None], ...]], ...] = (
             ("log_newer_match", "Newer match"),
             ("log_filter", "Filter the log (env:ID, type:TYPE, text)"),
             ("log_clear", "Clear the search and the filter"),
-            ("follow_log", "Follow the newest line"),
+            ("follow_log", "Follow the newest line, and back to live"),
         ),
+    ),
+    (
+        "Context (when focused)",
+        (("view", "Full, diff, snapshot, patch"),),
     ),
     (
         "Incidents (when focused)",
@@ -69,17 +73,26 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str | None], ...]], ...] = (
         ),
     ),
     (
+        "Panels (the focused one is marked ▶; narrow: the tabs)",
+        (
+            ("panel_table", "The table"),
+            ("panel_log", "The events"),
+            ("panel_context", "The context"),
+            ("panel_tools", "The tools"),
+            ("panel_findings", "The incidents"),
+        ),
+    ),
+    (
         "Global",
         (
             ("help", "These keys"),
             ("pause", "Pause or resume the view"),
-            ("view", "Context: full, diff, snapshot, patch"),
             ("previous_step", "Previous step"),
             ("next_step", "Next step"),
             ("live", "Back to live: the latest step"),
             ("copy", "Copy the context text"),
             ("export", "Export the step as JSON"),
-            ("theme", "Pick a theme (saved once chosen)"),
+            ("theme", "Pick a theme (the one chosen is kept for the next run)"),
             ("threads", "The daemon's threads; enter opens one (envtui codex)"),
             ("quit", "Quit"),
         ),
@@ -88,7 +101,7 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str | None], ...]], ...] = (
 """Each section's bindings by id, with what they do there; a binding named in no section
 is listed under Global with its own description."""
 TEXTUAL_KEYS: tuple[Row, ...] = (
-    ("tab, shift+tab", "Next / previous panel"),
+    ("tab, shift+tab", "Next / previous panel (narrow: to the tab bar, then ←/→)"),
     ("ctrl+p", "Command palette: every action, sort, go to, theme"),
 )
 """Keys Textual gives every screen, listed under Global."""
@@ -108,6 +121,8 @@ def help_sections(
             continue
         typed = keys_in_force([binding], keymap)[0][0]
         owner = MERGED.get(binding.id, binding.id)
+        if owner in keys and typed in keys[owner].split(", "):
+            continue  # the same key for the same thing on two panels (enter: details)
         keys[owner] = f"{keys[owner]}, {typed}" if owner in keys else typed
         described.setdefault(owner, binding.description)
     named = {binding_id for _, rows in SECTIONS for binding_id, _ in rows}

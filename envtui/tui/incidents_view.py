@@ -3,7 +3,7 @@
 The list answers "what is wrong now, since when, did it recover": active incidents first,
 then acknowledged, then resolved, newest first within each, each with its state, how long
 it lasted (or lasts) and how many steps raised it. The resolved episodes of one code and
-subject are one row (``resolved x149 in 33 min, last 2 s ago``): a host that flaps all
+subject are one row (``resolved x149 in 33 min 10 s, last 2 s ago``): a host that flaps all
 afternoon is one line, not a wall of clones; enter on it lists each episode, and ``r``
 hides the resolved rows. Each row has a stable id, so the cursor stays on the same
 incident (or fold) while the list re-sorts around it.
@@ -17,8 +17,12 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
+from typing import ClassVar
 
 from rich.text import Text
+from textual import on
+from textual.binding import Binding, BindingType
+from textual.message import Message
 from textual.reactive import var
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
@@ -26,20 +30,11 @@ from textual.widgets.option_list import Option
 from envtui.dashboard.store import StepRow
 from envtui.incidents.fold import Episodes, Incident, IncidentFold, IncidentKey, Raise
 from envtui.tui.format import glyphs, relative, time_text
+from envtui.tui.widgets import titled
 from envtui.vocabulary.safe_text import one_line
+from envtui.vocabulary.terms import duration_words
 
 STATE_WORDS = {"active": "ACTIVE", "acknowledged": "acked", "resolved": "resolved"}
-
-
-def span(seconds: float) -> str:
-    """A duration in its largest sensible unit: ``45 s``, ``3 min``, ``2 h 5 min``."""
-    size = max(0, int(seconds))
-    if size < 60:
-        return f"{size} s"
-    if size < 3600:
-        return f"{size // 60} min"
-    hours, minutes = divmod(size // 60, 60)
-    return f"{hours} h {minutes} min" if minutes else f"{hours} h"
 
 
 def duration(incident: Incident, now: datetime) -> str:
@@ -48,7 +43,7 @@ def duration(incident: Incident, now: datetime) -> str:
     end = incident.resolved_at if incident.state == "resolved" else now
     if start is None or end is None:
         return "-"
-    return span((end - start).total_seconds())
+    return duration_words((end - start).total_seconds())
 
 
 def who(incident: Incident) -> str:
@@ -71,7 +66,7 @@ def banner_text(active: Sequence[Incident]) -> str:
     names = ", ".join(dict.fromkeys(f"{one_line(i.code)} ({who(i)})" for i in active))
     return (
         f"{glyphs().warning} {len(active)} active incident(s): {names}"
-        "  (a acknowledges, enter shows its history)"
+        "  (5: to the incidents, then a acknowledges, enter shows its history)"
     )
 
 
@@ -103,7 +98,7 @@ def resolved_label(
     if first is not None and last is not None:
         ago = relative(last, now)
         ago = "just now" if ago == "now" else ago
-        folded += f" in {span((last - first).total_seconds())}, last {ago}"
+        folded += f" in {duration_words((last - first).total_seconds())}, last {ago}"
     subject = one_line(key[1] or key[2] or "thread")
     return f"  {STATE_WORDS['resolved']:<8} {one_line(key[0])}  {subject}  {folded}"
 
@@ -265,7 +260,28 @@ def _seen(step: int | None, at: datetime | None, now: datetime, zone: tzinfo | N
 
 
 class IncidentList(OptionList):
-    """The incidents, active first; the cursor follows its incident, not its row."""
+    """The incidents, active first; the cursor follows its incident, not its row. What the
+    person asks of one (its history, acknowledging it) is posted for the screen."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("a", "acknowledge", "Ack incident", id="acknowledge"),
+        Binding("enter", "details", "History", id="details"),
+        Binding("R", "toggle_resolved", "Resolved", show=False, id="toggle_resolved"),
+    ]
+
+    class Details(Message):
+        """The person asked for the history of incident ``number`` (None: no row)."""
+
+        def __init__(self, number: int | None) -> None:
+            super().__init__()
+            self.number = number
+
+    class Acknowledge(Message):
+        """The person acknowledged incident ``number`` (None: no row)."""
+
+        def __init__(self, number: int | None) -> None:
+            super().__init__()
+            self.number = number
 
     show_resolved: var[bool] = var(True, init=False)
     """False hides the resolved rows (``r``): what is wrong now, alone. Reactive: whoever
@@ -273,8 +289,24 @@ class IncidentList(OptionList):
 
     _rows: list[IncidentRow] | None = None
 
+    def action_acknowledge(self) -> None:
+        self.post_message(self.Acknowledge(self.selected_number()))
+
+    def action_details(self) -> None:
+        self.post_message(self.Details(self.selected_number()))
+
+    def action_toggle_resolved(self) -> None:
+        """Hide the resolved incidents, or show them again."""
+        self.show_resolved = not self.show_resolved
+
+    @on(OptionList.OptionSelected)
+    def _row_chosen(self, event: OptionList.OptionSelected) -> None:
+        """A click on the row under the cursor asks for its history too."""
+        event.stop()
+        self.action_details()
+
     def show(self, fold: IncidentFold, now: datetime) -> None:
-        title = list_title(fold)
+        title = titled(self, list_title(fold))
         if self.border_title != title:  # a same title would still repaint the whole list
             self.border_title = title
         subtitle = "R: hide resolved" if self.show_resolved else "R: show resolved"

@@ -3,8 +3,10 @@
 Textual's footer lists every shown binding and cuts the line where the terminal ends: at
 80 columns ``q Quit`` and ``h History`` were never on screen. This bar drops the keys that
 matter least first (:data:`PRIORITY`, by binding id, so a keymap that moves a key moves it
-here too), keeps ``?`` first (it says ``All keys`` once any is left out) and the command
-palette's key at the right. A click on a key presses it, as in Textual's footer.
+here too), keeps ``?`` first (it says ``All keys`` once any is left out), then the focused
+panel's keys, then the screen's, among them the digits that go to each panel (at 80
+columns they say how to reach the tabs), and the command palette's key at the right. A
+click on a key presses it, as in Textual's footer.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from textual.widget import Widget
 PRIORITY: dict[str, int] = {
     "help": 100,
     "quit": 90,
+    "panel_table": 85,
     "history": 80,
     "log_search": 75,
     "filter": 70,
@@ -29,6 +32,7 @@ PRIORITY: dict[str, int] = {
     "pause": 65,
     "acknowledge": 60,
     "live": 55,
+    "follow_log": 55,
     "sort": 45,
     "view": 40,
     "previous_step": 35,
@@ -139,6 +143,7 @@ class KeyBar(Widget):
             if binding.show and enabled and binding.action not in actions:
                 actions.add(binding.action)
                 items.append(self._item(binding))
+        items.sort(key=lambda item: item.priority < PRIORITY["help"])  # ? first, then in order
         palette = active.get(self.app.COMMAND_PALETTE_BINDING)
         if palette is None or not self.app.ENABLE_COMMAND_PALETTE:
             return items, None

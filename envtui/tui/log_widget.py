@@ -6,7 +6,7 @@ window of steps are each one line with its count first, rewritten as the count g
 While it is focused, ``f`` filters (``env:ghost type:status words``), ``/`` searches
 (``n`` older, ``N`` newer match) and ``esc`` clears both. Following is its own state, as
 before: it follows unless scrolled up, counts the lines that arrive below, and ``end`` or
-``G`` follows again.
+``G`` follows again and, as anywhere on the dashboard, goes live (:class:`EventLog.GoLive`).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.geometry import Size
 from textual.markup import escape
+from textual.message import Message
 from textual.reactive import Reactive
 from textual.screen import ModalScreen
 from textual.strip import Strip
@@ -28,6 +29,7 @@ from textual.widgets import Input, Log
 from envtui.dashboard.log_fold import FoldedLog, LogFilter
 from envtui.dashboard.log_lines import LogEntry
 from envtui.tui.format import ASCII, glyphs
+from envtui.tui.widgets import titled
 from envtui.vocabulary.safe_text import one_line
 
 MARKED = Style(reverse=True)
@@ -77,7 +79,7 @@ class EventLog(Log):
     """The event stream, newest at the bottom, folded, filtered, bounded."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("end,G", "follow", "Follow", show=False, id="follow_log"),
+        Binding("end,G", "follow", "Live", key_display="G", id="follow_log"),
         Binding("slash", "search", "Search log", key_display="/", id="log_search"),
         Binding("f", "filter", "Filter log", id="log_filter"),
         Binding("n", "match(-1)", "Older match", show=False, id="log_older_match"),
@@ -173,7 +175,12 @@ class EventLog(Log):
         self._show_state()
 
     def action_follow(self) -> None:
+        """``G`` (or ``end``) here, as anywhere: follow the newest line, and go live."""
         self.follow()
+        self.post_message(self.GoLive())
+
+    class GoLive(Message):
+        """The person asked for live: the latest step (the log follows already)."""
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
@@ -263,7 +270,7 @@ class EventLog(Log):
         title = "events"
         if self.folded.filter:
             title += f" · filter: {escape(one_line(self.folded.filter.text))}"
-        self.border_title = title
+        self.border_title = titled(self, title)
         parts = []
         if self.search_text:
             where = f"{self._match + 1}/{len(self._matches)}" if self._match >= 0 else "-"

@@ -14,37 +14,45 @@ log follows) is taken from the old ones and given to the new, so nothing resets.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
-from textual.widgets import (
-    Input,
-    Static,
-    TabbedContent,
-    TabPane,
-)
+from textual.reactive import var
+from textual.screen import Screen
+from textual.widgets import Input, Static, TabbedContent, TabPane
 
-from envtui.dashboard.needs_you import STATUS_WORDS
-from envtui.dashboard.store import Store
-from envtui.tui.actions import DashboardActions
-from envtui.tui.format import clock_text, fit, glyphs, source_badge
+from envtui.dashboard.store import StepRow, Store
+from envtui.tui.actions import PANELS, SCREEN_BINDINGS, ScreenActions, ScreenWidgets
+from envtui.tui.format import header_line
 from envtui.tui.incidents_view import IncidentList, banner_text
 from envtui.tui.keybar import KeyBar
 from envtui.tui.log_widget import EventLog
 from envtui.tui.needs_you.keys import NEEDS_YOU_ACTIONS, NeedsYouKeys
 from envtui.tui.needs_you.panel import NeedsYouPanel, panel_text
 from envtui.tui.options import DashboardOptions
-from envtui.tui.widgets import ContextPanel, EnvironmentTable, ToolsPanel
-from envtui.vocabulary.safe_text import one_line
+from envtui.tui.widgets import ContextPanel, EnvironmentTable, ToolsPanel, mark_focus
 
 WIDE = 120
 """From this many columns on, the panels sit side by side; below it, they are tabs."""
 FRAME = 1 / 15
 """Seconds from an event to the frame that draws it; at most one frame per FRAME."""
-TAB_OF = {"log": "tab-events", "context": "tab-context", "findings": "tab-findings"}
-"""The narrow layout's tab that holds each focusable panel."""
+TAB_OF = {
+    "log": "tab-events",
+    "context": "tab-context",
+    "tools": "tab-tools",
+    "findings": "tab-findings",
+}
+"""The narrow layout's tab that holds each panel below the table."""
+TAB_WORDS = {"log": "events", "context": "context", "tools": "tools", "findings": "incidents"}
+"""Each tab's label, after its panel's digit (``2 events``): the digit says how to get there."""
+
+
+def tab_label(panel: str, count: str = "") -> str:
+    return f"{PANELS.index(panel) + 1} {TAB_WORDS[panel]}{count}"
 
 
 @dataclass
@@ -64,11 +72,27 @@ class Chosen:
     show_resolved: bool = True
 
 
-class MainScreen(DashboardActions):
-    """The dashboard's one screen: environments, events, the step's context, tools, incidents."""
+class MainScreen(Screen[None]):
+    """The dashboard's one screen: environments, events, the step's context, tools, incidents.
+
+    It keeps the keys that act anywhere (:data:`~envtui.tui.actions.SCREEN_BINDINGS`); the
+    panels keep their own and post what they cannot do alone, handled here with ``@on``.
+    What the keys open or send is :class:`~envtui.tui.actions.ScreenActions`'s, and the
+    needs-you keys are :class:`~envtui.tui.needs_you.keys.NeedsYouKeys`'s, objects it holds.
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = SCREEN_BINDINGS
+
+    paused: var[bool] = var(False, init=False)
+    """The view stops drawing while the store keeps collecting; the header counts what waits."""
+
+    step_number: var[int | None] = var[int | None](None, init=False, always_update=True)
+    """The step the panels show; None follows the latest. Assigning it always redraws."""
 
     def __init__(self, store: Store, options: DashboardOptions) -> None:
-        super().__init__(store, options)
+        super().__init__()
+        self.store = store
+        self.options = options
         self.paused_at = 0  # the store's event count when the view was paused
         self.wide = True
         self.chosen = Chosen()
@@ -78,39 +102,39 @@ class MainScreen(DashboardActions):
         self._header = ""
         self._second = 0  # the clock's second the last frame drew
         self._frame_pending = False
+        self.actions = ScreenActions(self, store, options)
         self.needs_you_keys = NeedsYouKeys(self, store, options, self.BINDINGS, self.request_panel)
+        self.widgets: ScreenWidgets
 
     # --- layout ----------------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
         self.wide = self.app.size.width >= WIDE
-        yield Static("", id="header", markup=False)
-        yield Static("", id="banner", markup=False)
-        yield NeedsYouPanel("", id="needs-you", markup=False)
-        yield EnvironmentTable(id="table")
-        log = EventLog(self.options.max_log_lines, self.store.log, id="log")
-        context = ContextPanel(id="context")
-        tools = ToolsPanel("", id="tools")
-        findings = IncidentList(id="findings")
+        w = self.widgets = ScreenWidgets(
+            header=Static("", id="header", markup=False),
+            banner=Static("", id="banner", markup=False),
+            needs_you=NeedsYouPanel("", id="needs-you", markup=False),
+            table=EnvironmentTable(id="table"),
+            log=EventLog(self.options.max_log_lines, self.store.log, id="log"),
+            context=ContextPanel(id="context"),
+            tools=ToolsPanel("", id="tools"),
+            findings=IncidentList(id="findings"),
+            filter_box=Input(placeholder="filter environments (esc clears)", id="filter"),
+            keys=KeyBar(id="keys"),
+        )
+        yield from (w.header, w.banner, w.needs_you, w.table)
         if self.wide:
             with Horizontal(id="lower", classes="-wide"):
-                yield log
+                yield w.log
                 with Vertical(id="side"):
-                    yield context
-                    yield tools
-                    yield findings
+                    yield from (w.context, w.tools, w.findings)
         else:
-            with TabbedContent(id="lower", initial=TAB_OF.get(self.chosen.focus or "", "")):
-                with TabPane("events", id="tab-events"):
-                    yield log
-                with TabPane("context", id="tab-context"):
-                    yield context
-                with TabPane("tools", id="tab-tools"):
-                    yield tools
-                with TabPane("incidents", id="tab-findings"):
-                    yield findings
-        yield Input(placeholder="filter environments (esc clears)", id="filter")
-        yield KeyBar(id="keys")
+            initial = TAB_OF.get(self.chosen.focus or "", "")
+            with TabbedContent(id="lower", initial=initial) as w.tabs:
+                for name in TAB_OF:
+                    with TabPane(tab_label(name), id=TAB_OF[name]):
+                        yield getattr(w, name)
+        yield from (w.filter_box, w.keys)
 
     def on_mount(self) -> None:
         if not self.app.is_running:  # it quits as it starts (a tab closed as it opened):
@@ -142,45 +166,42 @@ class MainScreen(DashboardActions):
 
     def _remember(self) -> Chosen:
         """What the user chose, read from the widgets about to be replaced."""
-        table = self.query_one(EnvironmentTable)
+        w = self.widgets
         return Chosen(
-            filter=table.filter,
-            filter_open=self.query_one("#filter", Input).has_class("-visible"),
-            sort_key=table.sort_key,
-            sort_reverse=table.sort_reverse,
-            view=self.query_one(ContextPanel).view,
-            cursor=table.selected_id(),
-            incident=self.query_one(IncidentList).selected_number(),
+            filter=w.table.filter,
+            filter_open=w.filter_box.has_class("-visible"),
+            sort_key=w.table.sort_key,
+            sort_reverse=w.table.sort_reverse,
+            view=w.context.view,
+            cursor=w.table.selected_id(),
+            incident=w.findings.selected_number(),
             focus=self.focused.id if self.focused is not None else None,
-            log_following=self.query_one(EventLog).following,
-            log_filter=self.query_one(EventLog).folded.filter.text,
-            show_resolved=self.query_one(IncidentList).show_resolved,
+            log_following=w.log.following,
+            log_filter=w.log.folded.filter.text,
+            show_resolved=w.findings.show_resolved,
         )
 
     def _restore(self) -> None:
         """Give the new widgets what the user chose, then watch them and draw everything."""
-        chosen = self.chosen
-        table = self.query_one(EnvironmentTable)
-        table.set_reactive(EnvironmentTable.filter, chosen.filter)
-        table.set_reactive(EnvironmentTable.sort_key, chosen.sort_key)
-        table.set_reactive(EnvironmentTable.sort_reverse, chosen.sort_reverse)
-        self.query_one(ContextPanel).set_reactive(ContextPanel.view, chosen.view)
-        self.query_one(IncidentList).set_reactive(IncidentList.show_resolved, chosen.show_resolved)
-        box = self.query_one("#filter", Input)
-        box.value = chosen.filter
-        box.set_class(chosen.filter_open, "-visible")
-        self.query_one(EventLog).set_filter(chosen.log_filter)
+        chosen, w = self.chosen, self.widgets
+        w.table.set_reactive(EnvironmentTable.filter, chosen.filter)
+        w.table.set_reactive(EnvironmentTable.sort_key, chosen.sort_key)
+        w.table.set_reactive(EnvironmentTable.sort_reverse, chosen.sort_reverse)
+        w.context.set_reactive(ContextPanel.view, chosen.view)
+        w.findings.set_reactive(IncidentList.show_resolved, chosen.show_resolved)
+        w.filter_box.value = chosen.filter
+        w.filter_box.set_class(chosen.filter_open, "-visible")
+        w.log.set_filter(chosen.log_filter)
         self._watch_widgets()
         self._header = ""  # the header widget is new too
         self.redraw_all()
-        table.select(chosen.cursor)
-        self.query_one(IncidentList).select_number(chosen.incident)
+        w.table.select(chosen.cursor)
+        w.findings.select_number(chosen.incident)
         if not chosen.log_following:
-            log = self.query_one(EventLog)
-            log.following = False
-            log.scroll_home(animate=False, immediate=True)
+            w.log.following = False
+            w.log.scroll_home(animate=False, immediate=True)
         focused = self.query(f"#{chosen.focus}") if chosen.focus else None
-        (focused.first() if focused else table).focus()
+        (focused.first() if focused else w.table).focus()
 
     def _watch_widgets(self) -> None:
         """Redraw from the store when the user changes how a widget shows it.
@@ -189,18 +210,106 @@ class MainScreen(DashboardActions):
         state; the rows and steps are the store's, so the screen redraws. Called again after
         a recompose, whose widgets are new.
         """
-        table = self.query_one(EnvironmentTable)
+        w = self.widgets
         for name in ("filter", "sort_key", "sort_reverse"):
-            self.watch(table, name, self._resync_table, init=False)
-        self.watch(self.query_one(ContextPanel), "view", self._draw_step, init=False)
-        self.watch(self.query_one(IncidentList), "show_resolved", self._draw_findings, init=False)
+            self.watch(w.table, name, self._resync_table, init=False)
+        self.watch(w.context, "view", self._draw_step, init=False)
+        self.watch(w.findings, "show_resolved", self._draw_findings, init=False)
 
     @on(EnvironmentTable.Relayout)
     def _relayout(self) -> None:
         if not self._recomposing:
             self._resync_table()
 
-    # --- the needs-you keys and answers ---------------------------------------------------------
+    @on(events.DescendantFocus)
+    @on(events.DescendantBlur)
+    def _focus_moved(self, event: events.DescendantFocus | events.DescendantBlur) -> None:
+        """The focused panel's title is marked (the focus is seen without colour)."""
+        mark_focus(event.widget)
+
+    # --- what the panels ask ---------------------------------------------------------------------
+
+    @on(EnvironmentTable.Details)
+    def _environment_details(self, event: EnvironmentTable.Details) -> None:
+        self.actions.environment_details(event.env_id)
+
+    @on(Input.Changed, "#filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        self.widgets.table.filter = event.value
+
+    @on(Input.Submitted, "#filter")
+    def _filter_done(self) -> None:
+        self.widgets.filter_box.set_class(False, "-visible")
+        self.widgets.table.focus()
+
+    @on(IncidentList.Details)
+    def _incident_details(self, event: IncidentList.Details) -> None:
+        self.actions.incident_history(event.number)
+
+    @on(IncidentList.Acknowledge)
+    def _acknowledge(self, event: IncidentList.Acknowledge) -> None:
+        self.actions.acknowledge(event.number)
+
+    @on(EventLog.GoLive)
+    def _log_went_live(self) -> None:
+        self.step_number = None
+
+    @on(NeedsYouPanel.Answered)
+    def _answered(self, event: NeedsYouPanel.Answered) -> None:
+        self.needs_you_keys.send(event.answer)
+
+    # --- the screen's keys -----------------------------------------------------------------------
+
+    def action_help(self) -> None:
+        self.actions.help(self.BINDINGS)
+
+    def action_history(self) -> None:
+        self.actions.history(self.status_styles())
+
+    def action_threads(self) -> None:
+        self.actions.threads()
+
+    def action_filter(self) -> None:
+        self.actions.open_filter(self.widgets)
+
+    def action_clear_filter(self) -> None:
+        self.actions.clear_filter(self.widgets)
+
+    def action_pause(self) -> None:
+        self.paused = not self.paused
+
+    def action_step(self, delta: int) -> None:
+        numbers = [s.number for s in self.store.steps]
+        if not numbers:
+            return
+        current = self.current_step()
+        index = numbers.index(current.number) if current is not None else len(numbers) - 1
+        index = max(0, min(len(numbers) - 1, index + delta))
+        self.step_number = None if index == len(numbers) - 1 else numbers[index]
+
+    def action_live(self) -> None:
+        """Back to live: the latest step, and the event log following its newest line."""
+        self.step_number = None
+        self.widgets.log.follow()
+
+    def action_copy(self) -> None:
+        self.actions.copy(self.widgets.context)
+
+    def action_export(self) -> None:
+        self.actions.export(self.current_step())
+
+    def action_theme(self) -> None:
+        choose = getattr(self.app, "pick_theme", self.app.action_change_theme)
+        choose()
+
+    def action_panel(self, name: str) -> None:
+        """Go to a panel (its digit): in the narrow layout its tab is shown first."""
+        if self.widgets.tabs is not None and name in TAB_OF:
+            self.widgets.tabs.active = TAB_OF[name]
+        getattr(self.widgets, name).focus()
+
+    def action_quit(self) -> None:
+        self.app.exit()
 
     def action_needs_you(self, action: str) -> None:
         self.needs_you_keys.act(action)
@@ -209,11 +318,22 @@ class MainScreen(DashboardActions):
         """The needs-you keys are in the footer only while a request waits."""
         if action == "needs_you" and parameters and parameters[0] in NEEDS_YOU_ACTIONS:
             return self.needs_you_keys.waiting()
+        if action == "threads":  # only where there are threads to list
+            return self.options.threads is not None
         return super().check_action(action, parameters)
 
-    @on(NeedsYouPanel.Answered)
-    def _answered(self, event: NeedsYouPanel.Answered) -> None:
-        self.needs_you_keys.send(event.answer)
+    def current_step(self) -> StepRow | None:
+        if not self.store.steps:
+            return None
+        if self.step_number is None:
+            return self.store.steps[-1]
+        return self.store.step(self.step_number) or self.store.steps[-1]
+
+    def status_styles(self) -> dict[str, str]:
+        """The theme's status colours, by status (and "primary")."""
+        variables = self.app.theme_variables
+        names = ("ready", "starting", "unavailable", "primary")
+        return {name: variables.get(f"status-{name}", "") for name in names}
 
     # --- state -----------------------------------------------------------------------------------
 
@@ -231,16 +351,16 @@ class MainScreen(DashboardActions):
     # --- drawing ---------------------------------------------------------------------------------
 
     def _restyle(self) -> None:
-        table = self.query_one(EnvironmentTable)
+        table = self.widgets.table
         table.styles_for = self.status_styles()
         table.restyle()
         self._resync_table()
 
     def redraw_all(self) -> None:
         self.store.take_changes()
-        self.query_one(EnvironmentTable).styles_for = self.status_styles()
+        self.widgets.table.styles_for = self.status_styles()
         self._resync_table()
-        self.query_one(EventLog).show_all()
+        self.widgets.log.show_all()
         self._draw_step()
         self._draw_findings()
         self._draw_needs_you()
@@ -275,14 +395,14 @@ class MainScreen(DashboardActions):
         changes = self.store.take_changes()
         if not changes.any and not new_second:
             return
-        table = self.query_one(EnvironmentTable)
+        table = self.widgets.table
         table.latest_at = self.store.latest_at
         if changes.environments or changes.removed:
             table.sync(self.store.environments.values(), changes.environments, changes.removed, now)
         elif new_second:
             table.refresh_times(self.store.environments.values(), now)
         if changes.log_lines:
-            self.query_one(EventLog).write_entries(changes.log_lines)
+            self.widgets.log.write_entries(changes.log_lines)
         if changes.steps_restarted:
             self.step_number = None  # the step shown is gone with its run
         if changes.steps or changes.findings:
@@ -295,28 +415,31 @@ class MainScreen(DashboardActions):
 
     def _resync_table(self) -> None:
         """Every row again, from the store: the filter, the sort, the width or the theme changed."""
-        self.query_one(EnvironmentTable).latest_at = self.store.latest_at
-        self.query_one(EnvironmentTable).sync(
-            self.store.environments.values(), None, set(), self.options.clock()
-        )
+        self.widgets.table.latest_at = self.store.latest_at
+        self.widgets.table.sync(self.store.environments.values(), None, set(), self.options.clock())
 
     def _draw_step(self) -> None:
         step = self.current_step()
-        self.query_one(ContextPanel).show(step)
-        self.query_one(ToolsPanel).show(step)
+        self.widgets.context.show(step)
+        self.widgets.tools.show(step)
+        table = self.widgets.table  # says it is live while the context shows a past step
+        past = step.number if step and step is not self.store.steps[-1] else None
+        if table.context_step != past:
+            table.context_step = past
+            table.show_title()
 
     def _draw_findings(self) -> None:
         """The incidents list, and the banner while any incident is active and not acked."""
         incidents = self.store.incidents
         active = incidents.active()
         self._active_count = len(active)  # the header reads this every frame
-        self.query_one(IncidentList).show(incidents, self.options.clock())
-        if not self.wide:  # the tab says how many are active, whichever tab is shown
-            tab = self.query_one(TabbedContent).get_tab("tab-findings")
-            label = f"incidents {len(active)}" if active else "incidents"
+        self.widgets.findings.show(incidents, self.options.clock())
+        if self.widgets.tabs is not None:  # the tab says how many are active, whichever is shown
+            tab = self.widgets.tabs.get_tab(TAB_OF["findings"])
+            label = tab_label("findings", f" {len(active)}" if active else "")
             if tab.label_text != label:
                 tab.label = label
-        banner = self.query_one("#banner", Static)
+        banner = self.widgets.banner
         if active:
             banner.update(Text(banner_text(active), no_wrap=True, overflow="ellipsis"))
         banner.set_class(bool(active), "-visible")
@@ -331,7 +454,7 @@ class MainScreen(DashboardActions):
             self.options.clock(),
             self.options.answers is not None,
         )
-        self.query_one(NeedsYouPanel).show(text, len(needs_you.pending))
+        self.widgets.needs_you.show(text, len(needs_you.pending))
         if bindings:
             self.refresh_bindings()
 
@@ -339,36 +462,15 @@ class MainScreen(DashboardActions):
         self._draw_needs_you(bindings=False)
 
     def header_text(self) -> str:
-        """The header line: what runs, any source that is not up, the step, the clock."""
-        now = self.options.clock()
-        parts: list[tuple[int, str]] = [(10, f"envtui · {one_line(self.options.source_name)}")]
-        for row in self.store.sources.values():
-            parts.append((10, source_badge(row, now, self.options.zone)))
-        if self.store.thread:
-            parts.append((5, f"thread {one_line(self.store.thread)}"))
-        status = self.store.needs_you.status
-        if status is not None:
-            waiting = f"{glyphs().warning} " if self.store.needs_you.waiting else ""
-            parts.append((8 if waiting else 3, f"{waiting}{STATUS_WORDS[status]}"))
-        step = self.current_step()
-        if step is not None:
-            latest = self.store.steps[-1].number
-            if step.number != latest:
-                parts.append((9, f"step {step.number} of {latest} · not live · G: live"))
-            else:
-                parts.append((4, f"step {step.number}"))
-            if step.current_date or step.timezone:  # the date and zone the model is told
-                when = f"{step.current_date or '-'} {step.timezone or ''}".rstrip()
-                parts.append((1, f"model sees {one_line(when)}"))
-        parts.append((6, clock_text(now, self.options.zone)))
-        if self._active_count:
-            parts.append((7, f"{glyphs().warning} {self._active_count}"))
-        if self.paused:
-            parts.append((9, f"PAUSED +{self.store.counters['total'] - self.paused_at} events"))
-        return fit(parts, max(20, self.size.width - 2))
+        """The header line (:func:`~envtui.tui.format.header_line`) for this screen's width."""
+        paused_for = self.store.counters["total"] - self.paused_at if self.paused else None
+        width = max(20, self.size.width - 2)
+        return header_line(
+            self.store, self.options, self.current_step(), self._active_count, paused_for, width
+        )
 
     def _draw_header(self) -> None:
         text = self.header_text()
         if text != self._header:  # unchanged: no redraw at all; changed: no relayout
             self._header = text
-            self.query_one("#header", Static).update(Text(text), layout=False)
+            self.widgets.header.update(Text(text), layout=False)

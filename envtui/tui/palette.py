@@ -2,22 +2,32 @@
 
 Every action of the dashboard's keys is here, with the key it is on (the config's keymap
 applied), so the palette also teaches the keys; and what no single key does: sort by a
-named column, go to an environment by its id, switch to a named theme. Labels are built as
-plain content, never as markup, so an environment id from outside is shown as it is.
+named column, go to an environment by its id, switch to a named theme. A panel's key runs
+on that panel, wherever the focus is. Labels are built as plain content, never as markup,
+so an environment id from outside is shown as it is.
+
+:class:`ThemesToKeep` is the theme picker ``t`` opens: a theme chosen there (or as a
+palette entry) is the one kept for the next run, and the picker says so; a theme changed
+any other way is for this run only.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from functools import partial
+from typing import Any
 
+from textual.app import App
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
+from textual.dom import DOMNode
 from textual.fuzzy import Matcher
+from textual.theme import ThemeProvider
 
-from envtui.tui.actions import DashboardActions
 from envtui.tui.format import SORTABLE, clean
 from envtui.tui.keymap import keys_in_force
+from envtui.tui.main_screen import MainScreen
 
 ACTIONS: tuple[tuple[str, str], ...] = (
     ("Pause or resume the view", "pause"),
@@ -25,7 +35,7 @@ ACTIONS: tuple[tuple[str, str], ...] = (
     ("Previous step", "previous_step"),
     ("Next step", "next_step"),
     ("Back to live: the latest step", "live"),
-    ("Details of the selected environment or incident", "details"),
+    ("Details of the selected environment", "details"),
     ("Acknowledge the incident under the cursor", "acknowledge"),
     ("Hide or show the resolved incidents", "toggle_resolved"),
     ("Copy the context text", "copy"),
@@ -33,7 +43,7 @@ ACTIONS: tuple[tuple[str, str], ...] = (
     ("Filter environments", "filter"),
     ("Sort by the next column", "sort"),
     ("Reverse the sort", "sort_reverse"),
-    ("Pick a theme", "theme"),
+    ("Pick a theme (kept for the next run)", "theme"),
     ("Status history of every environment", "history"),
     ("Show the keys", "help"),
     ("Quit", "quit"),
@@ -51,31 +61,38 @@ class EnvtuiCommands(Provider):
     def commands(self) -> Iterator[Command]:
         """Every entry: the keys' actions, then sorting, environments and themes."""
         screen = self.screen
-        if not isinstance(screen, DashboardActions):
+        if not isinstance(screen, MainScreen):
             return  # a screen over the dashboard: its own keys only
         keymap: dict[str, str] = getattr(self.app, "keymap_in_force", {})
-        bindings = {b.id: b for b in screen.BINDINGS if isinstance(b, Binding) and b.id}
+        w, actions = screen.widgets, screen.actions
+        bindings: dict[str, tuple[Binding, DOMNode]] = {}
+        owners: tuple[DOMNode, ...] = (screen, w.table, w.log, w.context, w.findings)
+        for owner in owners:  # a panel's key runs on that panel
+            for binding in owner.BINDINGS:
+                if isinstance(binding, Binding) and binding.id:
+                    bindings.setdefault(binding.id, (binding, owner))
         for text, binding_id in self.ACTIONS:
-            binding = bindings.get(binding_id)
-            if binding is not None:
+            if binding_id in bindings:
+                binding, node = bindings[binding_id]
                 keys = keys_in_force([binding], keymap)[0][0]
-                yield f"envtui: {text} · key {keys}", self._run(binding.action)
+                yield f"envtui: {text} · key {keys}", self._run(binding.action, node)
         for column in SORTABLE:
-            yield f"envtui: Sort by {column}", self._call(screen.sort_by, column)
+            yield f"envtui: Sort by {column}", self._call(lambda c: actions.sort_by(w, c), column)
         for row in sorted(screen.store.environments.values(), key=lambda r: r.order):
-            yield f"envtui: Go to environment {clean(row.id)}", self._call(screen.go_to, row.id)
+            label = f"envtui: Go to environment {clean(row.id)}"
+            yield label, self._call(lambda e: actions.go_to(w, e), row.id)
         for theme in sorted(self.app.available_themes):
             yield f"envtui: Theme {clean(theme)}", self._call(self._theme, theme)
 
-    def _run(self, action: str) -> Callable[[], object]:
-        return lambda: self.app.run_action(f"screen.{action}")
+    def _run(self, action: str, node: DOMNode) -> Callable[[], object]:
+        return lambda: self.app.run_action(action, node)
 
     @staticmethod
     def _call(function: Callable[[str], object], value: str) -> Callable[[], object]:
         return lambda: function(value)
 
     def _theme(self, name: str) -> None:
-        self.app.theme = name
+        choose_theme(self.app, name)
 
     async def discover(self) -> Hits:
         for label, command in self.commands():
@@ -97,3 +114,24 @@ def highlighted(label: str, matcher: Matcher) -> Content:
         if not label[offset].isspace():
             content = content.stylize(matcher.match_style, offset, offset + 1)
     return content
+
+
+PICKER_WORDS = "Pick a theme: enter uses it and keeps it for the next run · esc keeps this one"
+"""The theme picker's placeholder: choosing is what keeps a theme."""
+
+
+def choose_theme(app: App[Any], name: str) -> None:
+    """Use theme ``name``, kept for the next run by an app that keeps one."""
+    keep = getattr(app, "keep_theme", None)
+    app.theme = name
+    if callable(keep):
+        keep(name)
+
+
+class ThemesToKeep(ThemeProvider):
+    """The theme picker (``t``): the theme chosen with enter is used and kept (see the
+    module); moving through the list changes nothing."""
+
+    @property
+    def commands(self) -> list[tuple[str, Callable[[], None]]]:
+        return [(name, partial(choose_theme, self.app, name)) for name, _ in super().commands]

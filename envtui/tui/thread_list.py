@@ -63,6 +63,8 @@ class ThreadScreen(MainScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "clear_filter", "back", key_display="esc", id="clear_filter"),
     ]
+    KEY_PRIORITY: ClassVar[dict[str, int]] = {"clear_filter": 95}
+    """``esc back`` stays on the footer however narrow: it is the way back to the list."""
 
     def __init__(self, store: Store, options: DashboardOptions, stop: asyncio.Event) -> None:
         super().__init__(store, options)

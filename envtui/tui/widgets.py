@@ -14,19 +14,24 @@ from typing import Any, ClassVar
 from rich.cells import cell_len
 from rich.syntax import Syntax
 from rich.text import Text
+from textual import on
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.markup import escape
 from textual.message import Message
 from textual.reactive import var
+from textual.widget import Widget
 from textual.widgets import DataTable, Static
 
 from envtui.dashboard.store import EnvironmentRow, StepRow
 from envtui.tui.format import (
+    SORTABLE,
     STRIP_WORST,
     TIMED,
+    UNICODE,
     clean,
     column_layout,
+    glyphs,
     matches,
     row_values,
     sort_value,
@@ -37,6 +42,23 @@ from envtui.tui.upstream.table_caches import bound_caches
 from envtui.vocabulary.safe_text import for_terminal, one_line
 
 VIEWS = ("full", "diff", "snapshot", "patch")
+FOCUS_MARK = f"{UNICODE.focus} "
+"""Before the title of the panel that has the focus (``> `` in ASCII): the focus is seen
+without colour."""
+
+
+def titled(widget: Widget, title: str) -> str:
+    """``title`` as ``widget`` shows it: marked while it has the focus."""
+    return f"{glyphs().focus} {title}" if widget.has_focus else title
+
+
+def mark_focus(widget: Widget) -> None:
+    """Mark ``widget``'s title, or take the mark away, after the focus moved to or from it."""
+    title = widget.border_title
+    if title:
+        shown = titled(widget, title.removeprefix(f"{glyphs().focus} "))
+        if shown != title:
+            widget.border_title = shown
 
 
 class IdCell(Text):
@@ -73,7 +95,13 @@ class EnvironmentTable(KeyedTable):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("end", "screen.live", "Live", show=False, id="table_live")
+        # the box is the screen's, opened at once: keys typed after / in one burst go into it
+        # (and never reach the needs-you keys), however soon they come
+        Binding("slash", "screen.filter", "Filter", key_display="/", id="filter"),
+        Binding("s", "sort", "Sort", id="sort"),
+        Binding("S", "sort_reverse", "Reverse", show=False, id="sort_reverse"),
+        Binding("enter", "details", "Details", id="details"),
+        Binding("end", "screen.live", "Live", show=False, id="table_live"),
     ]
 
     filter: var[str] = var("", init=False, always_update=True)
@@ -85,6 +113,16 @@ class EnvironmentTable(KeyedTable):
 
     sort_reverse: var[bool] = var(False, init=False)
     """Sort descending instead."""
+
+    class Details(Message):
+        """The person asked for the details of the environment ``env_id``."""
+
+        def __init__(self, env_id: str | None) -> None:
+            super().__init__()
+            self.env_id = env_id
+
+    class Relayout(Message):
+        """The table's width changed: whoever holds the rows syncs them again."""
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)  # type: ignore[arg-type]
@@ -98,7 +136,25 @@ class EnvironmentTable(KeyedTable):
         self._error_room = (0, 0)  # (for this width, the longest error seen)
         self._to_select: str | None = None  # the row to select once rows come (laid out)
         self._laid_out_width = 0  # the width of the last Relayout
+        self._recorded: int | None = None  # the step the rows were recorded at (a rollout)
+        self.context_step: int | None = None
+        """The past step the context shows (None: the latest), said in the title."""
         bound_caches(self, cells=CACHED_CELLS, rows=CACHED_ROWS)  # see table_caches
+
+    def action_sort(self) -> None:
+        self.sort_key = SORTABLE[(SORTABLE.index(self.sort_key) + 1) % len(SORTABLE)]
+
+    def action_sort_reverse(self) -> None:
+        self.sort_reverse = not self.sort_reverse
+
+    def action_details(self) -> None:
+        self.post_message(self.Details(self.selected_id()))
+
+    @on(DataTable.RowSelected)
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        """A click on the row under the cursor asks for its details too."""
+        event.stop()
+        self.action_details()
 
     def select(self, env_id: str | None) -> None:
         """Put the cursor on ``env_id``'s row, if it is shown; before the table is laid out
@@ -195,14 +251,25 @@ class EnvironmentTable(KeyedTable):
 
     def _retitle(self, rows: list[EnvironmentRow]) -> None:
         """The border's title (recorded or live, the filter) and subtitle (the sort)."""
-        recorded = max((r.recorded_step for r in rows if r.recorded_step is not None), default=None)
-        title = "environments"
-        if recorded is not None:
-            title += f" · as recorded at step {recorded}, not live"
-        # titles are markup: the typed filter is escaped for it
-        self.border_title = (
-            f"{title}  filter: {escape(one_line(self.filter))}" if self.filter else title
+        self._recorded = max(
+            (r.recorded_step for r in rows if r.recorded_step is not None), default=None
         )
+        self.show_title()
+
+    def show_title(self) -> None:
+        """The title: the step the rows are of when it is not the context's (the context
+        shows a past step: the rows are live, or as recorded), the filter, the focus."""
+        title = "environments"
+        if self._recorded is not None:
+            title += f" · as recorded at step {self._recorded}, not live"
+            if self.context_step is not None and self.context_step != self._recorded:
+                title += f" (context: step {self.context_step})"
+        elif self.context_step is not None:
+            title += f" · live (context: step {self.context_step})"
+        # titles are markup: the typed filter is escaped for it
+        if self.filter:
+            title += f"  filter: {escape(one_line(self.filter))}"
+        self.border_title = titled(self, title)
         self.border_subtitle = f"sort: {self.sort_key}" + (
             " (reversed)" if self.sort_reverse else ""
         )
@@ -248,9 +315,6 @@ class EnvironmentTable(KeyedTable):
             self._laid_out_width = self.size.width
             self.post_message(self.Relayout())
 
-    class Relayout(Message):
-        """The table's width changed: whoever holds the rows syncs them again."""
-
 
 def _differs(shown: dict[str, str], values: dict[str, str], key: str) -> bool:
     """Whether the cell ``key`` must be drawn again: its text changed (or, for the strip,
@@ -267,6 +331,10 @@ class ContextPanel(VerticalScroll):
     renames the border: the highlighted text is not built and laid out again.
     """
 
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("d", "cycle_view", "Diff/full", id="view"),
+    ]
+
     view: var[str] = var("full", init=False)
     """Which of :data:`VIEWS` is shown; reactive, so whoever holds the step (the main screen)
     watches it and calls :meth:`show` again."""
@@ -281,6 +349,9 @@ class ContextPanel(VerticalScroll):
 
     def compose(self):  # type: ignore[no-untyped-def]
         yield self._text_widget
+
+    def action_cycle_view(self) -> None:
+        self.view = VIEWS[(VIEWS.index(self.view) + 1) % len(VIEWS)]
 
     def show(self, step: StepRow | None) -> None:
         if step is None:
@@ -303,6 +374,7 @@ class ContextPanel(VerticalScroll):
 
     def _titles(self, title: str, subtitle: str) -> None:
         """Set the border's titles; an unchanged one is not set (that would repaint)."""
+        title = titled(self, title)
         if self.border_title != title:
             self.border_title = title
         if self.border_subtitle != subtitle:
@@ -335,13 +407,14 @@ def _no_block(step: StepRow) -> str:
     return "no context sent at this step (nothing changed)"
 
 
-class ToolsPanel(Static):
-    """The step's tools and their environment parameter; redrawn only when they change."""
+class ToolsPanel(Static, can_focus=True):
+    """The step's tools and their environment parameter; redrawn only when they change.
+    It takes the focus (its digit, Tab) so that going to it is seen."""
 
     _shown: object = None
 
     def on_mount(self) -> None:
-        self.border_title = "tools"
+        self.border_title = titled(self, "tools")
 
     def show(self, step: StepRow | None) -> None:
         tools = None if step is None else step.tools

@@ -49,7 +49,7 @@ async def test_an_acknowledgement_is_recorded_and_a_replay_shows_it(tmp_path: Pa
     async with app.run_test(size=(140, 44)) as pilot:
         await pilot_wait_until(pilot, lambda: bool(app.store.incidents.active()), what="it")
         await pilot.pause()
-        await pilot.press("a")
+        await pilot.press("5", "a")  # the incidents, then acknowledge
         await pilot_wait_until(pilot, lambda: not app.store.incidents.active(), what="the ack")
     replayed = Store()
     replayed.apply_all(

@@ -23,7 +23,7 @@ from envtui.tui.app import DashboardOptions, EnvTuiApp
 from envtui.tui.incidents_view import IncidentList
 from envtui.tui.main_screen import MainScreen
 from envtui.tui.screens import TextScreen
-from envtui.tui.widgets import EnvironmentTable
+from envtui.tui.widgets import ContextPanel, EnvironmentTable
 from envtui.vocabulary.events import (
     EnvironmentConnected,
     EnvironmentDisconnected,
@@ -149,6 +149,7 @@ async def test_every_view_screen_and_notice_is_inert(
         await pilot.pause(0.2)
         check("main screen with header, banner, table, log, context, tools, findings, toasts")
         assert VISIBLE in seen[-1]
+        app.screen.query_one(ContextPanel).focus()  # d is the context's key
         for view in ("diff", "snapshot", "patch"):
             await pilot.press("d")
             await pilot.pause(0.05)
@@ -159,15 +160,16 @@ async def test_every_view_screen_and_notice_is_inert(
         check("a filter holding control characters")
         table.filter = ""
         await pilot.pause(0.05)
+        table.focus()  # enter is the table's key (and the incidents')
         await pilot.press("enter")
-        assert isinstance(app.screen, TextScreen)
+        await pilot_wait_until(pilot, lambda: isinstance(app.screen, TextScreen), what="details")
         await pilot.pause(0.05)
         check("environment details")
         await pilot.press("escape")
         assert isinstance(app.screen, MainScreen)
         app.screen.query_one(IncidentList).focus()
         await pilot.press("enter")
-        assert isinstance(app.screen, TextScreen)
+        await pilot_wait_until(pilot, lambda: isinstance(app.screen, TextScreen), what="history")
         await pilot.pause(0.05)
         check("finding details")
         assert VISIBLE in seen[-1]

@@ -144,7 +144,7 @@ async def test_crossing_the_wide_narrow_width_keeps_what_the_user_chose() -> Non
         await pilot.press("s", "s")  # sort by id
         await pilot.press("S")  # reversed
         await pilot.press("slash", *"l", "enter")  # filter "l": local, legacy, build
-        await pilot.press("d")  # diff
+        await pilot.press("3", "d")  # the context: diff
         await pilot.press("left_square_bracket")  # step 1
         table = app.screen.query_one(EnvironmentTable)
         table.move_cursor(row=table.get_row_index("legacy"))
@@ -167,7 +167,7 @@ async def test_crossing_the_wide_narrow_width_keeps_what_the_user_chose() -> Non
             ]
             assert table.selected_id() == "legacy"
             context = app.screen.query_one(ContextPanel)
-            assert context.border_title == "context · step 1 · diff"
+            assert context.border_title == "▶ context · step 1 · diff"
             assert app.screen.focused is context
             assert "step 1 of 2 · not live" in header(app)
 

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from tests.support.files import ROOT
 from tests.support.main_in_process import run_cli
 
-from envtui.cli import build_parser
+from envtui.cli import build_parser, listing_parser, parser_for
+from envtui.commands import COMMANDS
 from envtui.settings.codex_binary import locate_codex
 
 
@@ -109,3 +113,51 @@ def test_record_refuses_an_existing_file_and_a_missing_folder(
     )
     with pytest.raises(SystemExit):
         build_parser().parse_args(["replay", str(stream), "--record", "x", "--append", "--force"])
+
+
+HELP_LOADS = {
+    "envtui",
+    "envtui.cli",
+    "envtui.commands",
+    "envtui.commands.output",
+    "envtui.vocabulary",
+    "envtui.vocabulary.safe_text",
+}
+"""All of envtui that ``envtui --help`` imports: the command line, the table of commands and
+the one-line errors; no command's module (each would load its options, some the models)."""
+
+
+def test_envtui_help_imports_no_commands_module() -> None:
+    result = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "envtui", "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    )
+    imported = {
+        line.rsplit("|", 1)[1].strip()
+        for line in result.stderr.splitlines()
+        if line.startswith("import time:") and "cumulative" not in line
+    }
+    assert {name for name in imported if name.split(".")[0] == "envtui"} == HELP_LOADS
+    assert all(f"    {name} " in result.stdout for name in COMMANDS)
+
+
+def test_the_listing_prints_the_same_help_as_the_whole_tree() -> None:
+    assert listing_parser().format_help() == build_parser().format_help()
+
+
+def test_each_listed_module_adds_its_command_and_the_tree_lists_them_in_order() -> None:
+    assert list(_subcommands()) == list(COMMANDS)
+    for name in COMMANDS:
+        root = build_parser(name)
+        action = next(a for a in root._actions if isinstance(a, argparse._SubParsersAction))
+        assert name in action.choices, f"{COMMANDS[name].module} does not add {name}"
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["rendr"], ["--debug"]])
+def test_a_start_without_a_command_is_answered_from_the_listing(argv: list[str]) -> None:
+    assert isinstance(parser_for(argv), type(listing_parser()))
+    assert getattr(parser_for(argv), "listed_only", False)
+    assert not getattr(parser_for(["render", *argv]), "listed_only", False)

@@ -393,13 +393,16 @@ def test_a_bad_document_still_gets_pydantics_words_in_a_fresh_interpreter() -> N
     )
 
 
-def test_envtui_help_loads_no_config_or_event_models() -> None:
-    """``--help`` builds every command's arguments; the models and asyncio load when one runs."""
+def test_every_commands_parser_loads_no_config_or_event_models() -> None:
+    """The whole tree (``completion``, ``manpage``, a flag given before its command) builds
+    every command's arguments; the models and asyncio load when one runs. ``--help`` itself
+    loads no command's module (``tests/unit/test_help.py``)."""
     code = (
         "import contextlib, sys\n"
-        "from envtui.cli import main\n"
+        "from envtui.cli import build_parser, main\n"
         "with contextlib.suppress(SystemExit):\n"
         "    main(['--help'])\n"
+        "build_parser()\n"
         "heavy = ('pydantic', 'envtui.settings.config', 'envtui.vocabulary.events', 'asyncio')\n"
         "loaded = sorted(m for m in heavy if m in sys.modules)\n"
         "assert not loaded, loaded\n"

@@ -72,7 +72,7 @@ async def test_the_table_shows_each_steps_recorded_snapshot_and_says_so(tmp_path
             what="the title",
         )
         table = app.screen.query_one(EnvironmentTable)
-        assert str(table.border_title) == "environments · as recorded at step 3, not live"
+        assert str(table.border_title) == "▶ environments · as recorded at step 3, not live"
         assert _rows(app) == {
             "local": ("★", "● ready", "bash"),
             "devbox": ("", "● ready", "zsh"),

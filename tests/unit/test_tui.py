@@ -132,15 +132,16 @@ async def test_d_cycles_full_diff_snapshot_patch(tmp_path: Path) -> None:
     async with app.run_test(size=(140, 44)) as pilot:
         await settled(app, pilot)
         context = app.screen.query_one(ContextPanel)
+        await pilot.press("3")  # d is the context's key: to the context first
         seen = []
         for _ in range(4):
             await pilot.press("d")
             seen.append(context.border_title)
         assert seen == [
-            "context · step 2 · diff",
-            "context · step 2 · snapshot",
-            "context · step 2 · patch",
-            "context · step 2 · full",
+            "▶ context · step 2 · diff",
+            "▶ context · step 2 · snapshot",
+            "▶ context · step 2 · patch",
+            "▶ context · step 2 · full",
         ]
         await pilot.press("d", "d")
         assert json.loads(context.text)["environments"]["build"]["is_primary"] is True
@@ -168,12 +169,12 @@ async def test_filter_with_slash_and_clear_with_escape(tmp_path: Path) -> None:
         await pilot.press(*"host key")
         assert [row[2] for row in table_rows(app)] == ["legacy"]
         table = app.screen.query_one(EnvironmentTable)
-        assert table.border_title == "environments  filter: host key"
+        assert table.border_title == "environments  filter: host key"  # the box has the focus
         await pilot.press("enter")  # leaves the box; the filter stays
         assert [row[2] for row in table_rows(app)] == ["legacy"]
         await pilot.press("escape")
         assert [row[2] for row in table_rows(app)] == ["build", "local", "legacy"]
-        assert table.border_title == "environments"
+        assert table.border_title == "▶ environments"  # focused again
 
 
 async def test_pause_freezes_the_view_and_resume_catches_up(tmp_path: Path) -> None:
@@ -359,7 +360,7 @@ async def test_narrow_terminal_uses_tabs(tmp_path: Path) -> None:
 
 
 async def test_keys_act_on_the_new_widgets_after_the_layout_changes(tmp_path: Path) -> None:
-    """Crossing the wide/narrow width builds new widgets; d, s and / redraw those."""
+    """Crossing the wide/narrow width builds new widgets; 3 d, 1 s and / redraw those."""
     app = make_app(tmp_path)
     async with app.run_test(size=(140, 44)) as pilot:
         await settled(app, pilot)
@@ -368,9 +369,9 @@ async def test_keys_act_on_the_new_widgets_after_the_layout_changes(tmp_path: Pa
             pilot, lambda: bool(app.screen.query("TabbedContent")), what="the narrow layout"
         )
         await settled(app, pilot)
-        await pilot.press("d")
-        assert app.screen.query_one(ContextPanel).border_title == "context · step 2 · diff"
-        await pilot.press("s", "s")  # by status, then by id
+        await pilot.press("3", "d")  # the context's tab, then its view
+        assert app.screen.query_one(ContextPanel).border_title == "▶ context · step 2 · diff"
+        await pilot.press("1", "s", "s")  # the table: by status, then by id
         assert [row[2] for row in table_rows(app)] == ["build", "legacy", "local"]
         await pilot.press("slash", *"legacy")
         assert [row[2] for row in table_rows(app)] == ["legacy"]

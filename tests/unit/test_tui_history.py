@@ -199,7 +199,7 @@ async def test_search_and_filter_the_focused_log_and_it_still_follows() -> None:
         assert log.scroll_y >= log.max_scroll_y
         await pilot.press("escape")  # no filter, no search
         await pilot_wait_until(pilot, lambda: log.line_count > 10, what="everything again")
-        assert str(log.border_title) == "events"
+        assert str(log.border_title) == "▶ events"  # focused: marked
 
 
 async def test_the_palette_opens_the_history_and_help_and_the_keymap_know_its_keys() -> None:

@@ -155,21 +155,21 @@ async def ingest_all(app: EnvTuiApp, pilot: Pilot[Any], events: list[Event]) -> 
     await pilot_wait_until(pilot, lambda: not app.store.has_changes, what="the frame")
 
 
-FOLDED = "  resolved execution-routed-elsewhere  build  \N{MULTIPLICATION SIGN}300 in 9 min, last 1 min ago"
+FOLDED = "  resolved execution-routed-elsewhere  build  \N{MULTIPLICATION SIGN}300 in 9 min 59 s, last 1 min ago"
 
 
 async def test_300_resolved_episodes_of_one_host_are_one_row() -> None:
     app = folding_app()
     async with app.run_test(size=(140, 44)) as pilot:
         await ingest_all(app, pilot, many_episodes(300))
-        assert listed(app) == ["⚠ ACTIVE   stale-available  flaky  1 min  x1", FOLDED]
+        assert listed(app) == ["⚠ ACTIVE   stale-available  flaky  1 min 39 s  x1", FOLDED]
         incidents = app.screen.query_one(IncidentList)
         assert incidents.border_title == "incidents · 1 active · 300 resolved"
         assert incidents.border_subtitle == "R: hide resolved"
-        await pilot.press("R")
+        await pilot.press("5", "R")  # R is the incidents' key: to them first
         await pilot_wait_until(pilot, lambda: len(listed(app)) == 1, what="resolved hidden")
-        assert listed(app) == ["⚠ ACTIVE   stale-available  flaky  1 min  x1"]
-        assert incidents.border_title == "incidents · 1 active · 300 resolved"
+        assert listed(app) == ["⚠ ACTIVE   stale-available  flaky  1 min 39 s  x1"]
+        assert incidents.border_title == "▶ incidents · 1 active · 300 resolved"
         assert incidents.border_subtitle == "R: show resolved"
         await pilot.press("R")
         await pilot_wait_until(pilot, lambda: len(listed(app)) == 2, what="resolved shown")

@@ -17,12 +17,11 @@ from tests.support.scenarios.scripted_stream import clock, scripted_source
 from tests.support.screen_text import screen_lines
 from tests.support.waiting import pilot_wait_until
 
-from envtui.tui.actions import DashboardActions
+from envtui.tui.actions import PANEL_CLASSES, SCREEN_BINDINGS
 from envtui.tui.app import DashboardOptions, EnvTuiApp
 from envtui.tui.help_keys import help_sections, sectioned_help
 from envtui.tui.history_screen import HistoryScreen
 from envtui.tui.keybar import KeyBar
-from envtui.tui.log_widget import EventLog
 from envtui.tui.screens import TextScreen
 from envtui.tui.widgets import EnvironmentTable
 
@@ -38,20 +37,20 @@ async def test_at_80_columns_the_footer_keeps_the_keys_that_matter() -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await settled(app, pilot)
         lines = screen_lines(app)
+        # the digits say how to reach the tabs, and each tab its digit
         assert lines[-1] == (
-            " ? All keys  / Filter  p Pause  a Ack incident  h History  q Quit    ^p palette"
+            " ? All keys  / Filter  p Pause  h History  1-5 Panel/tab  q Quit     ^p palette"
         )
-        assert lines[8] == " events  context  tools  incidents 2"  # the tab says 2 active
+        assert lines[8] == " 2 events  3 context  4 tools  5 incidents 2"  # the tab says 2 active
 
 
 async def test_at_160_columns_the_footer_has_every_key() -> None:
     app = make_app()
     async with app.run_test(size=(160, 45)) as pilot:
         await settled(app, pilot)
-        assert screen_lines(app)[-1] == (
-            " ? Help  / Filter  p Pause  d Diff/full  [ Prev step  ] Next step  G Live"
-            "  a Ack incident  y Copy  e Export  t Theme  s Sort  h History  q Quit"
-            "      ^p palette"
+        assert screen_lines(app)[-1] == (  # ?, the focused table's keys, the screen's
+            " ? Help  ⏎ Details  / Filter  s Sort  p Pause  [ Prev step  ] Next step  G Live"
+            "  y Copy  e Export  t Theme  h History  1-5 Panel/tab  q Quit         ^p palette"
         )
 
 
@@ -70,7 +69,7 @@ async def test_the_footer_follows_the_keymap_and_a_click_presses_the_key() -> No
 HELP = """\
 Keys, by where they act
 
-Table (environments)
+Table (environments, when focused)
   /               Filter the rows
   esc             Clear the filter
   s               Sort by the next column
@@ -83,7 +82,10 @@ Log (events, when focused)
   N               Newer match
   f               Filter the log (env:ID, type:TYPE, text)
   esc             Clear the search and the filter
-  end, G          Follow the newest line
+  end, G          Follow the newest line, and back to live
+
+Context (when focused)
+  d               Full, diff, snapshot, patch
 
 Incidents (when focused)
   a               Acknowledge the incident
@@ -102,19 +104,25 @@ History
   z               Span: whole session, 30, 10, 5 min
   esc, q          Close (also help and details)
 
+Panels (the focused one is marked ▶; narrow: the tabs)
+  1               The table
+  2               The events
+  3               The context
+  4               The tools
+  5               The incidents
+
 Global
   ?               These keys
   space           Pause or resume the view
-  d               Context: full, diff, snapshot, patch
   [               Previous step
   ]               Next step
   G, end          Back to live: the latest step
   y               Copy the context text
   e               Export the step as JSON
-  t               Pick a theme (saved once chosen)
+  t               Pick a theme (the one chosen is kept for the next run)
   T               The daemon's threads; enter opens one (envtui codex)
   q, ctrl+c       Quit
-  tab, shift+tab  Next / previous panel
+  tab, shift+tab  Next / previous panel (narrow: to the tab bar, then ←/→)
   ctrl+p          Command palette: every action, sort, go to, theme"""
 
 
@@ -122,9 +130,8 @@ def test_the_help_lists_each_key_once_under_where_it_acts() -> None:
     bindings = [
         b
         for b in (
-            *DashboardActions.BINDINGS,
-            *EnvironmentTable.BINDINGS,
-            *EventLog.BINDINGS,
+            *SCREEN_BINDINGS,
+            *(b for panel in PANEL_CLASSES for b in panel.BINDINGS),
             *HistoryScreen.BINDINGS,
             *TextScreen.BINDINGS,
             *EnvTuiApp.BINDINGS,

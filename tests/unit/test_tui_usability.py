@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.command import CommandInput, CommandList
 
 from tests.support.scenarios.dashboard_pilot import settled
 from tests.support.scenarios.scripted_stream import clock, scripted_source
@@ -108,20 +109,34 @@ async def test_ascii_draws_every_glyph_in_ascii() -> None:
         statuses = {cell[1].plain for cell in cells}
         assert statuses <= {"+ ready", "~ starting", "x unavailable"}
         assert any(cell[0].plain == "*" for cell in cells)
+        assert str(table.border_title) == "> environments"  # the focus, in ASCII too
         drawn = app.export_screenshot()
     assert not any(glyph in drawn for glyph in "●◐✕★⚠")
 
 
-async def test_the_theme_chosen_is_remembered_for_the_next_run(tmp_path: Path) -> None:
+async def test_the_theme_chosen_in_the_picker_is_remembered_for_the_next_run(
+    tmp_path: Path,
+) -> None:
     state = tmp_path / "state"
     app = make_app(remember_theme=True)
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("XDG_STATE_HOME", str(state))
         async with app.run_test(size=(140, 44)) as pilot:
             await settled(app, pilot)
-            app.theme = "envtui-okabe-ito"
             saved = state / "envtui" / "dashboard.json"
+            app.theme = "envtui-light"  # a theme changed but not chosen in the picker
+            await pilot.pause()
+            assert not saved.exists()
+            await pilot.press("t")
+            await pilot_wait_until(pilot, lambda: bool(app.screen.query(CommandInput)))
+            box = app.screen.query_one(CommandInput)
+            assert "keeps it for the next run" in str(box.placeholder)  # the picker says so
+            await pilot.press(*"okabe")
+            await pilot_wait_until(pilot, lambda: app.screen.query_one(CommandList).option_count)
+            assert not saved.exists()  # typing and moving through the list keeps nothing
+            await pilot.press("enter")
             await pilot_wait_until(pilot, saved.exists, what="the state file")
+        assert app.theme == "envtui-okabe-ito"
         assert json.loads(saved.read_text())["theme"] == "envtui-okabe-ito"
         assert ui_state.remembered_theme() == "envtui-okabe-ito"
 

@@ -44,7 +44,6 @@ DEFAULT_MAX_SESSIONS = 8
 
 SERVE = Command(
     "serve",
-    summary="a dashboard command in the browser (textual-serve)",
     description="Serve a dashboard command to web browsers: a dashboard per browser tab, "
     "all in one process; a live command's source (demo, watch, codex) runs once, and every "
     "tab shows its events, a late tab from the state the others show. Dashboard arguments go "

@@ -34,6 +34,7 @@ from envtui.commands.serve.shared_alerts import with_alert_command
 from envtui.commands.serve.shared_answers import serve_answers
 from envtui.commands.serve.stream_thinning import thinned
 from envtui.sources.line_writer import LineWriter
+from envtui.vocabulary.answers import answers_of
 from envtui.vocabulary.safe_text import for_terminal
 
 LIVE_COMMANDS = frozenset({"demo", "watch", "codex"})
@@ -116,7 +117,7 @@ class SharedSource:
             self.refused = served
             return served
         source = prepared[1]
-        answer = getattr(source, "answer", None)  # before any wrapping, as a dashboard does
+        door = answers_of(source)  # before any wrapping, as a dashboard does
         if served is not None:
             from envtui.sources.metrics_server import with_metrics
 
@@ -129,8 +130,8 @@ class SharedSource:
         async def run() -> None:
             listening = None
             try:
-                if answer is not None and self.answers is not None:
-                    listening = await serve_answers(self.answers, answer)
+                if door is not None and self.answers is not None:
+                    listening = await serve_answers(self.answers, door.answer)
                 await sink.run(source, self._stop)
             except Exception as exc:  # the source's own failure: the server says it and ends
                 self.failure = str(exc) or type(exc).__name__

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import shlex
 from pathlib import Path
 
 import asyncssh
@@ -21,7 +20,7 @@ from websockets.http11 import Response
 from websockets.protocol import State
 from websockets.uri import parse_uri
 
-from envtui.environments.channels import MAX_MESSAGE
+from envtui.environments.channels import MAX_MESSAGE, remote_command
 from envtui.environments.jsonrpc import ChannelClosedError
 from envtui.environments.remote import RetryableError
 from envtui.environments.ssh import SshSettings, close_connection, open_connection
@@ -32,11 +31,9 @@ ROLE = "codex app-server proxy"
 
 
 def proxy_command(codex: str, codex_home: Path | None) -> str:
-    """The command run on the host (every word quoted)."""
-    words = [codex, "app-server", "proxy"]
-    if codex_home is not None:
-        words = ["env", f"CODEX_HOME={codex_home}", *words]
-    return shlex.join(words)
+    """The command run on the host (every word quoted), as an exec-server's is."""
+    env = {"CODEX_HOME": str(codex_home)} if codex_home is not None else None
+    return remote_command(codex, ["app-server", "proxy"], env)
 
 
 class SshProxyChannel:

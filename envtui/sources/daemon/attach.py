@@ -18,7 +18,7 @@ import asyncio
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +46,7 @@ from envtui.vocabulary.events import (
     thread_event,
 )
 from envtui.vocabulary.safe_text import one_line
+from envtui.vocabulary.source_voice import SourceVoice
 from envtui.vocabulary.stopping import cancel_and_wait, wait_for_stop
 from envtui.vocabulary.terms import SourceState
 from envtui.vocabulary.thread_choices import ThreadChoice
@@ -101,6 +102,7 @@ class DaemonSource:
     ) -> None:
         self.options = options
         self._clock = clock
+        self._voice = SourceVoice(SOURCE, clock)
         self.backoff = restart or restart_backoff(options.ssh)
         """The delays between two tries to reach the daemon."""
         self.client: DaemonClient | None = None
@@ -174,6 +176,7 @@ class DaemonSource:
     async def run(self, sink: EventSink, stop: asyncio.Event) -> None:
         """Attach until ``stop``, again after each loss of the daemon."""
         self._sink = sink
+        self._voice.sink = self._said
         while not stop.is_set():
             started = asyncio.get_running_loop().time()
             reason = await self._attach(stop)
@@ -239,7 +242,7 @@ class DaemonSource:
         if stop.is_set() or not client.closed.done():
             return None
         reason = client.closed.result()  # the channel's words: "the codex app-server daemon …"
-        self._emit(WarningMessage(message=reason, severity="error"))
+        self._voice.say(WarningMessage(message=reason, severity="error"))
         return reason
 
     # --- hearing ------------------------------------------------------------------------------
@@ -295,26 +298,19 @@ class DaemonSource:
     # --- saying -------------------------------------------------------------------------------
 
     def _info(self, text: str) -> None:
-        self._emit(WarningMessage(message=text, severity="info"))
+        self._voice.say(WarningMessage(message=text, severity="info"))
 
-    def _emit(self, msg: WarningMessage | SourceStatus) -> None:
-        event = thread_event(msg, at=self._clock())
+    def _said(self, event: Event) -> None:
+        """What this source says of itself: to the dashboard, and its state to every opened
+        thread too (a copy naming that thread, for its header)."""
         self._sink(event)
-        if isinstance(msg, SourceStatus):  # an opened thread shows the daemon's state too
+        if isinstance(event.msg, SourceStatus):
             for thread_id, taps in list(self._taps.items()):
-                own = msg.model_copy(update={"thread": thread_id})  # its header names it
+                own = thread_event(event.msg.model_copy(update={"thread": thread_id}), at=event.at)
                 for tap in list(taps):
-                    tap(thread_event(own, at=event.at))
+                    tap(own)
 
     def _status(self, state: SourceState, reason: str | None = None, delay: float = 0) -> None:
-        retry = self._clock() + timedelta(seconds=delay) if delay else None
-        self._emit(
-            SourceStatus(
-                source=SOURCE,
-                state=state,
-                reason=reason,
-                thread=self.followed,
-                restarts=self.restarts,
-                next_retry_at=retry,
-            )
+        self._voice.status(
+            state, reason, thread=self.followed, restarts=self.restarts, retry_in=delay
         )

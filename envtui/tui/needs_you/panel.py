@@ -43,10 +43,10 @@ from envtui.dashboard.needs_you import (
 )
 from envtui.dashboard.store import EnvironmentRow
 from envtui.tui.format import glyphs
-from envtui.tui.incidents_view import span
 from envtui.vocabulary.answers import offers_session, shown_digest
 from envtui.vocabulary.request_words import visible_command
 from envtui.vocabulary.safe_text import for_terminal, one_line
+from envtui.vocabulary.terms import duration_words
 from envtui.vocabulary.thread_messages import Answer, RequestAnswered, RequestPending
 
 SHOWN = 4
@@ -150,7 +150,7 @@ def request_heading(
 ) -> str:
     """The request's first line; ``named``: with its thread (several threads wait)."""
     msg = request.msg
-    waited = span((now - request.since).total_seconds()) if request.since else "?"
+    waited = duration_words((now - request.since).total_seconds()) if request.since else "?"
     mark = "▶" if marked else " "
     head = f"{mark} #{one_line(str(msg.request_id))} {KIND_WORDS[msg.kind]}"
     head += f" on {environment_words(msg, rows)} · waiting {waited}"

@@ -38,10 +38,11 @@ from envtui.tui.sessions.sessions_format import (
     short_id,
 )
 from envtui.tui.sessions.sessions_table import SessionsTable
+from envtui.tui.widgets import EnvironmentTable
 from envtui.vocabulary.events import Source
 from envtui.vocabulary.safe_text import for_terminal
 
-SHARED_KEYS = ("help", "filter", "clear_filter", "sort", "sort_reverse", "theme", "quit")
+SHARED_KEYS = ("help", "filter", "clear_filter", "theme", "sort", "sort_reverse", "quit")
 """The main screen's bindings the sessions table has too: the same keys, the same keymap ids."""
 
 ThreadOpener = Callable[[ThreadSummary], Source]
@@ -76,7 +77,12 @@ class SessionsScreen(Screen[None]):
     """The threads table; see the module."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        *(b for b in MainScreen.BINDINGS if isinstance(b, Binding) and b.id in SHARED_KEYS),
+        *(
+            b
+            for key in SHARED_KEYS
+            for b in (*MainScreen.BINDINGS, *EnvironmentTable.BINDINGS)
+            if isinstance(b, Binding) and b.id == key
+        ),
     ]
     DEFAULT_CSS = """
     #sessions { height: 1fr; border: round $primary; }
