@@ -16,6 +16,7 @@ from envtui.settings.codex_binary import locate_codex
 if TYPE_CHECKING:  # the client (and asyncssh) loads only when the command runs
     from envtui.environments.app_server import CodexOptions
     from envtui.sources.daemon.attach import DaemonOptions
+    from envtui.vocabulary.profiles import Profile
 
 OWN_THREAD = ("cwd", "prompt", "enable")
 """Options that start a thread on an app-server of envtui's own: they imply --no-daemon (so
@@ -86,13 +87,22 @@ def codex_home(args: argparse.Namespace) -> Path:
     return Path(args.codex_home or os.environ.get("CODEX_HOME") or "~/.codex").expanduser()
 
 
-def daemon_options(command: str, args: argparse.Namespace) -> DaemonOptions | int:
+def daemon_options(
+    command: str, args: argparse.Namespace, profile: Profile | None = None
+) -> DaemonOptions | int:
     """Where the daemon is, from the command line, or the exit code after an error (no
-    daemon runs: said in one line, with how to start one)."""
+    daemon runs, or the config's ``profile`` is a Codex without one: said in one line,
+    with what to do)."""
     from envtui.environments.daemon.address import parse_remote, read_token
     from envtui.environments.daemon_socket import START_HINT, daemon_socket
     from envtui.sources.daemon.attach import DaemonOptions
 
+    if profile is not None and not profile.has_daemon:
+        return fail(
+            command,
+            f"the config's profile {profile.value} has no app-server daemon to attach to "
+            "(Codex runs one since 0.171); --no-daemon starts an app-server of envtui's own",
+        )
     if args.remote and (args.ssh or own_app_server(args)):
         return fail(
             command,

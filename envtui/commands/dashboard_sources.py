@@ -93,7 +93,7 @@ def _codex(args: argparse.Namespace, config: Config) -> Source | int:
     if not own_app_server(args):
         from envtui.sources.daemon.attach import DaemonSource
 
-        daemon = daemon_options(args.mode, args)
+        daemon = daemon_options(args.mode, args, config.codex_profile)
         return daemon if isinstance(daemon, int) else DaemonSource(daemon)
     from envtui.sources.codex_attach import OperatedCodex
 
@@ -306,6 +306,7 @@ def app_for(
     from datetime import UTC
 
     from envtui.tui.app import EnvTuiApp
+    from envtui.vocabulary.thread_choices import thread_choices_of
 
     alerts = alerts_for(args, config)
     options = dashboard_options(
@@ -319,6 +320,7 @@ def app_for(
         zone=UTC if args.utc else None,
         export_dir=Path(args.export_dir) if args.export_dir else export_dir(),
         answers=answers,
+        threads=thread_choices_of(answers),
         processes=RunProcesses(),
     )
     return EnvTuiApp(source, options, driver_class=driver_class)

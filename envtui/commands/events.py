@@ -15,6 +15,7 @@ from envtui.commands.common import (
     end_leftover_processes,
     engine_for,
     event_writer,
+    load,
     metrics_for,
 )
 from envtui.commands.options import CODEX, ENVIRONMENTS, METRICS, Arg, Command, Group, seconds
@@ -193,7 +194,10 @@ def _run_daemon(args: argparse.Namespace, state: MetricsState | None) -> int:
     from envtui.sources.daemon.attach import DaemonSource
     from envtui.vocabulary.stopping import run_bounded
 
-    options = daemon_options(COMMAND, args)
+    config = load(COMMAND, args)  # its profile: a Codex without a daemon is said so
+    if isinstance(config, int):
+        return config
+    options = daemon_options(COMMAND, args, config.codex_profile)
     if isinstance(options, int):
         return options
     writer = _open(args.out)

@@ -15,6 +15,7 @@ import json
 from dataclasses import dataclass
 
 from textual.binding import Binding, BindingType
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Input, Static, TabbedContent
 
@@ -66,12 +67,17 @@ SCREEN_BINDINGS: list[BindingType] = [
     Binding("x", "needs_you('decline')", "Decline", id="decline"),
     Binding("r", "needs_you('reply')", "Answer questions", show=False, id="reply"),
     Binding("w", "needs_you('next_request')", "Next request", show=False, id="next_request"),
+    Binding("T", "threads", "Threads", id="threads"),
     *PANEL_BINDINGS,
     Binding("q", "quit", "Quit", id="quit"),
 ]
 """The keys that act wherever the focus is."""
 PANEL_CLASSES = (EnvironmentTable, EventLog, ContextPanel, IncidentList)
 """The panels with keys of their own (listed in the help)."""
+
+
+class ThreadsWanted(Message):
+    """``T``: the source's threads, listed by the app (the list opens dashboards of its own)."""
 
 
 @dataclass
@@ -116,6 +122,11 @@ class ScreenActions:
             help_sections([b for b in bindings if isinstance(b, Binding)], keymap)
         )
         app.push_screen(TextScreen("help", body, fit=True))
+
+    def threads(self) -> None:
+        """The daemon's threads; the one chosen opens in a dashboard of its own."""
+        if self.options.threads is not None:
+            self.screen.post_message(ThreadsWanted())
 
     def history(self, styles: dict[str, str]) -> None:
         """Every environment's timeline with the steps, on one axis."""

@@ -41,6 +41,7 @@ from envtui.tui.main_screen import MainScreen
 from envtui.tui.options import AlertRunner, DashboardOptions
 from envtui.tui.palette import PICKER_WORDS, EnvtuiCommands, ThemesToKeep
 from envtui.tui.themes import DEFAULT_THEME, STATUS_VARIABLES, available_themes
+from envtui.tui.thread_list import ThreadListScreen
 from envtui.tui.upstream.render_caches import bound_ansi_styles, bound_split_cells
 from envtui.tui.upstream.terminal_input import TerminalClosed, TerminalDriver
 from envtui.tui.upstream.terminal_writer import install as install_surviving_writer
@@ -345,6 +346,11 @@ class EnvTuiApp(App[None]):
     def on_terminal_closed(self, message: TerminalClosed) -> None:
         """The terminal went away: quit as a SIGHUP would."""
         self.exit()
+
+    def on_threads_wanted(self) -> None:
+        """``T``: the source's threads, each opened in a dashboard of its own."""
+        if self.options.threads is not None:
+            self.push_screen(ThreadListScreen(self.options, self.options.threads))
 
     def _quit_without(self, server: int) -> None:
         if os.getppid() != server:

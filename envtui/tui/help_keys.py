@@ -93,6 +93,7 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str | None], ...]], ...] = (
             ("copy", "Copy the context text"),
             ("export", "Export the step as JSON"),
             ("theme", "Pick a theme (the one chosen is kept for the next run)"),
+            ("threads", "The daemon's threads; enter opens one (envtui codex)"),
             ("quit", "Quit"),
         ),
     ),

@@ -266,6 +266,9 @@ class MainScreen(Screen[None]):
     def action_history(self) -> None:
         self.actions.history(self.status_styles())
 
+    def action_threads(self) -> None:
+        self.actions.threads()
+
     def action_filter(self) -> None:
         self.actions.open_filter(self.widgets)
 
@@ -315,6 +318,8 @@ class MainScreen(Screen[None]):
         """The needs-you keys are in the footer only while a request waits."""
         if action == "needs_you" and parameters and parameters[0] in NEEDS_YOU_ACTIONS:
             return self.needs_you_keys.waiting()
+        if action == "threads":  # only where there are threads to list
+            return self.options.threads is not None
         return super().check_action(action, parameters)
 
     def current_step(self) -> StepRow | None:

@@ -15,6 +15,7 @@ from envtui.context.local_time import system_clock
 from envtui.incidents.alert_items import Alert
 from envtui.settings.alerts_config import AlertsConfig
 from envtui.vocabulary.answers import Answers
+from envtui.vocabulary.thread_choices import ThreadChoices
 
 
 class AlertRunner(Protocol):
@@ -76,6 +77,8 @@ class DashboardOptions:
     answers: Answers | None = None
     """Sends the operator's answers to Codex's requests. None: nothing here can answer
     (the needs-you keys say so)."""
+    threads: ThreadChoices | None = None
+    """The threads the source can show one by one (``T`` lists them); None: one thread."""
     processes: StartedProcesses | None = None
     """The processes the run starts, ended as the dashboard quits (None: the source ends
     its own)."""

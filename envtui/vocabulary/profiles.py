@@ -19,5 +19,10 @@ class Profile(StrEnum):
         """0.171 renders ``<status>failed</status>``; 0.150 leaves failed ones out."""
         return self is Profile.CODEX_0171
 
+    @property
+    def has_daemon(self) -> bool:
+        """0.171 runs interactive Codex in a shared app-server daemon; 0.150 has none."""
+        return self is Profile.CODEX_0171
+
 
 DEFAULT_PROFILE = Profile.CODEX_0171

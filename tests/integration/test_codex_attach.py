@@ -21,6 +21,7 @@ from tests.support.real.ssh_servers import SSHD, OpenSshServer, free_port
 from tests.support.waiting import pilot_wait_until, running, wait_until
 
 from envtui.cli import main
+from envtui.commands.dashboard_sources import RunProcesses
 from envtui.dashboard.store import Store
 from envtui.environments import processes
 from envtui.environments.backoff import Backoff
@@ -32,6 +33,7 @@ from envtui.vocabulary.events import (
     EnvironmentDisconnected,
     EnvironmentStatus,
     Event,
+    StepRecorded,
 )
 
 pytestmark = needs_codex
@@ -172,13 +174,20 @@ async def test_a_killed_app_server_is_reported_restarted_and_resumes_its_thread(
         prompt="hello",  # a turn, so the thread has a rollout to resume from
     )
     sources: list[CodexSource] = []
+    emitted: list[int] = []  # every step number the source gave, before the store folds them
 
     async def source(sink, stop) -> None:  # type: ignore[no-untyped-def]
-        attached = CodexSource(options, sink, restart=Backoff(0.5, 2.0))
+        def counted(event: Event) -> None:
+            if isinstance(event.msg, StepRecorded):
+                emitted.append(event.msg.step)
+            sink(event)
+
+        attached = CodexSource(options, counted, restart=Backoff(0.5, 2.0))
         sources.append(attached)
         await attached.run(stop)
 
-    app = EnvTuiApp(source, DashboardOptions(source_name="codex"))
+    # the processes the run started end as it quits, as in `envtui codex` (RunProcesses)
+    app = EnvTuiApp(source, DashboardOptions(source_name="codex", processes=RunProcesses()))
     async with app.run_test(size=(200, 44)) as pilot:
         await wait_until(
             lambda: (
@@ -206,11 +215,14 @@ async def test_a_killed_app_server_is_reported_restarted_and_resumes_its_thread(
         os.kill(first, signal.SIGKILL)
         await pilot_wait_until(
             pilot,
-            lambda: "✕ app-server down since" in header() and "codex app-server exited" in header(),
+            lambda: (
+                "✕ app-server down since" in header()
+                and "codex app-server exited" in header()
+                and [state for _, state in shown().values()] == ["✕ unavailable"] * 2
+            ),
             timeout=30,
-            what="a lasting badge with the reason",
+            what="a lasting badge with the reason, both environments unavailable",
         )
-        assert [state for _, state in shown().values()] == ["✕ unavailable"] * 2
         await wait_until(
             lambda: (
                 app.store.sources["app-server"].state == "up"
@@ -231,11 +243,13 @@ async def test_a_killed_app_server_is_reported_restarted_and_resumes_its_thread(
             timeout=60,
             what="both ready again, the thread and one restart in the header",
         )
-        assert not alive(first)
+        await wait_until(lambda: not alive(first), timeout=30, what="the killed app-server gone")
         numbers = [s.number for s in app.store.steps]
         assert numbers[: len(steps_before)] == steps_before  # the rollout was not read again
         assert len(set(numbers)) == len(numbers)
-    assert not alive(attached.client.app_server_pid or first)
+        assert len(set(emitted)) == len(emitted), emitted  # no step given twice
+    last = attached.client.app_server_pid or first
+    await wait_until(lambda: not alive(last), timeout=30, what="the app-server ended with the run")
 
 
 def test_events_codex_writes_the_stream_and_exits_0(tmp_path: Path) -> None:

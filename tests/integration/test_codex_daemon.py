@@ -10,6 +10,7 @@ did is read from the thread's rollout: the ground truth, not envtui's own accoun
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import signal
 import subprocess
@@ -17,8 +18,10 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import psutil
 import pytest
 
+from tests.support.liveness import alive
 from tests.support.real.codex_approvals import escalated
 from tests.support.real.codex_daemon import Owner, daemon_home, serve_daemon
 from tests.support.real.codex_tools import CODEX, needs_codex
@@ -312,5 +315,69 @@ async def test_over_ssh_the_hosts_daemon_is_reached_through_codex_app_server_pro
                     )
             finally:
                 await owner.aclose()
+    finally:
+        server.stop()
+
+
+def _proxies(home: Path) -> list[int]:
+    """The ``codex app-server proxy`` processes running for ``home``'s daemon."""
+    found = []
+    for process in psutil.process_iter(["cmdline"]):
+        with contextlib.suppress(psutil.Error):
+            words = process.info["cmdline"] or []
+            proxy = words[1:3] == ["app-server", "proxy"]
+            if proxy and process.environ().get("CODEX_HOME") == str(home):
+                found.append(process.pid)
+    return found
+
+
+@pytest.mark.skipif(SSHD is None, reason="needs OpenSSH sshd (Debian openssh-server)")
+async def test_an_ssh_host_that_drops_is_reached_again_and_its_proxy_ends_with_the_link(
+    tmp_path: Path,
+) -> None:
+    server = OpenSshServer(tmp_path, free_port()).start()
+    try:
+        await server.accepting()
+        with daemon_home([{"message": "done"}]) as daemon:
+            owner = await Owner.connect(daemon.socket)
+            ssh = server.settings(keepalive_interval=1, keepalive_count_max=2, backoff_max=4.0)
+            options = DaemonOptions(
+                address=DaemonAddress(path=daemon.socket),
+                ssh=ssh,
+                codex=str(CODEX),
+                codex_home=daemon.codex.home,
+            )
+            source = DaemonSource(options)
+            assert (source.backoff.initial, source.backoff.maximum) == (1.0, 4.0)  # the host's
+            events: list[Event] = []
+
+            def ups() -> int:
+                return [s.state for s in _of(events, SourceStatus)].count("up")
+
+            try:
+                thread = await owner.start_turn(daemon.codex.work)
+                async with running(lambda stop: source.run(events.append, stop)):
+                    await wait_until(lambda: ups() == 1, timeout=60, what="attached over ssh")
+                    await wait_until(lambda: len(_proxies(daemon.codex.home)) == 1)
+                    (first,) = _proxies(daemon.codex.home)
+                    server.drop_connections()  # the link to the host is lost
+                    await wait_until(lambda: source.down is not None, what="said down")
+                    await wait_until(lambda: ups() == 2, timeout=60, what="attached again")
+                    client = source.client
+                    assert client is not None
+                    await wait_until(
+                        lambda: thread in client.threads, what="the thread listed again"
+                    )
+                    await wait_until(
+                        lambda: not alive(first), timeout=30, what="the first proxy ended"
+                    )
+                    assert len(_proxies(daemon.codex.home)) == 1
+                await wait_until(
+                    lambda: not _proxies(daemon.codex.home), timeout=30, what="no proxy left"
+                )
+            finally:
+                await owner.aclose()
+        down = [s for s in _of(events, SourceStatus) if s.state == "down"]
+        assert "127.0.0.1" in (down[0].reason or "")
     finally:
         server.stop()

@@ -10,23 +10,31 @@ short-lived title thread is never listed as a thread of work.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import json
 import shutil
+import signal
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from textual.pilot import Pilot
+from websockets.asyncio.client import unix_connect
+from websockets.asyncio.server import ServerConnection, unix_serve
 
 from tests.support.real.codex_approvals import escalated
-from tests.support.real.codex_daemon import ServedDaemon, daemon_home
+from tests.support.real.codex_daemon import ServedDaemon, daemon_home, short_root
 from tests.support.real.codex_tools import CODEX, needs_codex
-from tests.support.waiting import pilot_wait_until
+from tests.support.real.ssh_servers import SSHD, OpenSshServer, free_port
+from tests.support.waiting import pilot_wait_until, wait_until
 
 from envtui.dashboard.needs_you import log_detail
 from envtui.environments.daemon.address import DaemonAddress
+from envtui.environments.daemon.client import READ_METHODS
 from envtui.sources.daemon.attach import DaemonOptions, DaemonSource
 from envtui.sources.recording import recorded
 from envtui.tui.app import DashboardOptions, EnvTuiApp
@@ -41,6 +49,7 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore::DeprecationWarning"),
 ]
 PROMPT = "Would you like to run the following command?"
+REJECTED_IN_TUI = "Exited (status 1) echo from-tui"
 
 
 def _tmux(socket: str, *args: str) -> str:
@@ -112,6 +121,13 @@ async def test_declined_in_envtui_the_tuis_prompt_closes_and_codex_records_the_r
                 await pilot_wait_until(
                     pilot, lambda: "rejected by user" in path.read_text(), timeout=60
                 )
+                # the TUI shows the command as not run: Codex's words for a declined call
+                await pilot_wait_until(
+                    pilot,
+                    lambda: REJECTED_IN_TUI in _pane(socket) and "(no output)" in _pane(socket),
+                    timeout=30,
+                    what="the TUI showing the command rejected",
+                )
                 await pilot.press("q")
 
 
@@ -137,3 +153,126 @@ async def test_approved_in_the_tui_envtui_says_answered_elsewhere(tmp_path: Path
     assert resolved.how == "elsewhere"
     assert "answered elsewhere" in log_detail(resolved)
     assert not [e for e in events if isinstance(e.msg, RequestAnswered)]
+
+
+class RecordingProxy:
+    """A websocket proxy on a Unix socket of its own, in front of the daemon's: every text
+    envtui sends is kept, then relayed; what the daemon says is relayed back."""
+
+    def __init__(self, daemon: Path, path: Path) -> None:
+        self.daemon, self.path = daemon, path
+        self.sent: list[dict[str, Any]] = []
+
+    async def relay(self, envtui: ServerConnection) -> None:
+        async with unix_connect(str(self.daemon), uri="ws://localhost/", max_size=None) as up:
+
+            async def down() -> None:
+                async for text in up:
+                    await envtui.send(text)
+
+            task = asyncio.ensure_future(down())
+            try:
+                async for text in envtui:
+                    self.sent.append(json.loads(text))
+                    await up.send(text)
+            finally:
+                task.cancel()
+                with contextlib.suppress(BaseException):
+                    await task
+
+
+async def test_read_only_through_a_recording_proxy_sends_only_reads_and_leaves_the_prompt(
+    tmp_path: Path,
+) -> None:
+    with daemon_home([escalated("echo read-only", "devbox"), {"message": "done"}]) as daemon:
+        root = short_root()  # a socket's path is short
+        proxy = RecordingProxy(daemon.socket, root / "proxy.sock")
+        out = tmp_path / "events.jsonl"
+        async with unix_serve(proxy.relay, str(proxy.path)):
+            envtui = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "envtui", "events", "--codex", "--read-only",
+                "--remote", f"unix://{proxy.path}", "--out", str(out),
+                stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
+            )  # fmt: skip
+            try:
+                with _codex_tui(daemon) as socket:
+                    await wait_until(lambda: "Ask Codex" in _pane(socket), what="the TUI")
+                    _tmux(socket, "send-keys", "-t", "tui", "go")
+                    await wait_until(lambda: "\u203a go" in _pane(socket), what="the prompt typed")
+                    _tmux(socket, "send-keys", "-t", "tui", "Enter")
+                    await wait_until(
+                        lambda: out.exists() and '"request_pending"' in out.read_text(),
+                        timeout=90,
+                        what="the request seen by envtui through the proxy",
+                    )
+                    await wait_until(lambda: PROMPT in _pane(socket), what="the TUI's prompt")
+                    methods = [m.get("method") for m in proxy.sent]
+                    assert set(methods) <= READ_METHODS, methods
+                    assert all("method" in m for m in proxy.sent), "envtui answered something"
+                    resumes = [
+                        m["params"] for m in proxy.sent if m.get("method") == "thread/resume"
+                    ]
+                    assert resumes
+                    assert all(p.get("excludeTurns") is True for p in resumes)
+                    _tmux(socket, "send-keys", "-t", "tui", "y")  # the user answers, in the TUI
+                    await wait_until(
+                        lambda: '"request_resolved"' in out.read_text(), timeout=30, what="resolved"
+                    )
+            finally:
+                envtui.send_signal(signal.SIGINT)
+                _, stderr = await asyncio.wait_for(envtui.communicate(), timeout=60)
+        shutil.rmtree(root, ignore_errors=True)
+        assert envtui.returncode == 0, stderr
+        lines = [json.loads(line)["msg"] for line in out.read_text().splitlines()]
+        assert not [m for m in lines if m["type"] == "request_answered"]
+        assert "-32600" not in out.read_text()
+
+
+@pytest.mark.skipif(SSHD is None, reason="needs OpenSSH sshd (Debian openssh-server)")
+async def test_over_ssh_declined_in_envtui_the_tui_shows_the_command_rejected(
+    tmp_path: Path,
+) -> None:
+    server = OpenSshServer(tmp_path, free_port()).start()
+    try:
+        await server.accepting()
+        with daemon_home([escalated("echo from-tui", "devbox"), {"message": "done"}]) as daemon:
+            options = DaemonOptions(
+                address=DaemonAddress(path=daemon.socket),
+                ssh=server.settings(),
+                codex=str(CODEX),
+                codex_home=daemon.codex.home,
+            )
+            source = DaemonSource(options)
+            recording = tmp_path / "recording.jsonl"
+            app = EnvTuiApp(
+                recorded(source, recording),
+                DashboardOptions(source_name="codex daemon", answers=source),
+            )
+            with _codex_tui(daemon) as socket:
+                async with app.run_test(size=(160, 50)) as pilot:
+                    await _ask(pilot, socket, app)
+                    (request,) = app.store.needs_you.unanswered()
+                    assert request.msg.environment_id == "devbox"
+                    await pilot_wait_until(pilot, lambda: PROMPT in _pane(socket), what="prompt")
+                    await pilot.press("x")
+                    await pilot_wait_until(
+                        pilot, lambda: isinstance(app.screen, ConfirmAnswer) and app.screen.armed
+                    )
+                    await pilot.press("y")
+                    await pilot_wait_until(
+                        pilot,
+                        lambda: REJECTED_IN_TUI in _pane(socket),
+                        timeout=60,
+                        what="the TUI showing the command rejected",
+                    )
+                    await pilot_wait_until(
+                        pilot,
+                        lambda: bool(app.store.steps),
+                        timeout=60,
+                        what="the thread's rollout read over ssh",
+                    )
+                    await pilot.press("q")
+        assert "-32600" not in recording.read_text()
+        assert "codex app-server proxy" in recording.read_text()  # attached through the proxy
+    finally:
+        server.stop()

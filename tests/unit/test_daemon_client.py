@@ -233,3 +233,30 @@ def test_the_token_is_read_from_a_file_or_a_variable_and_never_shown(tmp_path: P
     address = DaemonAddress(url="ws://h:1", token="s3cret")
     assert "s3cret" not in repr(address)
     assert "s3cret" not in address.label
+
+
+def test_a_subscribed_threads_environments_are_handed_on_with_its_id(home: Path) -> None:
+    heard: list[tuple[str, Event]] = []
+
+    async def scenario(peer: Peer) -> None:
+        path = daemon_socket(home)
+        client = DaemonClient(
+            lambda: DaemonSocketChannel.connect(path),
+            lambda event: None,
+            on_environment=lambda thread, event: heard.append((thread, event)),
+        )
+        await client.connect()
+        await client.list_threads()
+        params = {"threadId": "t-work", "environmentId": "devbox"}
+        await peer.say("thread/environment/disconnected", params)
+        await peer.say("thread/environment/connected", params)
+        await peer.say("thread/environment/connected", {"threadId": "t-work"})  # no id
+        await wait_until(lambda: len(heard) == 2 and bool(client.unknown), timeout=10)
+        assert [(t, e.msg.type, getattr(e.msg, "environment_id", None)) for t, e in heard] == [
+            ("t-work", "environment_disconnected", "devbox"),
+            ("t-work", "environment_connected", "devbox"),
+        ]
+        assert client.unknown == {"thread/environment/connected": 1}
+        await client.aclose()
+
+    _run(home, scenario)

@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from websockets.asyncio.server import ServerConnection, unix_serve
 
+from tests.support.main_in_process import run_cli
+
 from envtui.environments.daemon_socket import DaemonSocketChannel, daemon_socket
 from envtui.environments.jsonrpc import JsonRpcClient
 from envtui.environments.remote import RetryableError
@@ -65,3 +67,20 @@ def test_a_socket_left_behind_is_refused_with_the_reason(home: Path) -> None:
     left.close()  # the file stays, nobody listens: what a killed daemon leaves
     with pytest.raises(RetryableError, match="does not answer"):
         asyncio.run(DaemonSocketChannel.connect(path))
+
+
+@pytest.mark.parametrize("command", ["codex", "events"])
+def test_the_0150_profile_has_no_daemon_and_says_so_in_one_line(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text('profile = "codex-0.150"\n')
+    home = tmp_path / "home"
+    daemon_socket(home).parent.mkdir(parents=True)
+    daemon_socket(home).touch()  # as if a daemon ran: the profile decides, not the socket
+    argv = [command, *(["--codex"] if command == "events" else [])]
+    code, out, err = run_cli([*argv, "--config", str(config), "--codex-home", str(home)], capsys)
+    assert (code, out) == (2, "")
+    assert err.count("\n") == 1
+    assert "codex-0.150 has no app-server daemon" in err
+    assert "--no-daemon" in err

@@ -120,6 +120,7 @@ Global
   y               Copy the context text
   e               Export the step as JSON
   t               Pick a theme (the one chosen is kept for the next run)
+  T               The daemon's threads; enter opens one (envtui codex)
   q, ctrl+c       Quit
   tab, shift+tab  Next / previous panel (narrow: to the tab bar, then ←/→)
   ctrl+p          Command palette: every action, sort, go to, theme"""

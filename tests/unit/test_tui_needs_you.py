@@ -24,7 +24,7 @@ from tests.support.scenarios.operator_requests import (
     resolved,
     waiting,
 )
-from tests.support.scenarios.scripted_stream import clock
+from tests.support.scenarios.scripted_stream import clock, status
 from tests.support.waiting import pilot_wait_until
 
 from envtui.tui.app import DashboardOptions, EnvTuiApp
@@ -256,3 +256,19 @@ async def test_the_keys_are_in_the_footer_only_while_something_waits() -> None:
         await feed(app, pilot, [waiting(), command_request()])
         assert screen.check_action("needs_you", ("approve_once",)) is True
         assert screen.check_action("pause", ()) is True
+
+
+async def test_a_request_whose_environment_went_unavailable_says_so_with_its_error() -> None:
+    gone = status("devbox", "unavailable", 12, kind="exec-server", error="connection refused")
+    async with asked(Answers(), waiting(), command_request(seconds=10), gone) as (app, pilot):
+        await pilot_wait_until(pilot, lambda: "unavailable" in panel(app))
+        assert (
+            "#0 command on devbox (exec-server, not primary, unavailable: connection refused)"
+            in panel(app)
+        )
+        cell = error_cell(app, "devbox")
+        assert "needs you: an approval waits" in cell
+        assert "connection refused" in cell  # the environment's own error stays beside the mark
+        await pilot.press("x")
+        confirm = await confirming(app, pilot)
+        assert "(exec-server, not primary, unavailable: connection refused)?" in confirm.line

@@ -47,7 +47,14 @@ from envtui.environments.jsonrpc import (
     RpcError,
 )
 from envtui.environments.thread_requests import RESOLVED, ThreadRequests
-from envtui.vocabulary.events import EventSink, WarningMessage, thread_event
+from envtui.vocabulary.events import (
+    EnvironmentConnected,
+    EnvironmentDisconnected,
+    Event,
+    EventSink,
+    WarningMessage,
+    thread_event,
+)
 from envtui.vocabulary.thread_messages import RequestAnswered, ThreadStatusChanged
 
 PEER = "codex app-server daemon"
@@ -84,6 +91,8 @@ STARTED = "thread/started"
 STATUS = "thread/status/changed"
 NAMED = "thread/name/updated"
 CLOSED = "thread/closed"
+CONNECTED = "thread/environment/connected"
+DISCONNECTED = "thread/environment/disconnected"
 QUIET = ("thread/goal/cleared", "turn/", "item/", "thread/tokenUsage/updated", "thread/settings/")
 """What a subscribed thread says that envtui does not show (each resume clears the goal:
 ``thread/goal/cleared`` is no news)."""
@@ -93,6 +102,8 @@ LIST_PAGES = 20
 LIST_PAGE = 50
 
 ThreadListener = Callable[[DaemonThread], None]
+EnvironmentListener = Callable[[str, Event], None]
+"""Called with a subscribed thread's id and its environment's connection event."""
 ChannelOpener = Callable[[], Awaitable[MessageChannel]]
 
 
@@ -108,14 +119,18 @@ class DaemonClient:
         read_only: bool = False,
         subscribe_waiting: bool = True,
         on_thread: ThreadListener | None = None,
+        on_environment: EnvironmentListener | None = None,
     ) -> None:
-        """``subscribe_waiting``: resume a thread the moment it waits, to see its request."""
+        """``subscribe_waiting``: resume a thread the moment it waits, to see its request.
+        ``on_environment``: a subscribed thread's ``thread/environment/connected`` and
+        ``disconnected``, as connection events (they belong to one thread: not the sink's)."""
         self._open = open_channel
         self._sink = sink
         self._clock = clock
         self.read_only = read_only
         self.subscribe_waiting = subscribe_waiting
         self.on_thread = on_thread
+        self.on_environment = on_environment
         self.requests = ThreadRequests(sink, clock, operator=True)
         self.threads: dict[str, DaemonThread] = {}
         self.subscribed: set[str] = set()
@@ -273,6 +288,8 @@ class DaemonClient:
         at = emitted_at(message) or self._clock()
         if method in (STARTED, STATUS, NAMED, CLOSED):
             self._thread_news(method, params)
+        elif method in (CONNECTED, DISCONNECTED):
+            self._connection(method, params, at)
         elif method == RESOLVED:
             self._resolved(params, at)
         elif self.requests.notification(method, params, at):
@@ -301,6 +318,19 @@ class DaemonClient:
             return
         self._said(thread)
         self._maybe_subscribe(thread)
+
+    def _connection(self, method: str, params: dict[str, Any], at: datetime) -> None:
+        thread_id, env_id = params.get("threadId"), params.get("environmentId")
+        if not isinstance(thread_id, str) or not isinstance(env_id, str):
+            self.unknown[method] += 1
+            return
+        core = (
+            EnvironmentConnected(environment_id=env_id)
+            if method == CONNECTED
+            else EnvironmentDisconnected(environment_id=env_id)
+        )
+        if self.on_environment is not None:
+            self.on_environment(thread_id, thread_event(core, at=at))
 
     def _resolved(self, params: dict[str, Any], at: datetime) -> None:
         """Resolved after envtui's answer; else answered elsewhere while the thread goes on,

@@ -12,9 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from envtui.environments.thread_requests import thread_state
+from envtui.vocabulary.thread_choices import WAITING_STATES as WAITING
 from envtui.vocabulary.thread_messages import ThreadState
-
-WAITING: frozenset[ThreadState] = frozenset({"waiting_on_approval", "waiting_on_input"})
 
 
 @dataclass

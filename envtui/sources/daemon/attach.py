@@ -15,6 +15,7 @@ the threads anew. envtui never starts a daemon.
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -30,18 +31,25 @@ from envtui.environments.daemon.threads import DaemonThread
 from envtui.environments.jsonrpc import ChannelClosedError, MessageChannel, RpcError
 from envtui.environments.remote import RetryableError
 from envtui.environments.ssh import SshSettings
-from envtui.rollout.fork_parent import ParentRollouts
-from envtui.sources.file_windows import LocalFile, SshFile
-from envtui.sources.rollout_follow import RolloutFollower, read_window
+from envtui.sources.daemon.thread_source import (
+    CONNECTION_HISTORY,
+    DaemonThreadSource,
+    ThreadRollout,
+    keep_subscribed,
+)
 from envtui.vocabulary.events import (
     Event,
     EventSink,
+    Source,
+    SourceStatus,
     WarningMessage,
+    thread_event,
 )
 from envtui.vocabulary.safe_text import one_line
 from envtui.vocabulary.source_voice import SourceVoice
 from envtui.vocabulary.stopping import cancel_and_wait, wait_for_stop
 from envtui.vocabulary.terms import SourceState
+from envtui.vocabulary.thread_choices import ThreadChoice
 from envtui.vocabulary.thread_messages import RequestAnswered
 
 SOURCE = "codex daemon"
@@ -64,9 +72,12 @@ class DaemonOptions:
     """CODEX_HOME on that host (None: its default)."""
 
 
-def restart_backoff() -> Backoff:
+def restart_backoff(ssh: SshSettings | None = None) -> Backoff:
     """Delays between two tries: half a second, doubling, at most ten seconds (a daemon
-    restart takes a few seconds; it must be seen back soon)."""
+    restart takes a few seconds; it must be seen back soon); over SSH, the host's own
+    backoff (``backoff_initial``, ``backoff_max``: what its environments reconnect with)."""
+    if ssh is not None:
+        return Backoff(ssh.backoff_initial, ssh.backoff_max)
     return Backoff(0.5, 10.0)
 
 
@@ -92,17 +103,67 @@ class DaemonSource:
         self.options = options
         self._clock = clock
         self._voice = SourceVoice(SOURCE, clock)
-        self._restart = restart or restart_backoff()
+        self.backoff = restart or restart_backoff(options.ssh)
+        """The delays between two tries to reach the daemon."""
         self.client: DaemonClient | None = None
         self.followed: str | None = options.thread
         self.restarts = 0
         self.down: str | None = None
         """Why the daemon cannot be reached now (None while attached)."""
         self._sink: EventSink = lambda event: None
-        self._follower: RolloutFollower | None = None
+        self._rollout: ThreadRollout | None = None
+        self._taps: dict[str, set[EventSink]] = {}
+        self._connections: deque[Event] = deque(maxlen=CONNECTION_HISTORY)
+        """The followed thread's connection events (its stale-available rule reads them)."""
 
     async def __call__(self, sink: EventSink, stop: asyncio.Event) -> None:
         await self.run(sink, stop)
+
+    @property
+    def poll_interval(self) -> float:
+        return self.options.poll_interval
+
+    # --- every thread, and one opened on its own ---------------------------------------------
+
+    def thread_choices(self) -> list[ThreadChoice]:
+        """The daemon's loaded threads of work now, those that wait on the operator first
+        (none while the daemon is away); the past threads ``thread/list`` also names are
+        ``envtui sessions``'s."""
+        client = self.client
+        if client is None or self.down is not None:
+            return []
+        choices = [self._choice(t) for t in client.work_threads() if t.loaded or t.waiting]
+        return sorted(choices, key=lambda c: not c.waiting)
+
+    def _choice(self, thread: DaemonThread) -> ThreadChoice:
+        return ThreadChoice(
+            id=thread.id,
+            status=thread.status,
+            name=thread.name,
+            cwd=thread.cwd,
+            source=thread.source,
+            loaded=thread.loaded,
+            followed=thread.id == self.followed,
+        )
+
+    def open_thread(self, thread_id: str) -> Source:
+        """``thread_id`` as a source of its own, on this connection (see
+        :mod:`~envtui.sources.daemon.thread_source`)."""
+        return DaemonThreadSource(self, thread_id, clock=self._clock)
+
+    def tap(self, thread_id: str, sink: EventSink) -> Callable[[], None]:
+        """Hand ``sink`` the events of ``thread_id`` and this source's state, until the call
+        returned."""
+        self._taps.setdefault(thread_id, set()).add(sink)
+
+        def untap() -> None:
+            taps = self._taps.get(thread_id)
+            if taps is not None:
+                taps.discard(sink)
+                if not taps:
+                    del self._taps[thread_id]
+
+        return untap
 
     def answer(self, answer: RequestAnswered) -> str | None:
         """The operator's answer, sent through the daemon; why it was not sent, or None."""
@@ -114,15 +175,16 @@ class DaemonSource:
 
     async def run(self, sink: EventSink, stop: asyncio.Event) -> None:
         """Attach until ``stop``, again after each loss of the daemon."""
-        self._sink = self._voice.sink = sink
+        self._sink = sink
+        self._voice.sink = self._said
         while not stop.is_set():
             started = asyncio.get_running_loop().time()
             reason = await self._attach(stop)
             if reason is None or stop.is_set():
                 return
-            if asyncio.get_running_loop().time() - started > 2 * self._restart.maximum:
-                self._restart.reset()
-            delay = self._restart.next_delay()
+            if asyncio.get_running_loop().time() - started > 2 * self.backoff.maximum:
+                self.backoff.reset()
+            delay = self.backoff.next_delay()
             if self.down != reason:  # said once, not at every try
                 self._status("down", reason)
             self.down = reason
@@ -141,7 +203,7 @@ class DaemonSource:
         """One connection's life: why it ended, None when ``stop`` ended it."""
         client = self.client = DaemonClient(
             self._open, self._hear, clock=self._clock, read_only=self.options.read_only,
-            on_thread=self._on_thread,
+            on_thread=self._on_thread, on_environment=self._on_environment,
         )  # fmt: skip
         follow: asyncio.Task[None] | None = None
         try:
@@ -186,7 +248,20 @@ class DaemonSource:
     # --- hearing ------------------------------------------------------------------------------
 
     def _hear(self, event: Event) -> None:
+        """The client's events: all to the dashboard, a thread's also to those who opened it."""
         self._sink(event)
+        thread = getattr(event.msg, "thread", None)
+        for tap in list(self._taps.get(thread, ())) if isinstance(thread, str) else ():
+            tap(event)
+
+    def _on_environment(self, thread_id: str, event: Event) -> None:
+        """A subscribed thread's environment connected or went away: the followed thread's
+        goes to the dashboard too (its stale-available rule reads them)."""
+        if thread_id == self.followed:
+            self._connections.append(event)
+            self._sink(event)
+        for tap in list(self._taps.get(thread_id, ())):
+            tap(event)
 
     def _on_thread(self, thread: DaemonThread) -> None:
         """Choose the thread to follow: the one named, else the first to wait, else the first
@@ -200,41 +275,40 @@ class DaemonSource:
     async def _follow(self, stop: asyncio.Event) -> None:
         """Read the followed thread's rollout as it grows (kept across reconnections, with its
         offset, so nothing is read twice)."""
-        while not stop.is_set():
-            path = self._rollout_path()
-            channel = self.client.channel if self.client is not None else None
-            if path is not None and isinstance(channel, SshProxyChannel):
-                window = SshFile(channel.connection, str(path), channel.host)
-                await read_window(window, self._follower_for(path, local=False), stop, follow=True)
-                return
-            if path is not None and path.exists():
-                await read_window(LocalFile(path), self._follower_for(path), stop, follow=True)
-                return
-            if await wait_for_stop(stop, self.options.poll_interval):
-                return
-
-    def _rollout_path(self) -> Path | None:
-        client, followed = self.client, self.followed
-        if client is None or followed is None:
-            return None
-        thread = client.threads.get(followed)
-        return Path(thread.path) if thread is not None and thread.path else None
-
-    def _follower_for(self, path: Path, *, local: bool = True) -> RolloutFollower:
-        """The one follower of the followed rollout (a fork's parent is looked up only here)."""
-        if self._follower is None or self._follower.name != str(path):
-            self._follower = RolloutFollower(
-                str(path),
-                self._sink,
-                clock=self._clock,
-                baseline=(lambda: ParentRollouts(path)) if local else None,
+        if self._rollout is None:
+            self._rollout = ThreadRollout(
+                self._sink, clock=self._clock, connection_events=lambda: list(self._connections)
             )
-        return self._follower
+        subscribing = asyncio.get_running_loop().create_task(
+            keep_subscribed(
+                lambda: self.client,
+                lambda: self.followed,
+                self._rollout,
+                self.options.poll_interval,
+                stop,
+            )
+        )
+        try:
+            await self._rollout.follow(
+                lambda: self.client, lambda: self.followed, self.options.poll_interval, stop
+            )
+        finally:
+            await cancel_and_wait(subscribing)
 
     # --- saying -------------------------------------------------------------------------------
 
     def _info(self, text: str) -> None:
         self._voice.say(WarningMessage(message=text, severity="info"))
+
+    def _said(self, event: Event) -> None:
+        """What this source says of itself: to the dashboard, and its state to every opened
+        thread too (a copy naming that thread, for its header)."""
+        self._sink(event)
+        if isinstance(event.msg, SourceStatus):
+            for thread_id, taps in list(self._taps.items()):
+                own = thread_event(event.msg.model_copy(update={"thread": thread_id}), at=event.at)
+                for tap in list(taps):
+                    tap(own)
 
     def _status(self, state: SourceState, reason: str | None = None, delay: float = 0) -> None:
         self._voice.status(

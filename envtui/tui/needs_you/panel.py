@@ -72,7 +72,9 @@ ACTION_WORDS: dict[Answer, str] = {
 
 
 def environment_words(msg: RequestPending, rows: dict[str, EnvironmentRow]) -> str:
-    """``devbox (exec-server, not primary)``; a file change is for the primary."""
+    """``devbox (exec-server, not primary)``; a file change is for the primary. An
+    environment that is not ready says so, with its own error: approving a command there
+    runs nothing until it is back."""
     if msg.environment_id is None:
         primary = next((row.id for row in rows.values() if row.primary), None)
         return f"the primary ({one_line(primary)})" if primary else "the primary"
@@ -80,7 +82,10 @@ def environment_words(msg: RequestPending, rows: dict[str, EnvironmentRow]) -> s
     name = one_line(msg.environment_id)
     if row is None:
         return f"{name} (not in the table)"
-    return f"{name} ({one_line(row.kind)}, {'primary' if row.primary else 'not primary'})"
+    words = f"{one_line(row.kind)}, {'primary' if row.primary else 'not primary'}"
+    if row.status != "ready":
+        words += f", {row.status}" + (f": {one_line(row.error)}" if row.error else "")
+    return f"{name} ({words})"
 
 
 def asked_lines(msg: RequestPending) -> list[str]:
