@@ -17,7 +17,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from envtui.commands.common import dashboard_options, load, metrics_for
-from envtui.commands.options import CONFIG, METRICS, Arg, Command, Group, lasting, seconds, switch
+from envtui.commands.options import (
+    ALERTS,
+    CONFIG,
+    METRICS,
+    Arg,
+    Command,
+    Group,
+    lasting,
+    seconds,
+    switch,
+)
 from envtui.commands.output import fail, needs_terminal, write_output
 from envtui.settings.locations import export_dir
 from envtui.vocabulary.safe_text import dumps_json_line
@@ -27,12 +37,16 @@ if TYPE_CHECKING:
 
     from envtui.incidents.sessions_view import SessionsView
     from envtui.incidents.thread_summary import ThreadSummary
+    from envtui.settings.alerts_config import AlertsConfig
+    from envtui.settings.config import Config
     from envtui.sources.metrics_state import MetricsState
     from envtui.sources.sessions.fleet import Fleet
     from envtui.sources.sessions.session_files import SessionFiles
     from envtui.sources.sessions.sessions_index import SessionsIndex
 
 COMMAND = "sessions"
+SETTLE = 10.0
+"""Seconds ``--json`` waits for the hosts' daemons before it prints what it has."""
 
 
 SESSIONS = Command(
@@ -72,6 +86,7 @@ SESSIONS = Command(
         ),
         METRICS,
         CONFIG,
+        ALERTS,
         Arg("--theme", metavar="NAME", help="the theme (as for the dashboard)"),
         switch("--ascii", "draw every glyph in ASCII"),
     ),
@@ -106,7 +121,12 @@ def fleet_for(args: argparse.Namespace) -> Fleet | int:
     if not root.is_dir():
         return fail(COMMAND, f"{root}: no such directory")
     files = LocalSessionFiles(root)
-    return Fleet([SessionsHost("", files, index(files, ""))], interval=interval)
+    host = SessionsHost("", files, index(files, ""))
+    if not args.directory:  # CODEX_HOME's own tree: its daemon too
+        from envtui.sources.sessions.hosts import local_attach, local_daemon
+
+        host.daemon, host.attach = local_daemon(root.parent), local_attach(root.parent)
+    return Fleet([host], interval=interval)
 
 
 def _config_named(args: argparse.Namespace) -> bool:
@@ -137,7 +157,8 @@ def run(args: argparse.Namespace) -> int:
         return served
     state = served[0] if served is not None else None
     try:
-        if args.json and state is None and all(_here(h.files) for h in fleet.hosts):
+        quick = state is None and not any(h.daemon for h in fleet.hosts)
+        if args.json and quick and all(_here(h.files) for h in fleet.hosts):
             return _json_once(fleet)
         if args.json:
             import asyncio
@@ -217,13 +238,15 @@ async def _json(args: argparse.Namespace, fleet: Fleet, state: MetricsState | No
     from envtui.vocabulary.stopping import stop_on_signals
 
     await fleet.open()
+    stop = asyncio.Event()
+    daemons = asyncio.get_running_loop().create_task(fleet.run_daemons(stop))
     try:
+        await _daemons_settled(fleet)
         view = await asyncio.to_thread(fleet.poll)
         code = _said(view)
         if state is None or not view.up:
             return code
         publisher(fleet, state, lambda v: None)(view)
-        stop = asyncio.Event()
         said = (list(view.outside), list(view.misnamed))
 
         def changed(v: SessionsView) -> None:
@@ -235,11 +258,44 @@ async def _json(args: argparse.Namespace, fleet: Fleet, state: MetricsState | No
 
         with stop_on_signals(stop):
             await watch_sessions(
-                fleet, publisher(fleet, state, changed), stop, poll=args.poll_interval
+                fleet,
+                publisher(fleet, state, changed),
+                stop,
+                poll=args.poll_interval,
+                wake=fleet.woken,
             )
         return 1 if failing(view.threads) else 0
     finally:
+        stop.set()
+        await _ended(daemons)
         await fleet.aclose()
+
+
+async def _daemons_settled(fleet: Fleet) -> None:
+    """Wait (at most :data:`SETTLE` seconds) until every host's daemon was tried and each
+    waiting thread's request is known, so the one-shot lines say what the daemons say."""
+    import asyncio
+
+    from envtui.vocabulary.stopping import within
+
+    async def settled() -> None:
+        while not fleet.daemons_settled():
+            await asyncio.sleep(0.05)
+
+    await within(SETTLE, settled())
+
+
+async def _ended(task: asyncio.Task[None]) -> None:
+    """The daemons' task, ended: given a moment to close its connections, then cancelled."""
+    import asyncio
+
+    from envtui.vocabulary.stopping import cancel_and_wait
+
+    done, _ = await asyncio.wait({task}, timeout=5)
+    if not done:
+        await cancel_and_wait(task)
+    elif not task.cancelled():
+        task.exception()
 
 
 def _dashboard(args: argparse.Namespace, fleet: Fleet, state: MetricsState | None) -> int:
@@ -250,21 +306,53 @@ def _dashboard(args: argparse.Namespace, fleet: Fleet, state: MetricsState | Non
     from envtui.tui.sessions.sessions_app import SessionsApp
 
     async def watch(show: Callable[[SessionsView], None], stop: asyncio.Event) -> None:
+        import asyncio
+
         await fleet.open()
+        daemons = asyncio.get_running_loop().create_task(fleet.run_daemons(stop))
         try:
             await watch_sessions(
-                fleet, publisher(fleet, state, show), stop, poll=args.poll_interval
+                fleet,
+                publisher(fleet, state, show),
+                stop,
+                poll=args.poll_interval,
+                wake=fleet.woken,
             )
         finally:
+            stop.set()
+            await _ended(daemons)
             await fleet.aclose()
 
+    from envtui.commands.dashboard_sources import alert_command_for
+
     name = fleet.name or fleet.hosts[0].files.name
+    alerts = _alerts(args, config)
     options = dashboard_options(
-        args, config, source_name=f"sessions {name}", export_dir=export_dir()
+        args,
+        config,
+        source_name=f"sessions {name}",
+        export_dir=export_dir(),
+        alerts=alerts,
+        alert_command=alert_command_for(alerts),
     )
-    named = any(host.name for host in fleet.hosts)
+    named = any(host.name or host.daemon for host in fleet.hosts)
     app = SessionsApp(
-        watch, fleet.rollout_source, options, hosts=named, poll_interval=args.poll_interval
+        watch, fleet.thread_source, options, hosts=named, poll_interval=args.poll_interval
     )
     app.run()
     return 0
+
+
+def _alerts(args: argparse.Namespace, config: Config) -> AlertsConfig:
+    """The config's ``[alerts]`` with the flags added: a thread of any host that starts
+    waiting on a person is told once per request."""
+    import shlex
+
+    update: dict[str, object] = {}
+    if args.bell:
+        update["bell"] = True
+    if args.notify:
+        update["notify"] = True
+    if args.alert_command:
+        update["command"] = shlex.split(args.alert_command)
+    return config.alerts.model_copy(update=update)

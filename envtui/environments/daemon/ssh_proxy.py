@@ -32,11 +32,15 @@ ROLE = "codex app-server proxy"
 
 
 def proxy_command(codex: str, codex_home: Path | None) -> str:
-    """The command run on the host (every word quoted)."""
-    words = [codex, "app-server", "proxy"]
-    if codex_home is not None:
-        words = ["env", f"CODEX_HOME={codex_home}", *words]
-    return shlex.join(words)
+    """The command run on the host (every word quoted; a home under ``~/`` is the login
+    directory's, as the host's shell says it)."""
+    command = shlex.join([codex, "app-server", "proxy"])
+    if codex_home is None:
+        return command
+    home = str(codex_home)
+    if home.startswith("~/"):
+        return f'env CODEX_HOME="$HOME"/{shlex.quote(home[2:])} {command}'
+    return f"env {shlex.quote(f'CODEX_HOME={home}')} {command}"
 
 
 class SshProxyChannel:
@@ -58,6 +62,8 @@ class SshProxyChannel:
         self._parts: list[bytes] = []
         self._reader: asyncio.Task[None] | None = None
         self._opened: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.owns_connection = True
+        """False when the connection is another's (:meth:`over`): closing leaves it open."""
 
     @classmethod
     async def open(
@@ -70,16 +76,51 @@ class SshProxyChannel:
         except (OSError, asyncssh.Error) as exc:
             raise RetryableError(f"ssh {settings.host}: {exc}") from None
         try:
+            return await cls._start(connection, lost, settings.host, codex, codex_home, timeout)
+        except BaseException:
+            await close_connection(connection)
+            raise
+
+    @classmethod
+    async def over(
+        cls,
+        connection: asyncssh.SSHClientConnection,
+        host: str,
+        codex: str,
+        codex_home: Path | None,
+        *,
+        timeout: float = 30.0,
+    ) -> SshProxyChannel:
+        """The proxy on a connection envtui already holds to ``host`` (its sessions tree's):
+        closing the channel ends the proxy and leaves the connection open."""
+        lost: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        channel = await cls._start(connection, lost, host, codex, codex_home, timeout)
+        channel.owns_connection = False
+        return channel
+
+    @classmethod
+    async def _start(
+        cls,
+        connection: asyncssh.SSHClientConnection,
+        lost: asyncio.Future[str],
+        host: str,
+        codex: str,
+        codex_home: Path | None,
+        timeout: float,
+    ) -> SshProxyChannel:
+        process: asyncssh.SSHClientProcess[bytes] | None = None
+        try:
             process = await connection.create_process(
                 proxy_command(codex, codex_home), encoding=None
             )
-            channel = cls(connection, process, lost, settings.host)
+            channel = cls(connection, process, lost, host)
             await within(timeout, channel._handshake())
         except BaseException as exc:
-            await close_connection(connection)
+            if process is not None:
+                process.close()
             if isinstance(exc, TimeoutError | asyncssh.Error | OSError | ChannelClosedError):
                 raise RetryableError(
-                    f"{ROLE} on {settings.host}: no daemon answered ({exc or 'timed out'})"
+                    f"{ROLE} on {host}: no daemon answered ({exc or 'timed out'})"
                 ) from None
             raise
         return channel
@@ -163,4 +204,5 @@ class SshProxyChannel:
             with contextlib.suppress(BaseException):
                 await self._reader
         self.process.close()
-        await close_connection(self.connection)
+        if self.owns_connection:
+            await close_connection(self.connection)

@@ -86,6 +86,13 @@ class SftpSessionFiles:
             raise OSError(describe_ssh_error(exc, self.settings)) from None
         return self._sftp
 
+    async def connection(self) -> asyncssh.SSHClientConnection:
+        """The connection the tree is read over (connected again if it was lost), for the
+        host's daemon to be reached over it too; OSError says why it cannot be had."""
+        await self._connect()
+        assert self._connection is not None
+        return self._connection
+
     async def aclose(self) -> None:
         connection, self._connection, self._sftp = self._connection, None, None
         await close_connection(connection)
