@@ -221,9 +221,17 @@ def publisher(
 ) -> Callable[[SessionsView], None]:
     """Each view shown, and folded into the metrics when they are served."""
 
+    from envtui.incidents.fleet_rows import HostFreshness, live_changes, waiting_of
+
+    before: list[list[HostFreshness]] = [[]]
+
     def publish(view: SessionsView) -> None:
         if state is not None:
-            state.sessions(view.changed_threads(), view.gone)
+            moved = live_changes(before[0], view.hosts, (row.key for row in view.threads))
+            before[0] = view.hosts
+            keys = view.changed | moved
+            changed = [row for row in view.threads if row.key in keys]
+            state.sessions(changed, view.gone, waiting_of(changed, view.hosts))
             for host in fleet.hosts:
                 state.source_up(host.files.name, host.freshness.state == "connected")
         show(view)

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from envtui.incidents.thread_summary import ThreadSummary
+    from envtui.vocabulary.thread_messages import WaitingReason
 
 HostState = Literal["connected", "reconnecting", "unreachable"]
 DaemonState = Literal["attached", "reconnecting", "unreachable", "no daemon"]
@@ -173,6 +174,28 @@ def live_changes(
     for name in whole:
         changed |= {key for key in keys if not name or key.startswith(f"{name}/")}
     return changed
+
+
+def waiting_of(
+    rows: Iterable[ThreadSummary], hosts: Iterable[HostFreshness]
+) -> dict[str, tuple[WaitingReason, ...]]:
+    """Why each row whose host's daemon holds it waits on a person (by key; none: empty);
+    a row no daemon holds is left out (its status is not known)."""
+    feeds = {host.name: host.live for host in hosts}
+    out: dict[str, tuple[WaitingReason, ...]] = {}
+    for row in rows:
+        live = feeds.get(row.host)
+        found = live.get(row.thread_id) if live is not None else None
+        if found is not None:
+            state = status_words(found.status)
+            out[row.key] = _REASONS.get(state, ())
+    return out
+
+
+_REASONS: dict[str, tuple[WaitingReason, ...]] = {
+    WAITING_ON_APPROVAL: ("approval",),
+    WAITING_ON_INPUT: ("input",),
+}
 
 
 def host_named(hosts: Iterable[HostFreshness], name: str) -> HostFreshness | None:
