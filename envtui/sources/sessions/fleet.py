@@ -172,6 +172,8 @@ class Fleet:
     def daemons_settled(self) -> bool:
         """Whether every host's daemon was tried once, and every waiting thread of those
         attached has its request (``--json`` prints what the daemons say then)."""
+        if any(h.daemon is not None and h.name not in self.daemons for h in self.hosts):
+            return False  # not started yet
         for daemon in self.daemons.values():
             if not daemon.tried:
                 return False

@@ -1,0 +1,172 @@
+"""``envtui sessions`` over two hosts' real Codex 0.171 daemons (offline).
+
+This machine is one host: a daemon serving one ``CODEX_HOME``. The other is a real sshd on
+127.0.0.1 (its own port, its host key in a test known_hosts) whose login reaches a daemon
+serving a second ``CODEX_HOME``, through ``codex app-server proxy`` over the connection
+its tree is read over. On each, the thread's owner (a client of the socket, as the Codex
+TUI is) starts a turn whose model asks to run a command outside the sandbox: both threads
+wait on an approval. ``--json`` and the merged table say so with their hosts and
+requests; a killed daemon makes its host reconnecting, then unreachable, and leaves the
+other host as it was.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Iterator
+from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.main_in_process import Capture, run_cli
+from tests.support.real.codex_approvals import escalated
+from tests.support.real.codex_daemon import Owner, ServedDaemon, daemon_home
+from tests.support.real.codex_tools import CODEX, needs_codex
+from tests.support.real.ssh_servers import SSHD, OpenSshServer, free_port
+from tests.support.waiting import pilot_wait_until, wait_until
+
+pytestmark = [
+    needs_codex,
+    pytest.mark.skipif(SSHD is None, reason="needs OpenSSH's sshd, which is missing"),
+    pytest.mark.filterwarnings("ignore::DeprecationWarning"),
+]
+
+COMMAND = "item/commandExecution/requestApproval"
+
+
+@contextmanager
+def _two_daemons() -> Iterator[tuple[ServedDaemon, ServedDaemon]]:
+    asks = [escalated("echo from-here", "devbox"), {"message": "done"}]
+    asks_there = [escalated("echo from-there", "devbox"), {"message": "done"}]
+    with daemon_home(asks) as here, daemon_home(asks_there) as there:
+        yield here, there
+
+
+@asynccontextmanager
+async def _waiting_on_both(
+    here: ServedDaemon, there: ServedDaemon
+) -> AsyncIterator[dict[str, str]]:
+    """A turn started on each daemon by its owner, both waiting on an approval; the
+    thread ids by host."""
+    async with AsyncExitStack() as stack:
+        threads = {}
+        for name, daemon in (("here", here), ("there", there)):
+            owner = await Owner.connect(daemon.socket)
+            stack.push_async_callback(owner.aclose)
+            threads[name] = await owner.start_turn(daemon.codex.work)
+            await wait_until(lambda o=owner: bool(o.requests), timeout=90, what=f"{name} asks")
+        yield threads
+
+
+def _config(path: Path, here: ServedDaemon, there: ServedDaemon, sshd: OpenSshServer) -> Path:
+    entry = sshd.environment("unused", "/")
+    ssh = {k: v for k, v in entry.items() if k not in ("id", "kind", "cwd")}
+    path.write_text(
+        f'[[hosts]]\nname = "here"\ncodex_home = "{here.codex.home}"\n'
+        f'[[hosts]]\nname = "there"\ncodex_home = "{there.codex.home}"\ncodex = "{CODEX}"\n'
+        "[hosts.ssh]\n" + "".join(f"{k} = {json.dumps(v)}\n" for k, v in ssh.items())
+    )
+    return path
+
+
+@asynccontextmanager
+async def _sshd(folder: Path) -> AsyncIterator[OpenSshServer]:
+    folder.mkdir()
+    server = OpenSshServer(folder, free_port()).start()
+    try:
+        await server.accepting(timeout=30.0)
+        yield server
+    finally:
+        server.stop()
+
+
+def _waiting_rows(rows: list[dict[str, Any]], threads: dict[str, str]) -> dict[str, Any]:
+    return {r["host"]: r for r in rows if threads.get(r["host"]) == r["thread"]}
+
+
+async def test_json_gives_both_hosts_waiting_threads_with_codexs_status_and_the_request(
+    tmp_path: Path, capsys: Capture
+) -> None:
+    with _two_daemons() as (here, there):
+        async with _sshd(tmp_path / "sshd") as sshd, _waiting_on_both(here, there) as threads:
+            config = _config(tmp_path / "config.toml", here, there, sshd)
+            code, out, err = await asyncio.to_thread(
+                run_cli, ["sessions", "--json", "--config", str(config)], capsys
+            )
+    rows = [json.loads(line) for line in out.splitlines()]
+    waiting = _waiting_rows(rows, threads)
+    assert set(waiting) == {"here", "there"}, (rows, err)
+    for host, row in waiting.items():
+        assert row["host_state"] == "connected"
+        assert row["state"] == "waiting on approval", (row, err)
+        assert row["status"]["type"] == "active"
+        assert "waitingOnApproval" in row["status"]["activeFlags"]
+        (request,) = row["pending"]
+        assert (request["method"], request["environment"]) == (COMMAND, "devbox")
+        assert f"from-{host}" in request["detail"]
+    assert code == 0, err
+
+
+@pytest.mark.tui
+async def test_the_merged_table_shows_both_waiting_and_a_killed_daemon_only_its_host_down(
+    tmp_path: Path,
+) -> None:
+    from envtui.commands.sessions import fleet_for
+    from envtui.sources.sessions.sessions_index import watch_sessions
+    from envtui.tui.options import DashboardOptions
+    from envtui.tui.sessions.sessions_app import SessionsApp
+
+    with _two_daemons() as (here, there):
+        async with _sshd(tmp_path / "sshd") as sshd, _waiting_on_both(here, there) as threads:
+            config = _config(tmp_path / "config.toml", here, there, sshd)
+            from envtui.cli import build_parser
+
+            args = build_parser().parse_args(["sessions", "--config", str(config)])
+            fleet = fleet_for(args)
+            assert not isinstance(fleet, int)
+
+            async def watch(show: Any, stop: asyncio.Event) -> None:
+                await fleet.open()
+                daemons = asyncio.get_running_loop().create_task(fleet.run_daemons(stop))
+                try:
+                    await watch_sessions(fleet, show, stop, poll=1.0, wake=fleet.woken)
+                finally:
+                    stop.set()
+                    await asyncio.wait({daemons}, timeout=10)
+                    await fleet.aclose()
+
+            options = DashboardOptions(source_name="sessions here, there")
+            app = SessionsApp(watch, fleet.thread_source, options, hosts=True)
+            async with app.run_test(size=(220, 30)) as pilot:
+                table = app.sessions.table
+                keys = {f"{host}/{thread}" for host, thread in threads.items()}
+
+                def state(key: str) -> str | None:
+                    return str(table.get_cell(key, "state")) if key in table.shown_ids() else None
+
+                await pilot_wait_until(
+                    pilot,
+                    lambda: all(state(k) == "waiting on approval" for k in keys),
+                    timeout=90,
+                    what="both threads waiting, with their hosts",
+                )
+                assert set(table.shown_ids()[:2]) == keys  # who waits on you first
+                here.stop()
+                await pilot_wait_until(
+                    pilot,
+                    lambda: _host(app, "here").daemon == "unreachable",
+                    timeout=60,
+                    what="the killed daemon's host unreachable",
+                )
+                assert _host(app, "here").shown()[0] == "unreachable"
+                assert state(f"here/{threads['here']}") == "no live status"
+                there_host = _host(app, "there")
+                assert (there_host.daemon, there_host.shown()[0]) == ("attached", "connected")
+                assert state(f"there/{threads['there']}") == "waiting on approval"
+
+
+def _host(app: Any, name: str) -> Any:
+    return next(h for h in app.sessions.hosts if h.name == name)
