@@ -45,17 +45,21 @@ def _two_daemons() -> Iterator[tuple[ServedDaemon, ServedDaemon]]:
         yield here, there
 
 
+OWNERS: dict[str, Owner] = {}
+
+
 @asynccontextmanager
 async def _waiting_on_both(
     here: ServedDaemon, there: ServedDaemon
 ) -> AsyncIterator[dict[str, str]]:
     """A turn started on each daemon by its owner, both waiting on an approval; the
-    thread ids by host."""
+    thread ids by host (the owners in :data:`OWNERS` meanwhile)."""
     async with AsyncExitStack() as stack:
         threads = {}
         for name, daemon in (("here", here), ("there", there)):
-            owner = await Owner.connect(daemon.socket)
+            owner = OWNERS[name] = await Owner.connect(daemon.socket)
             stack.push_async_callback(owner.aclose)
+            stack.callback(OWNERS.pop, name)
             threads[name] = await owner.start_turn(daemon.codex.work)
             await wait_until(lambda o=owner: bool(o.requests), timeout=90, what=f"{name} asks")
         yield threads
@@ -154,6 +158,11 @@ async def test_the_merged_table_shows_both_waiting_and_a_killed_daemon_only_its_
                     what="both threads waiting, with their hosts",
                 )
                 assert set(table.shown_ids()[:2]) == keys  # who waits on you first
+                await _decline_from_its_dashboard(pilot, app, f"there/{threads['there']}")
+                await wait_until(
+                    lambda: bool(OWNERS["there"].resolved), timeout=30, what="there's answer"
+                )
+                assert not OWNERS["here"].resolved  # the other host's request is untouched
                 here.stop()
                 await pilot_wait_until(
                     pilot,
@@ -165,7 +174,33 @@ async def test_the_merged_table_shows_both_waiting_and_a_killed_daemon_only_its_
                 assert state(f"here/{threads['here']}") == "no live status"
                 there_host = _host(app, "there")
                 assert (there_host.daemon, there_host.shown()[0]) == ("attached", "connected")
-                assert state(f"there/{threads['there']}") == "waiting on approval"
+                assert state(f"there/{threads['there']}") != "no live status"
+
+
+async def _decline_from_its_dashboard(pilot: Any, app: Any, key: str) -> None:
+    """``enter`` on the row opens the thread through its host's daemon; its request is
+    declined there with the guarded keys (``x``, then ``y`` once armed); ``esc`` back."""
+    from envtui.sources.daemon.attach import DaemonSource
+    from envtui.tui.needs_you.confirm import ConfirmAnswer
+    from envtui.tui.sessions.sessions_screen import ThreadScreen
+
+    table = app.sessions.table
+    table.move_cursor(row=table.get_row_index(key), animate=False)
+    await pilot.press("enter")
+    await pilot_wait_until(pilot, lambda: isinstance(app.screen, ThreadScreen), what="opened")
+    screen = app.screen
+    assert isinstance(screen.options.answers, DaemonSource)
+    await pilot_wait_until(
+        pilot, lambda: bool(screen.store.needs_you.unanswered()), timeout=60, what="the request"
+    )
+    await pilot.press("x")
+    await pilot_wait_until(
+        pilot, lambda: isinstance(app.screen, ConfirmAnswer) and app.screen.armed, what="armed"
+    )
+    await pilot.press("y")
+    await pilot_wait_until(pilot, lambda: app.screen is screen, what="confirmed")
+    await pilot.press("escape")
+    await pilot_wait_until(pilot, lambda: app.screen is app.sessions, what="back to the list")
 
 
 def _host(app: Any, name: str) -> Any:
