@@ -1,8 +1,10 @@
 """``envtui sessions``: every Codex thread of every host's sessions tree, in one table.
 
 The hosts are the config's ``[[hosts]]``; ``DIR`` (a tree here) or ``--ssh HOST`` (as often
-as wanted) is a quick look instead. Without ``--json`` it opens the sessions table
-(``enter`` opens a thread's rollout dashboard). With ``--json`` it prints one line per
+as wanted) is a quick look instead. Each host's app-server daemon, where one answers, says
+its loaded threads' status live (:mod:`envtui.sources.sessions.host_daemon`). Without
+``--json`` it opens the sessions table (``enter`` opens a thread's dashboard: through its
+host's daemon when loaded, else its rollout). With ``--json`` it prints one line per
 thread, each with its host, and exits: 0, or 1 when a live thread has an active incident
 or a host could not be read; with ``--metrics`` too it keeps running (a line for each
 thread that changed) and serves the metrics until Ctrl+C or SIGTERM.
@@ -53,9 +55,11 @@ SESSIONS = Command(
     COMMAND,
     summary="every Codex thread of a sessions tree, live",
     description="One row per Codex thread of every configured host's sessions tree (the "
-    "rollouts under CODEX_HOME/sessions; [[hosts]] in the config): its host, its "
-    "environments at the latest step, active incidents and whether it is live. enter "
-    "opens a thread in the rollout dashboard.",
+    "rollouts under CODEX_HOME/sessions; [[hosts]] in the config): its host, its state "
+    "(from the host's app-server daemon where one runs: waiting on approval or input "
+    "first), its environments at the latest step, active incidents and whether it is "
+    "live. f filters as Codex does (all, needs you, working, idle); enter opens a thread "
+    "through its host's daemon when loaded, else its rollout.",
     options=Group(
         Arg(
             "directory",
