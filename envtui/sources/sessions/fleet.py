@@ -13,7 +13,6 @@ files only, and says so (see :mod:`envtui.incidents.fleet_rows`).
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import time
 from collections.abc import Callable, Mapping
@@ -25,6 +24,8 @@ from envtui.incidents.fleet_rows import HostFreshness, ThreadLive, mark_versions
 from envtui.incidents.sessions_view import SessionsView
 
 if TYPE_CHECKING:
+    import asyncio
+
     from envtui.environments.daemon.client import ChannelOpener
     from envtui.incidents.thread_summary import ThreadSummary
     from envtui.sources.daemon.attach import DaemonOptions
@@ -69,9 +70,18 @@ class Fleet:
         self.interval = interval
         self.clock = clock
         self.name = ", ".join(host.name for host in hosts)
-        self.woken = asyncio.Event()
-        """Set when a daemon said something: the next poll need not wait its interval."""
+        self._woken: asyncio.Event | None = None
         self.daemons: dict[str, HostDaemon] = {}
+
+    @property
+    def woken(self) -> asyncio.Event:
+        """Set when a daemon said something: the next poll need not wait its interval
+        (made on first use: a one-shot listing loads no asyncio)."""
+        if self._woken is None:
+            import asyncio
+
+            self._woken = asyncio.Event()
+        return self._woken
 
     async def open(self) -> None:
         """Connect to each host; one that cannot be reached is marked so, never fatal."""
@@ -113,6 +123,8 @@ class Fleet:
                     host.name, host.daemon, self.set_daemon, interval=self.interval
                 )
         if self.daemons:
+            import asyncio
+
             await asyncio.gather(*(daemon.run(stop) for daemon in self.daemons.values()))
 
     def poll(self) -> SessionsView:
