@@ -5,8 +5,9 @@ This machine is one host: a daemon serving one ``CODEX_HOME``. The other is a re
 serving a second ``CODEX_HOME``, through ``codex app-server proxy`` over the connection
 its tree is read over. On each, the thread's owner (a client of the socket, as the Codex
 TUI is) starts a turn whose model asks to run a command outside the sandbox: both threads
-wait on an approval. ``--json`` and the merged table say so with their hosts and
-requests; a killed daemon makes its host reconnecting, then unreachable, and leaves the
+wait on an approval; a ``codex exec`` run here writes a thread no daemon holds (embedded).
+``--json`` and the merged table say so with their hosts and requests; answering from a
+thread's dashboard reaches that host's Codex only; a killed daemon makes its host reconnecting, then unreachable, and leaves the
 other host as it was.
 """
 
@@ -14,6 +15,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import subprocess
 from collections.abc import AsyncIterator, Iterator
 from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
 from pathlib import Path
@@ -22,7 +25,7 @@ from typing import Any
 import pytest
 
 from tests.support.main_in_process import Capture, run_cli
-from tests.support.real.codex_approvals import escalated
+from tests.support.real.codex_approvals import approval_codex, escalated
 from tests.support.real.codex_daemon import Owner, ServedDaemon, daemon_home
 from tests.support.real.codex_tools import CODEX, needs_codex
 from tests.support.real.ssh_servers import SSHD, OpenSshServer, free_port
@@ -91,16 +94,35 @@ def _waiting_rows(rows: list[dict[str, Any]], threads: dict[str, str]) -> dict[s
     return {r["host"]: r for r in rows if threads.get(r["host"]) == r["thread"]}
 
 
+def _exec_in(home: Path, root: Path) -> None:
+    """A ``codex exec`` turn in ``home`` (its own stand-in answers it): it runs embedded,
+    the home's daemon does not hold its thread."""
+    codex = approval_codex(root, [{"message": "done by exec"}])
+    done = subprocess.run(
+        [str(codex.program), "exec", "--skip-git-repo-check", "-C", str(codex.work), "hi"],
+        env={**os.environ, "CODEX_HOME": str(home)},
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+
+
 async def test_json_gives_both_hosts_waiting_threads_with_codexs_status_and_the_request(
     tmp_path: Path, capsys: Capture
 ) -> None:
     with _two_daemons() as (here, there):
         async with _sshd(tmp_path / "sshd") as sshd, _waiting_on_both(here, there) as threads:
+            await asyncio.to_thread(_exec_in, here.codex.home, tmp_path / "exec")
             config = _config(tmp_path / "config.toml", here, there, sshd)
             code, out, err = await asyncio.to_thread(
                 run_cli, ["sessions", "--json", "--config", str(config)], capsys
             )
     rows = [json.loads(line) for line in out.splitlines()]
+    (embedded,) = [r for r in rows if r["source"] == "exec"]
+    assert (embedded["host"], embedded["state"], embedded["status"]) == ("here", "embedded", None)
     waiting = _waiting_rows(rows, threads)
     assert set(waiting) == {"here", "there"}, (rows, err)
     for host, row in waiting.items():
