@@ -13,6 +13,7 @@ thread that changed) and serves the metrics until Ctrl+C or SIGTERM.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -223,18 +224,18 @@ def _json_once(fleet: Fleet) -> int:
 def publisher(
     fleet: Fleet, state: MetricsState | None, show: Callable[[SessionsView], None]
 ) -> Callable[[SessionsView], None]:
-    """Each view shown, and folded into the metrics when they are served."""
-
+    """Each view shown, and folded into the metrics when they are served; a row whose live
+    state its host's daemon changed counts as changed (its line is printed again)."""
     from envtui.incidents.fleet_rows import HostFreshness, live_changes, waiting_of
 
     before: list[list[HostFreshness]] = [[]]
 
     def publish(view: SessionsView) -> None:
+        moved = live_changes(before[0], view.hosts, (row.key for row in view.threads))
+        before[0] = view.hosts
+        view.changed |= moved & {row.key for row in view.threads}
         if state is not None:
-            moved = live_changes(before[0], view.hosts, (row.key for row in view.threads))
-            before[0] = view.hosts
-            keys = view.changed | moved
-            changed = [row for row in view.threads if row.key in keys]
+            changed = view.changed_threads()
             state.sessions(changed, view.gone, waiting_of(changed, view.hosts))
             for host in fleet.hosts:
                 state.source_up(host.files.name, host.freshness.state == "connected")
@@ -252,35 +253,64 @@ async def _json(args: argparse.Namespace, fleet: Fleet, state: MetricsState | No
     await fleet.open()
     stop = asyncio.Event()
     daemons = asyncio.get_running_loop().create_task(fleet.run_daemons(stop))
+    stack = contextlib.AsyncExitStack()
     try:
         await _daemons_settled(fleet)
         view = await asyncio.to_thread(fleet.poll)
         code = _said(view)
         if state is None or not view.up:
             return code
-        publisher(fleet, state, lambda v: None)(view)
         said = (list(view.outside), list(view.misnamed))
+        alerts = _command_alerts(args)
+        if alerts is not None:
+            stack.push_async_callback(alerts.aclose)
 
         def changed(v: SessionsView) -> None:
+            if alerts is not None:
+                alerts.tell(v)
+            if v is view:
+                return  # printed above
             _print(v.changed_threads(), v)
             view.threads = v.threads
             if (v.outside, v.misnamed) != said:
                 said[0][:], said[1][:] = v.outside, v.misnamed
                 _say_outside(v)
 
+        publish = publisher(fleet, state, changed)
+        publish(view)
         with stop_on_signals(stop):
-            await watch_sessions(
-                fleet,
-                publisher(fleet, state, changed),
-                stop,
-                poll=args.poll_interval,
-                wake=fleet.woken,
-            )
+            await watch_sessions(fleet, publish, stop, poll=args.poll_interval, wake=fleet.woken)
         return 1 if failing(view.threads) else 0
     finally:
         stop.set()
+        await stack.aclose()
         await _ended(daemons)
         await fleet.aclose()
+
+
+class _CommandAlerts:
+    """``--alert-command`` of a headless run: each request of any host's thread, once."""
+
+    def __init__(self, command: list[str]) -> None:
+        from envtui.incidents.fleet_alerts import FleetAlerts
+        from envtui.sources.alerts import AlertCommand
+
+        self.said = FleetAlerts()
+        self.command = AlertCommand(command, lambda text: print(text, file=sys.stderr))
+
+    def tell(self, view: SessionsView) -> None:
+        from datetime import UTC, datetime
+
+        self.command.add(self.said.new(view.hosts, datetime.now(UTC)))
+
+    async def aclose(self) -> None:
+        await self.command.aclose()
+
+
+def _command_alerts(args: argparse.Namespace) -> _CommandAlerts | None:
+    import shlex
+
+    return _CommandAlerts(shlex.split(args.alert_command)) if args.alert_command else None
 
 
 async def _daemons_settled(fleet: Fleet) -> None:

@@ -16,7 +16,10 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
 import subprocess
+import sys
+import urllib.request
 from collections.abc import AsyncIterator, Iterator
 from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
 from pathlib import Path
@@ -29,7 +32,7 @@ from tests.support.real.codex_approvals import approval_codex, escalated
 from tests.support.real.codex_daemon import Owner, ServedDaemon, daemon_home
 from tests.support.real.codex_tools import CODEX, needs_codex
 from tests.support.real.ssh_servers import SSHD, OpenSshServer, free_port
-from tests.support.waiting import pilot_wait_until, wait_until
+from tests.support.waiting import pilot_wait_until, poll_until, wait_until
 
 pytestmark = [
     needs_codex,
@@ -227,3 +230,59 @@ async def _decline_from_its_dashboard(pilot: Any, app: Any, key: str) -> None:
 
 def _host(app: Any, name: str) -> Any:
     return next(h for h in app.sessions.hosts if h.name == name)
+
+
+def test_headless_the_default_trees_daemon_says_a_waiting_thread_and_its_alert_runs_once(
+    tmp_path: Path,
+) -> None:
+    """``envtui sessions --json --metrics --alert-command`` on CODEX_HOME's own tree: its
+    daemon is attached; a thread that starts waiting is printed again with its status,
+    exported as waiting, and its request runs the alert command once."""
+    told = tmp_path / "told.jsonl"
+    alert = f"sh -c 'cat >> {told}'"
+    with daemon_home([escalated("echo headless", "devbox"), {"message": "done"}]) as daemon:
+        (daemon.codex.home / "sessions").mkdir(exist_ok=True)  # Codex makes it with a thread
+        port = free_port()
+        process = subprocess.Popen(
+            [sys.executable, "-m", "envtui", "sessions", "--json", "--poll-interval", "0.5",
+             "--metrics", f"127.0.0.1:{port}", "--alert-command", alert],
+            env={**os.environ, "CODEX_HOME": str(daemon.codex.home)},
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        try:
+            poll_until(lambda: "envtui_source_up" in _scrape(port), timeout=60, what="serving")
+
+            async def turn() -> tuple[Owner, str]:
+                owner = await Owner.connect(daemon.socket)
+                return owner, await owner.start_turn(daemon.codex.work)
+
+            loop = asyncio.new_event_loop()
+            owner, thread = loop.run_until_complete(turn())
+            waiting = f'envtui_thread_waiting{{reason="approval",thread="{thread}"}} 1.0'
+            poll_until(lambda: waiting in _scrape(port), timeout=90, what="exported waiting")
+            poll_until(lambda: told.exists() and thread in told.read_text(), timeout=30)
+            loop.run_until_complete(asyncio.sleep(3))  # more polls: the same request again
+            loop.run_until_complete(owner.aclose())
+            loop.close()
+        finally:
+            process.send_signal(signal.SIGTERM)
+            out, err = process.communicate(timeout=60)
+    (run,) = [json.loads(line) for line in told.read_text().splitlines()]
+    (said,) = run["alerts"]
+    assert (said["kind"], said["thread"], said["environment_id"]) == (
+        "request_pending",
+        thread,
+        "devbox",
+    )
+    assert "echo headless" in said["message"]
+    rows = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    states = [r["state"] for r in rows if r["thread"] == thread]
+    assert "waiting on approval" in states, (rows, err)
+
+
+def _scrape(port: int) -> str:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=2) as answer:
+            return str(answer.read().decode())
+    except OSError:
+        return ""
