@@ -98,6 +98,11 @@ class HostFreshness:
         assert self.daemon in ("reconnecting", "unreachable")
         return self.daemon, f"daemon: {self.daemon_reason or 'lost'}"
 
+    def heard(self) -> datetime | None:
+        """When what :meth:`shown` says was last heard from: the daemon when it is the one
+        lost, else the files."""
+        return self.daemon_heard if self.shown()[0] != self.state else self.last_heard
+
     def as_json(self, now: datetime, interval: float) -> dict[str, Any]:
         state, reason = self.shown()
         return {
@@ -111,6 +116,7 @@ class HostFreshness:
             "live_status": self.live is not None,
             "daemon": self.daemon,
             "daemon_version": self.daemon_version,
+            "daemon_last_heard": self.daemon_heard.isoformat() if self.daemon_heard else None,
             "daemon_differs": self.daemon_differs,
         }
 

@@ -85,9 +85,13 @@ def test_a_host_whose_daemon_runs_another_codex_than_its_cli_is_marked() -> None
 
 
 def test_a_lost_daemon_makes_its_host_reconnecting_with_the_reason_and_no_live_status() -> None:
-    host = HostFreshness("box", state="connected", live=None)
+    files_read = datetime(2026, 12, 6, 12, 0, 5, tzinfo=UTC)
+    daemon_heard = datetime(2026, 12, 6, 12, 0, 1, tzinfo=UTC)
+    host = HostFreshness("box", state="connected", last_heard=files_read, live=None)
     host.daemon, host.daemon_reason = "reconnecting", "the socket closed"
+    host.daemon_heard = daemon_heard
     assert host.shown() == ("reconnecting", "daemon: the socket closed")
+    assert host.heard() == daemon_heard  # the daemon is what went quiet
     host.daemon = "no daemon"  # never reached: the host shows its files, and is not down
     assert host.shown() == ("connected", None)
     host.state, host.reason = "unreachable", "ssh: refused"  # the files' reason comes first

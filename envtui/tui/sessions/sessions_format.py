@@ -122,8 +122,9 @@ def hosts_text(hosts: list[HostFreshness], now: datetime, interval: float) -> st
         words = [clean(host.name), state]
         if reason and state != "connected":
             words.append(f"({clean(reason)})")
-        if host.last_heard is not None and host.stale(now, interval):
-            words.append(f"last heard {relative(host.last_heard, now)}")
+        heard = host.heard()
+        if heard is not None and (state != "connected" or host.stale(now, interval)):
+            words.append(f"last heard {relative(heard, now)}")
         if host.codex_version:
             marked = f" {glyphs().warning} differs" if host.version_differs else ""
             words.append(f"codex {clean(host.codex_version)}{marked}")
