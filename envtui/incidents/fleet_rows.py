@@ -275,6 +275,20 @@ def under_parents(rows: list[ThreadSummary]) -> list[tuple[ThreadSummary, int]]:
     return out
 
 
+def families(rows: list[ThreadSummary]) -> list[tuple[ThreadSummary, int]]:
+    """:func:`under_parents` of rows in their sorted order, each family (a thread and its
+    sub-agents) placed where its first member sorts: a sub-agent that waits on you brings
+    its parent to the top with it."""
+    rank = {row.key: index for index, row in enumerate(rows)}
+    trees: list[list[tuple[ThreadSummary, int]]] = []
+    for row, depth in under_parents(rows):
+        if depth == 0 or not trees:
+            trees.append([])
+        trees[-1].append((row, depth))
+    trees.sort(key=lambda tree: min(rank[row.key] for row, _ in tree))
+    return [placed for tree in trees for placed in tree]
+
+
 def _parent_key(row: ThreadSummary) -> str | None:
     from envtui.incidents.thread_summary import thread_key
 

@@ -24,6 +24,7 @@ from envtui.incidents.fleet_rows import (
     HostFreshness,
     PendingRequest,
     ThreadLive,
+    families,
     live_changes,
     mark_versions,
     row_json,
@@ -131,6 +132,15 @@ def test_each_request_is_alerted_once_naming_host_thread_and_environment() -> No
     assert alerts.new([a], at) == []
     a.live = {"t1": _waiting(0)}
     assert alerts.new([a], at) == []
+
+
+def test_a_sub_agent_that_waits_brings_its_family_to_the_top() -> None:
+    parent = _summary("p", host="a")
+    waiting_child = _summary("c", host="a", parent_thread_id="p")
+    other = _summary("o", host="a")
+    # sorted: the waiting child first, then the other thread, then the parent
+    placed = families([waiting_child, other, parent])
+    assert [(row.thread_id, depth) for row, depth in placed] == [("p", 0), ("c", 1), ("o", 0)]
 
 
 def test_live_changes_name_the_rows_whose_state_may_read_otherwise() -> None:

@@ -18,8 +18,8 @@ from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.coordinate import Coordinate
 
+from envtui.incidents.fleet_rows import families, needs_you_first
 from envtui.incidents.fleet_rows import matches as state_matches
-from envtui.incidents.fleet_rows import needs_you_first, under_parents
 from envtui.incidents.thread_summary import ThreadSummary
 from envtui.tui.format import matches
 from envtui.tui.sessions.sessions_format import (
@@ -117,10 +117,10 @@ class SessionsTable(KeyedTable):
 
     def _group(self, threads: Mapping[str, ThreadSummary]) -> None:
         """Every row's place: sorted, then each sub-agent under its parent (see
-        ``fleet_rows.under_parents``); a row whose depth changed is drawn again."""
+        ``fleet_rows.families``); a row whose depth changed is drawn again."""
         rows = [threads[key] for key in self._shown if key in threads]
         rows.sort(key=lambda row: (self._order[row.key], row.key), reverse=self.sort_reverse)
-        place = {row.key: (i, depth) for i, (row, depth) in enumerate(under_parents(rows))}
+        place = {row.key: (i, depth) for i, (row, depth) in enumerate(families(rows))}
         for key, (_, depth) in place.items():
             if self._place.get(key, (0, 0))[1] != depth:
                 shown = self._shown[key]
