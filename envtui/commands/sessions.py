@@ -1,8 +1,10 @@
 """``envtui sessions``: every Codex thread of every host's sessions tree, in one table.
 
 The hosts are the config's ``[[hosts]]``; ``DIR`` (a tree here) or ``--ssh HOST`` (as often
-as wanted) is a quick look instead. Without ``--json`` it opens the sessions table
-(``enter`` opens a thread's rollout dashboard). With ``--json`` it prints one line per
+as wanted) is a quick look instead. Each host's app-server daemon, where one answers, says
+its loaded threads' status live (:mod:`envtui.sources.sessions.host_daemon`). Without
+``--json`` it opens the sessions table (``enter`` opens a thread's dashboard: through its
+host's daemon when loaded, else its rollout). With ``--json`` it prints one line per
 thread, each with its host, and exits: 0, or 1 when a live thread has an active incident
 or a host could not be read; with ``--metrics`` too it keeps running (a line for each
 thread that changed) and serves the metrics until Ctrl+C or SIGTERM.
@@ -11,13 +13,24 @@ thread that changed) and serves the metrics until Ctrl+C or SIGTERM.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from envtui.commands.common import dashboard_options, load, metrics_for
-from envtui.commands.options import CONFIG, METRICS, Arg, Command, Group, lasting, seconds, switch
+from envtui.commands.options import (
+    ALERTS,
+    CONFIG,
+    METRICS,
+    Arg,
+    Command,
+    Group,
+    lasting,
+    seconds,
+    switch,
+)
 from envtui.commands.output import fail, needs_terminal, write_output
 from envtui.settings.locations import export_dir
 from envtui.vocabulary.safe_text import dumps_json_line
@@ -27,20 +40,26 @@ if TYPE_CHECKING:
 
     from envtui.incidents.sessions_view import SessionsView
     from envtui.incidents.thread_summary import ThreadSummary
+    from envtui.settings.alerts_config import AlertsConfig
+    from envtui.settings.config import Config
     from envtui.sources.metrics_state import MetricsState
     from envtui.sources.sessions.fleet import Fleet
     from envtui.sources.sessions.session_files import SessionFiles
     from envtui.sources.sessions.sessions_index import SessionsIndex
 
 COMMAND = "sessions"
+SETTLE = 10.0
+"""Seconds ``--json`` waits for the hosts' daemons before it prints what it has."""
 
 
 SESSIONS = Command(
     COMMAND,
     description="One row per Codex thread of every configured host's sessions tree (the "
-    "rollouts under CODEX_HOME/sessions; [[hosts]] in the config): its host, its "
-    "environments at the latest step, active incidents and whether it is live. enter "
-    "opens a thread in the rollout dashboard.",
+    "rollouts under CODEX_HOME/sessions; [[hosts]] in the config): its host, its state "
+    "(from the host's app-server daemon where one runs: waiting on approval or input "
+    "first), its environments at the latest step, active incidents and whether it is "
+    "live. f filters as Codex does (all, needs you, working, idle); enter opens a thread "
+    "through its host's daemon when loaded, else its rollout.",
     options=Group(
         Arg(
             "directory",
@@ -71,6 +90,7 @@ SESSIONS = Command(
         ),
         METRICS,
         CONFIG,
+        ALERTS,
         Arg("--theme", metavar="NAME", help="the theme (as for the dashboard)"),
         switch("--ascii", "draw every glyph in ASCII"),
     ),
@@ -105,7 +125,12 @@ def fleet_for(args: argparse.Namespace) -> Fleet | int:
     if not root.is_dir():
         return fail(COMMAND, f"{root}: no such directory")
     files = LocalSessionFiles(root)
-    return Fleet([SessionsHost("", files, index(files, ""))], interval=interval)
+    host = SessionsHost("", files, index(files, ""))
+    if not args.directory:  # CODEX_HOME's own tree: its daemon too
+        from envtui.sources.sessions.hosts import local_attach, local_daemon
+
+        host.daemon, host.attach = local_daemon(root.parent), local_attach(root.parent)
+    return Fleet([host], interval=interval)
 
 
 def _config_named(args: argparse.Namespace) -> bool:
@@ -136,7 +161,8 @@ def run(args: argparse.Namespace) -> int:
         return served
     state = served[0] if served is not None else None
     try:
-        if args.json and state is None and all(_here(h.files) for h in fleet.hosts):
+        quick = state is None and not any(h.daemon for h in fleet.hosts)
+        if args.json and quick and all(_here(h.files) for h in fleet.hosts):
             return _json_once(fleet)
         if args.json:
             import asyncio
@@ -197,11 +223,19 @@ def _json_once(fleet: Fleet) -> int:
 def publisher(
     fleet: Fleet, state: MetricsState | None, show: Callable[[SessionsView], None]
 ) -> Callable[[SessionsView], None]:
-    """Each view shown, and folded into the metrics when they are served."""
+    """Each view shown, and folded into the metrics when they are served; a row whose live
+    state its host's daemon changed counts as changed (its line is printed again)."""
+    from envtui.incidents.fleet_rows import HostFreshness, live_changes, waiting_of
+
+    before: list[list[HostFreshness]] = [[]]
 
     def publish(view: SessionsView) -> None:
+        moved = live_changes(before[0], view.hosts, (row.key for row in view.threads))
+        before[0] = view.hosts
+        view.changed |= moved & {row.key for row in view.threads}
         if state is not None:
-            state.sessions(view.changed_threads(), view.gone)
+            changed = view.changed_threads()
+            state.sessions(changed, view.gone, waiting_of(changed, view.hosts))
             for host in fleet.hosts:
                 state.source_up(host.files.name, host.freshness.state == "connected")
         show(view)
@@ -216,29 +250,93 @@ async def _json(args: argparse.Namespace, fleet: Fleet, state: MetricsState | No
     from envtui.vocabulary.stopping import stop_on_signals
 
     await fleet.open()
+    stop = asyncio.Event()
+    daemons = asyncio.get_running_loop().create_task(fleet.run_daemons(stop))
+    stack = contextlib.AsyncExitStack()
     try:
+        await _daemons_settled(fleet)
         view = await asyncio.to_thread(fleet.poll)
         code = _said(view)
         if state is None or not view.up:
             return code
-        publisher(fleet, state, lambda v: None)(view)
-        stop = asyncio.Event()
         said = (list(view.outside), list(view.misnamed))
+        alerts = _command_alerts(args)
+        if alerts is not None:
+            stack.push_async_callback(alerts.aclose)
 
         def changed(v: SessionsView) -> None:
+            if alerts is not None:
+                alerts.tell(v)
+            if v is view:
+                return  # printed above
             _print(v.changed_threads(), v)
             view.threads = v.threads
             if (v.outside, v.misnamed) != said:
                 said[0][:], said[1][:] = v.outside, v.misnamed
                 _say_outside(v)
 
+        publish = publisher(fleet, state, changed)
+        publish(view)
         with stop_on_signals(stop):
-            await watch_sessions(
-                fleet, publisher(fleet, state, changed), stop, poll=args.poll_interval
-            )
+            await watch_sessions(fleet, publish, stop, poll=args.poll_interval, wake=fleet.woken)
         return 1 if failing(view.threads) else 0
     finally:
+        stop.set()
+        await stack.aclose()
+        await _ended(daemons)
         await fleet.aclose()
+
+
+class _CommandAlerts:
+    """``--alert-command`` of a headless run: each request of any host's thread, once."""
+
+    def __init__(self, command: list[str]) -> None:
+        from envtui.incidents.fleet_alerts import FleetAlerts
+        from envtui.sources.alerts import AlertCommand
+
+        self.said = FleetAlerts()
+        self.command = AlertCommand(command, lambda text: print(text, file=sys.stderr))
+
+    def tell(self, view: SessionsView) -> None:
+        from datetime import UTC, datetime
+
+        self.command.add(self.said.new(view.hosts, datetime.now(UTC)))
+
+    async def aclose(self) -> None:
+        await self.command.aclose()
+
+
+def _command_alerts(args: argparse.Namespace) -> _CommandAlerts | None:
+    import shlex
+
+    return _CommandAlerts(shlex.split(args.alert_command)) if args.alert_command else None
+
+
+async def _daemons_settled(fleet: Fleet) -> None:
+    """Wait (at most :data:`SETTLE` seconds) until every host's daemon was tried and each
+    waiting thread's request is known, so the one-shot lines say what the daemons say."""
+    import asyncio
+
+    from envtui.vocabulary.stopping import within
+
+    async def settled() -> None:
+        while not fleet.daemons_settled():
+            await asyncio.sleep(0.05)
+
+    await within(SETTLE, settled())
+
+
+async def _ended(task: asyncio.Task[None]) -> None:
+    """The daemons' task, ended: given a moment to close its connections, then cancelled."""
+    import asyncio
+
+    from envtui.vocabulary.stopping import cancel_and_wait
+
+    done, _ = await asyncio.wait({task}, timeout=5)
+    if not done:
+        await cancel_and_wait(task)
+    elif not task.cancelled():
+        task.exception()
 
 
 def _dashboard(args: argparse.Namespace, fleet: Fleet, state: MetricsState | None) -> int:
@@ -249,21 +347,53 @@ def _dashboard(args: argparse.Namespace, fleet: Fleet, state: MetricsState | Non
     from envtui.tui.sessions.sessions_app import SessionsApp
 
     async def watch(show: Callable[[SessionsView], None], stop: asyncio.Event) -> None:
+        import asyncio
+
         await fleet.open()
+        daemons = asyncio.get_running_loop().create_task(fleet.run_daemons(stop))
         try:
             await watch_sessions(
-                fleet, publisher(fleet, state, show), stop, poll=args.poll_interval
+                fleet,
+                publisher(fleet, state, show),
+                stop,
+                poll=args.poll_interval,
+                wake=fleet.woken,
             )
         finally:
+            stop.set()
+            await _ended(daemons)
             await fleet.aclose()
 
+    from envtui.commands.dashboard_sources import alert_command_for
+
     name = fleet.name or fleet.hosts[0].files.name
+    alerts = _alerts(args, config)
     options = dashboard_options(
-        args, config, source_name=f"sessions {name}", export_dir=export_dir()
+        args,
+        config,
+        source_name=f"sessions {name}",
+        export_dir=export_dir(),
+        alerts=alerts,
+        alert_command=alert_command_for(alerts),
     )
-    named = any(host.name for host in fleet.hosts)
+    named = any(host.name or host.daemon for host in fleet.hosts)
     app = SessionsApp(
-        watch, fleet.rollout_source, options, hosts=named, poll_interval=args.poll_interval
+        watch, fleet.thread_source, options, hosts=named, poll_interval=args.poll_interval
     )
     app.run()
     return 0
+
+
+def _alerts(args: argparse.Namespace, config: Config) -> AlertsConfig:
+    """The config's ``[alerts]`` with the flags added: a thread of any host that starts
+    waiting on a person is told once per request."""
+    import shlex
+
+    update: dict[str, object] = {}
+    if args.bell:
+        update["bell"] = True
+    if args.notify:
+        update["notify"] = True
+    if args.alert_command:
+        update["command"] = shlex.split(args.alert_command)
+    return config.alerts.model_copy(update=update)

@@ -48,6 +48,8 @@ class Alert(NamedTuple):
     step: int | None = None
     message: str | None = None
     severity: str | None = None
+    host: str | None = None  # the host of the thread, in a view of several hosts
+    thread: str | None = None  # the thread, in a view of several threads
 
     @classmethod
     def of_incident(cls, msg: IncidentOpened | IncidentResolved, at: datetime | None) -> Alert:
@@ -95,7 +97,9 @@ class Alert(NamedTuple):
             return f"resolved: {self.code} ({who})"
         if self.kind == "request_pending":
             where = f"on {self.environment_id}" if self.environment_id else "on the primary"
-            return f"needs you: {self.code} {where}: {self.message or ''}".rstrip(": ")
+            whose = f"{self.host} " if self.host else ""
+            whose += f"thread {self.thread} " if self.thread else ""
+            return f"needs you: {whose}{self.code} {where}: {self.message or ''}".rstrip(": ")
         if self.kind == "environment_unavailable":
             return f"{who} unavailable" + (f": {self.message}" if self.message else "")
         return f"{who} ready again"
@@ -113,6 +117,8 @@ class Alert(NamedTuple):
             "severity": self.severity,
             "message": self.message,
             "summary": self.summary(),
+            **({"host": self.host} if self.host is not None else {}),
+            **({"thread": self.thread} if self.thread is not None else {}),
         }
 
 

@@ -19,8 +19,13 @@ from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from envtui.incidents.thread_summary import ThreadSummary
+    from envtui.vocabulary.thread_messages import WaitingReason
 
 HostState = Literal["connected", "reconnecting", "unreachable"]
+DaemonState = Literal["attached", "reconnecting", "unreachable", "no daemon"]
+"""A host's daemon as envtui reaches it: ``no daemon`` until one has answered (the host
+shows its files only, and is not down for it); once attached, a daemon lost is
+``reconnecting`` and, past :data:`STALE_POLLS` poll intervals unheard, ``unreachable``."""
 STALE_POLLS = 3
 """A host not heard from for this many poll intervals is stale."""
 
@@ -39,6 +44,8 @@ class PendingRequest:
     method: str
     environment_id: str | None = None
     detail: str | None = None
+    request_id: int | str | None = None  # Codex's id for it (said again with the same id)
+    kind: str | None = None  # envtui's word for it: command, file_change, permissions …
 
     def as_json(self) -> dict[str, Any]:
         return {"method": self.method, "environment": self.environment_id, "detail": self.detail}
@@ -51,6 +58,7 @@ class ThreadLive:
 
     status: Mapping[str, Any]
     pending: tuple[PendingRequest, ...] = ()
+    name: str | None = None  # the thread's name, else its preview, as the daemon says
 
 
 @dataclass
@@ -65,32 +73,61 @@ class HostFreshness:
     codex_version: str | None = None
     live: dict[str, ThreadLive] | None = None  # None: no daemon feeds this host
     version_differs: bool = False  # another host runs another Codex version
+    daemon: DaemonState | None = None  # None: no daemon is looked for on this host
+    daemon_reason: str | None = None
+    daemon_heard: datetime | None = None
+    daemon_version: str | None = None  # the version the daemon said at ``initialize``
 
     def stale(self, now: datetime, interval: float) -> bool:
         if self.last_heard is None:
             return True
         return (now - self.last_heard).total_seconds() > STALE_POLLS * interval
 
+    @property
+    def daemon_differs(self) -> bool:
+        """The daemon runs another Codex than the host's CLI last wrote its rollouts with."""
+        return bool(self.daemon_version and self.codex_version) and (
+            self.daemon_version != self.codex_version
+        )
+
+    def shown(self) -> tuple[HostState, str | None]:
+        """The host's state and why: its files' when they cannot be read, else its daemon's
+        when one was attached and is lost (its live statuses are then not known)."""
+        if self.state != "connected" or self.daemon not in ("reconnecting", "unreachable"):
+            return self.state, self.reason
+        assert self.daemon in ("reconnecting", "unreachable")
+        return self.daemon, f"daemon: {self.daemon_reason or 'lost'}"
+
+    def heard(self) -> datetime | None:
+        """When what :meth:`shown` says was last heard from: the daemon when it is the one
+        lost, else the files."""
+        return self.daemon_heard if self.shown()[0] != self.state else self.last_heard
+
     def as_json(self, now: datetime, interval: float) -> dict[str, Any]:
+        state, reason = self.shown()
         return {
             "host": self.name,
-            "state": self.state,
-            "reason": self.reason,
+            "state": state,
+            "reason": reason,
             "last_heard": self.last_heard.isoformat() if self.last_heard else None,
             "stale": self.stale(now, interval),
             "codex_version": self.codex_version,
             "version_differs": self.version_differs,
             "live_status": self.live is not None,
+            "daemon": self.daemon,
+            "daemon_version": self.daemon_version,
+            "daemon_last_heard": self.daemon_heard.isoformat() if self.daemon_heard else None,
+            "daemon_differs": self.daemon_differs,
         }
 
 
 def mark_versions(hosts: Iterable[HostFreshness]) -> None:
     """Mark each host whose Codex version is not the one most hosts run."""
-    known = [h for h in hosts if h.codex_version is not None]
-    versions = [h.codex_version for h in known]
-    common = max(set(versions), key=versions.count) if versions else None
+    known = [h for h in hosts if (h.daemon_version or h.codex_version) is not None]
+    versions = [h.daemon_version or h.codex_version for h in known]
+    common = max(sorted(set(versions), key=str), key=versions.count) if versions else None
     for host in known:
-        host.version_differs = host.codex_version != common
+        host.version_differs = (host.daemon_version or host.codex_version) != common
 
 
 _STATUS_WORDS = {"idle": "idle", "notLoaded": "not loaded", "systemError": "system error"}
@@ -120,6 +157,53 @@ def row_state(summary: ThreadSummary, live: Mapping[str, ThreadLive] | None) -> 
     return "embedded" if summary.live else "not loaded"
 
 
+def live_changes(
+    before: Iterable[HostFreshness], after: Iterable[HostFreshness], keys: Iterable[str]
+) -> set[str]:
+    """The keys (among ``keys``) of the rows whose live state may read otherwise now: the
+    threads whose :class:`ThreadLive` changed, and every row of a host whose feed came or
+    went."""
+    from envtui.incidents.thread_summary import thread_key
+
+    old = {host.name: host.live for host in before}
+    changed: set[str] = set()
+    whole: set[str] = set()
+    for host in after:
+        was, now = old.get(host.name), host.live
+        if was is None or now is None:
+            if (was is None) != (now is None):
+                whole.add(host.name)
+            continue
+        for thread_id in was.keys() | now.keys():
+            if was.get(thread_id) != now.get(thread_id):
+                changed.add(thread_key(host.name, thread_id))
+    for name in whole:
+        changed |= {key for key in keys if not name or key.startswith(f"{name}/")}
+    return changed
+
+
+def waiting_of(
+    rows: Iterable[ThreadSummary], hosts: Iterable[HostFreshness]
+) -> dict[str, tuple[WaitingReason, ...]]:
+    """Why each row whose host's daemon holds it waits on a person (by key; none: empty);
+    a row no daemon holds is left out (its status is not known)."""
+    feeds = {host.name: host.live for host in hosts}
+    out: dict[str, tuple[WaitingReason, ...]] = {}
+    for row in rows:
+        live = feeds.get(row.host)
+        found = live.get(row.thread_id) if live is not None else None
+        if found is not None:
+            state = status_words(found.status)
+            out[row.key] = _REASONS.get(state, ())
+    return out
+
+
+_REASONS: dict[str, tuple[WaitingReason, ...]] = {
+    WAITING_ON_APPROVAL: ("approval",),
+    WAITING_ON_INPUT: ("input",),
+}
+
+
 def host_named(hosts: Iterable[HostFreshness], name: str) -> HostFreshness | None:
     return next((h for h in hosts if h.name == name), None)
 
@@ -131,11 +215,20 @@ def row_json(summary: ThreadSummary, host: HostFreshness | None) -> dict[str, An
     found = live.get(summary.thread_id) if live is not None else None
     return {
         **summary.as_json(),
-        "host_state": host.state if host is not None else None,
+        "host_state": host.shown()[0] if host is not None else None,
         "state": row_state(summary, live),
-        "status": dict(found.status) if found is not None else None,
+        "name": found.name if found is not None else None,
+        "status": dict(found.status) if found is not None else _unheld_status(summary, live),
         "pending": [p.as_json() for p in found.pending] if found is not None else [],
     }
+
+
+def _unheld_status(
+    summary: ThreadSummary, live: Mapping[str, ThreadLive] | None
+) -> dict[str, Any] | None:
+    """Codex's status of a thread its host's daemon does not hold: not loaded, unless it
+    is being written (embedded: no daemon says its status)."""
+    return {"type": "notLoaded"} if live is not None and not summary.live else None
 
 
 def matches(state: str, chosen: str) -> bool:
@@ -180,6 +273,20 @@ def under_parents(rows: list[ThreadSummary]) -> list[tuple[ThreadSummary, int]]:
     for row in rows:  # rows only reachable through a loop of parents
         add(row, 0)
     return out
+
+
+def families(rows: list[ThreadSummary]) -> list[tuple[ThreadSummary, int]]:
+    """:func:`under_parents` of rows in their sorted order, each family (a thread and its
+    sub-agents) placed where its first member sorts: a sub-agent that waits on you brings
+    its parent to the top with it."""
+    rank = {row.key: index for index, row in enumerate(rows)}
+    trees: list[list[tuple[ThreadSummary, int]]] = []
+    for row, depth in under_parents(rows):
+        if depth == 0 or not trees:
+            trees.append([])
+        trees[-1].append((row, depth))
+    trees.sort(key=lambda tree: min(rank[row.key] for row, _ in tree))
+    return [placed for tree in trees for placed in tree]
 
 
 def _parent_key(row: ThreadSummary) -> str | None:

@@ -25,7 +25,7 @@ from prometheus_client import start_http_server
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector, CollectorRegistry
 
-from envtui.sources.metrics_state import MetricsSnapshot, MetricsState
+from envtui.sources.metrics_state import MetricsSnapshot, MetricsState, ThreadSeries
 from envtui.vocabulary.events import Event, EventSink, Source
 from envtui.vocabulary.safe_text import for_terminal
 from envtui.vocabulary.terms import LiveState
@@ -37,6 +37,18 @@ WAITING_REASONS: tuple[WaitingReason, ...] = ("approval", "input")
 
 def _labels(*values: str) -> list[str]:
     return [for_terminal(value) for value in values]
+
+
+def _who(snapshot: MetricsSnapshot) -> list[str]:
+    """The labels that name a thread: ``host`` too when any thread has one (a view of
+    several hosts), so one host's series stay the same without it."""
+    return ["host", "thread"] if any(s.host for s in snapshot.threads.values()) else ["thread"]
+
+
+def _whose(who: list[str], key: str, series: ThreadSeries) -> list[str]:
+    """A thread's values of the labels :func:`_who` gave."""
+    thread = series.thread_id or key
+    return [series.host or "", thread] if len(who) == 2 else [thread]
 
 
 class EnvtuiCollector(Collector):
@@ -61,68 +73,74 @@ class EnvtuiCollector(Collector):
 
 
 def _environment_families(snapshot: MetricsSnapshot) -> Iterator[Metric]:
+    who = _who(snapshot)
     status = GaugeMetricFamily(
         "envtui_environment_status",
         "1 for the environment's current status, 0 for the others.",
-        labels=["thread", "environment", "kind", "status"],
+        labels=[*who, "environment", "kind", "status"],
     )
     primary = GaugeMetricFamily(
         "envtui_environment_primary",
         "1 when the environment is the primary.",
-        labels=["thread", "environment"],
+        labels=[*who, "environment"],
     )
     transitions = CounterMetricFamily(
         "envtui_environment_transitions",
         "Times the environment entered a status (its first status included).",
-        labels=["thread", "environment", "to"],
+        labels=[*who, "environment", "to"],
     )
     dropped = GaugeMetricFamily(
         "envtui_environments_dropped",
         "Environments the thread names beyond --metrics-max-environments: they have no series.",
-        labels=["thread"],
+        labels=who,
     )
     for thread, series in sorted(snapshot.threads.items()):
+        ids = _whose(who, thread, series)
         for env_id, (kind, current, is_primary) in series.statuses.items():
             for name in STATUSES:
                 value = 1.0 if name == current else 0.0
-                status.add_metric(_labels(thread, env_id, kind, name), value)
-            primary.add_metric(_labels(thread, env_id), 1.0 if is_primary else 0.0)
+                status.add_metric(_labels(*ids, env_id, kind, name), value)
+            primary.add_metric(_labels(*ids, env_id), 1.0 if is_primary else 0.0)
         for (env_id, to), count in sorted(series.transitions.items()):
-            transitions.add_metric(_labels(thread, env_id, to), count)
+            transitions.add_metric(_labels(*ids, env_id, to), count)
         if series.dropped:
-            dropped.add_metric(_labels(thread), series.dropped)
+            dropped.add_metric(_labels(*ids), series.dropped)
     yield from (status, primary, transitions, dropped)
 
 
 def _incident_families(snapshot: MetricsSnapshot) -> Iterator[Metric]:
+    who = _who(snapshot)
     active = GaugeMetricFamily(
         "envtui_incidents_active",
         "1 for each finding code raised at the thread's latest checked step.",
-        labels=["thread", "code"],
+        labels=[*who, "code"],
     )
     findings = CounterMetricFamily(
-        "envtui_findings", "Findings raised, by code.", labels=["thread", "code"]
+        "envtui_findings", "Findings raised, by code.", labels=[*who, "code"]
     )
     for thread, series in sorted(snapshot.threads.items()):
+        ids = _whose(who, thread, series)
         for code in series.incidents:
-            active.add_metric(_labels(thread, code), 1.0)
+            active.add_metric(_labels(*ids, code), 1.0)
         for code, count in sorted(series.findings.items()):
-            findings.add_metric(_labels(thread, code), count)
+            findings.add_metric(_labels(*ids, code), count)
     yield from (active, findings)
 
 
 def _waiting_family(snapshot: MetricsSnapshot) -> Metric:
     """1 while the thread waits for the operator for that reason, 0 while it does not; no
     series for a thread whose status is not known (a rollout does not say)."""
+    who = _who(snapshot)
     waiting = GaugeMetricFamily(
         "envtui_thread_waiting",
         "1 while the thread waits for the operator (reason: approval, input).",
-        labels=["thread", "reason"],
+        labels=[*who, "reason"],
     )
     for thread, series in sorted(snapshot.threads.items()):
+        ids = _whose(who, thread, series)
         if series.waiting is not None:
             for reason in WAITING_REASONS:
-                waiting.add_metric([thread, reason], 1.0 if reason in series.waiting else 0.0)
+                waiting.add_metric([*ids, reason], 1.0 if reason in series.waiting else 0.0)
     return waiting
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from envtui.incidents.fold import IncidentFold
@@ -66,6 +66,10 @@ class ThreadSeries:
     dropped_ids: set[str] = field(default_factory=set)  # from events: which were dropped
     waiting: tuple[WaitingReason, ...] | None = None
     """Why the thread waits for the operator (None: its status is not known)."""
+    host: str | None = None
+    """The host the thread runs on, in a view of several (its series carry a ``host`` label)."""
+    thread_id: str | None = None
+    """The thread's id when its key is not (a host's thread is keyed ``host/id``)."""
 
 
 @dataclass
@@ -162,12 +166,18 @@ class MetricsState:
 
     # --- sessions ---------------------------------------------------------------------------
 
-    def sessions(self, threads: Iterable[ThreadSummary], gone: Iterable[str] = ()) -> None:
-        """Each thread's series from its summary; one not live, or gone, has ended."""
+    def sessions(
+        self,
+        threads: Iterable[ThreadSummary],
+        gone: Iterable[str] = (),
+        waiting: Mapping[str, tuple[WaitingReason, ...]] | None = None,
+    ) -> None:
+        """Each thread's series from its summary; one not live, or gone, has ended.
+        ``waiting``: why each thread whose host's daemon says its status waits (by key)."""
         now = self.clock()
         with self._lock:
             for summary in threads:
-                thread = summary.thread_id
+                thread = summary.key
                 old = self._threads.get(thread)
                 if summary.live:
                     self._expired.discard(thread)
@@ -183,6 +193,9 @@ class MetricsState:
                     incidents=list(summary.incidents),
                     latest_step=summary.latest_step,
                     dropped=len(summary.environments) - len(kept),
+                    host=summary.host or None,
+                    thread_id=summary.thread_id,
+                    waiting=(waiting or {}).get(thread),
                 )
                 if series.dropped:
                     self._capped(thread, series.dropped)
@@ -226,6 +239,8 @@ class MetricsState:
                     s.latest_step,
                     s.dropped,
                     waiting=s.waiting,
+                    host=s.host,
+                    thread_id=s.thread_id,
                 )
                 for thread, s in self._threads.items()
             }

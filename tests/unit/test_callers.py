@@ -22,9 +22,8 @@ TEST_SURFACE = {"notices"}
 """``EnvTuiApp.notices``: the dashboard's toasts as the tests read them (never Textual's own
 list); ARCHITECTURE.md names it for that."""
 
-NOT_WIRED_YET = {"under_parents"}
-"""Sub-agent threads grouped under their parent thread (pure, tested): the sessions table
-does not draw the grouping yet."""
+NOT_WIRED_YET: set[str] = set()
+"""Functions built ahead of their caller (pure, tested); none now."""
 
 
 @cache

@@ -137,6 +137,8 @@ class DaemonClient:
         self.unknown: Counter[str] = Counter()
         self.rpc: JsonRpcClient | None = None
         self.channel: MessageChannel | None = None
+        self.user_agent: str | None = None
+        """What the daemon said it is at ``initialize`` (``codex_cli_rs/0.171.0 (…)``)."""
         self._tasks: set[asyncio.Task[None]] = set()
 
     # --- connecting ---------------------------------------------------------------------------
@@ -155,11 +157,13 @@ class DaemonClient:
         rpc.start()
         client = {"name": CLIENT_NAME, "title": "envtui", "version": __version__}
         capabilities = {"experimentalApi": True, "optOutNotificationMethods": list(OPTED_OUT)}
-        await rpc.request(
+        result = await rpc.request(
             "initialize",
             {"clientInfo": client, "capabilities": capabilities},
             timeout=REQUEST_TIMEOUT,
         )
+        agent = result.get("userAgent") if isinstance(result, dict) else None
+        self.user_agent = agent if isinstance(agent, str) else None
         await rpc.notify("initialized")
 
     @property
@@ -197,6 +201,11 @@ class DaemonClient:
         for thread in self.threads.values():
             self._maybe_subscribe(thread)
         return self.work_threads()
+
+    async def loaded(self) -> set[str]:
+        """The ids of the threads loaded now (``thread/loaded/list``): cheap, so a view of
+        many hosts asks it every poll to know the daemon still answers."""
+        return await self._loaded()
 
     async def _loaded(self) -> set[str]:
         loaded: set[str] = set()

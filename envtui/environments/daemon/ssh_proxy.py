@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import shlex
 from pathlib import Path
 
 import asyncssh
@@ -31,8 +32,13 @@ ROLE = "codex app-server proxy"
 
 
 def proxy_command(codex: str, codex_home: Path | None) -> str:
-    """The command run on the host (every word quoted), as an exec-server's is."""
-    env = {"CODEX_HOME": str(codex_home)} if codex_home is not None else None
+    """The command run on the host (every word quoted, as an exec-server's is; a home under
+    ``~/`` is the login directory's, as the host's shell says it)."""
+    home = str(codex_home) if codex_home is not None else None
+    if home is not None and home.startswith("~/"):
+        command = shlex.join([codex, "app-server", "proxy"])
+        return f'env CODEX_HOME="$HOME"/{shlex.quote(home[2:])} {command}'
+    env = {"CODEX_HOME": home} if home is not None else None
     return remote_command(codex, ["app-server", "proxy"], env)
 
 
@@ -55,6 +61,8 @@ class SshProxyChannel:
         self._parts: list[bytes] = []
         self._reader: asyncio.Task[None] | None = None
         self._opened: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.owns_connection = True
+        """False when the connection is another's (:meth:`over`): closing leaves it open."""
 
     @classmethod
     async def open(
@@ -67,16 +75,51 @@ class SshProxyChannel:
         except (OSError, asyncssh.Error) as exc:
             raise RetryableError(f"ssh {settings.host}: {exc}") from None
         try:
+            return await cls._start(connection, lost, settings.host, codex, codex_home, timeout)
+        except BaseException:
+            await close_connection(connection)
+            raise
+
+    @classmethod
+    async def over(
+        cls,
+        connection: asyncssh.SSHClientConnection,
+        host: str,
+        codex: str,
+        codex_home: Path | None,
+        *,
+        timeout: float = 30.0,
+    ) -> SshProxyChannel:
+        """The proxy on a connection envtui already holds to ``host`` (its sessions tree's):
+        closing the channel ends the proxy and leaves the connection open."""
+        lost: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        channel = await cls._start(connection, lost, host, codex, codex_home, timeout)
+        channel.owns_connection = False
+        return channel
+
+    @classmethod
+    async def _start(
+        cls,
+        connection: asyncssh.SSHClientConnection,
+        lost: asyncio.Future[str],
+        host: str,
+        codex: str,
+        codex_home: Path | None,
+        timeout: float,
+    ) -> SshProxyChannel:
+        process: asyncssh.SSHClientProcess[bytes] | None = None
+        try:
             process = await connection.create_process(
                 proxy_command(codex, codex_home), encoding=None
             )
-            channel = cls(connection, process, lost, settings.host)
+            channel = cls(connection, process, lost, host)
             await within(timeout, channel._handshake())
         except BaseException as exc:
-            await close_connection(connection)
+            if process is not None:
+                process.close()
             if isinstance(exc, TimeoutError | asyncssh.Error | OSError | ChannelClosedError):
                 raise RetryableError(
-                    f"{ROLE} on {settings.host}: no daemon answered ({exc or 'timed out'})"
+                    f"{ROLE} on {host}: no daemon answered ({exc or 'timed out'})"
                 ) from None
             raise
         return channel
@@ -160,4 +203,5 @@ class SshProxyChannel:
             with contextlib.suppress(BaseException):
                 await self._reader
         self.process.close()
-        await close_connection(self.connection)
+        if self.owns_connection:
+            await close_connection(self.connection)

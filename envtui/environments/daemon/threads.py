@@ -28,6 +28,8 @@ class DaemonThread:
     source: str | None = None
     path: str | None = None
     """The thread's rollout; None until Codex writes it (and for the TUI's title thread)."""
+    preview: str | None = None
+    """The thread's first words (Codex's ``preview``), for a list of threads."""
     loaded: bool = False
 
     @property
@@ -41,7 +43,12 @@ class DaemonThread:
 
     def take(self, thread: Mapping[str, Any]) -> None:
         """What a ``Thread`` object of the protocol says (fields it lacks are kept)."""
-        for attribute, key in (("name", "name"), ("cwd", "cwd"), ("path", "path")):
+        for attribute, key in (
+            ("name", "name"),
+            ("cwd", "cwd"),
+            ("path", "path"),
+            ("preview", "preview"),
+        ):
             value = thread.get(key)
             if isinstance(value, str):
                 setattr(self, attribute, value)

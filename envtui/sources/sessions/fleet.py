@@ -5,8 +5,10 @@ Each host is one :class:`SessionsIndex` over its files (this machine's tree, or 
 over SFTP); :meth:`Fleet.poll` polls each in turn and merges their views, keyed by host and
 thread. A host that cannot be reached keeps its rows as last read and says why; the others
 go on. Each host's live feed (what its app-server daemon says of its loaded threads) is
-handed in by whoever holds a client to that daemon, through :meth:`Fleet.set_live`; a host
-nobody feeds shows its files only, and says so (see :mod:`envtui.incidents.fleet_rows`).
+handed in through :meth:`Fleet.set_daemon`: :meth:`Fleet.run_daemons` attaches to the
+daemon of every host that names one (:mod:`envtui.sources.sessions.host_daemon`), and a
+change wakes the next poll at once (:attr:`Fleet.woken`). A host nobody feeds shows its
+files only, and says so (see :mod:`envtui.incidents.fleet_rows`).
 """
 
 from __future__ import annotations
@@ -22,7 +24,12 @@ from envtui.incidents.fleet_rows import HostFreshness, ThreadLive, mark_versions
 from envtui.incidents.sessions_view import SessionsView
 
 if TYPE_CHECKING:
+    import asyncio
+
+    from envtui.environments.daemon.client import ChannelOpener
     from envtui.incidents.thread_summary import ThreadSummary
+    from envtui.sources.daemon.attach import DaemonOptions
+    from envtui.sources.sessions.host_daemon import DaemonReport, HostDaemon
     from envtui.sources.sessions.session_files import SessionFiles
     from envtui.sources.sessions.sessions_index import SessionsIndex
     from envtui.vocabulary.events import Source
@@ -36,6 +43,9 @@ class SessionsHost:
     files: SessionFiles
     index: SessionsIndex
     codex: str | None = None  # the codex binary on the host (None: from its PATH)
+    daemon: ChannelOpener | None = None  # how its daemon is reached (None: files only)
+    attach: DaemonOptions | None = None
+    """How a dashboard of one of its threads attaches to its daemon (the thread left out)."""
     freshness: HostFreshness = field(init=False)
     _versions: dict[str, tuple[float, str]] = field(default_factory=dict, init=False)
     not_opened: str | None = field(default=None, init=False)
@@ -60,6 +70,18 @@ class Fleet:
         self.interval = interval
         self.clock = clock
         self.name = ", ".join(host.name for host in hosts)
+        self._woken: asyncio.Event | None = None
+        self.daemons: dict[str, HostDaemon] = {}
+
+    @property
+    def woken(self) -> asyncio.Event:
+        """Set when a daemon said something: the next poll need not wait its interval
+        (made on first use: a one-shot listing loads no asyncio)."""
+        if self._woken is None:
+            import asyncio
+
+            self._woken = asyncio.Event()
+        return self._woken
 
     async def open(self) -> None:
         """Connect to each host; one that cannot be reached is marked so, never fatal."""
@@ -79,6 +101,31 @@ class Fleet:
         for known in self.hosts:
             if known.name == host:
                 known.freshness.live = dict(live) if live is not None else None
+
+    def set_daemon(self, host: str, report: DaemonReport) -> None:
+        """``host``'s daemon as it is reached now, and its loaded threads."""
+        for known in self.hosts:
+            if known.name == host:
+                fresh = known.freshness
+                fresh.daemon, fresh.daemon_reason = report.state, report.reason
+                fresh.daemon_heard, fresh.daemon_version = report.heard, report.version
+        self.set_live(host, report.live)
+        self.woken.set()
+
+    async def run_daemons(self, stop: asyncio.Event) -> None:
+        """Attach to every host's daemon (those that name one) until ``stop``."""
+        from envtui.sources.sessions.host_daemon import HostDaemon
+
+        for host in self.hosts:
+            if host.daemon is not None:
+                host.freshness.daemon = "no daemon"
+                self.daemons[host.name] = HostDaemon(
+                    host.name, host.daemon, self.set_daemon, interval=self.interval
+                )
+        if self.daemons:
+            import asyncio
+
+            await asyncio.gather(*(daemon.run(stop) for daemon in self.daemons.values()))
 
     def poll(self) -> SessionsView:
         """Each host's index polled in turn; their views as one."""
@@ -122,6 +169,33 @@ class Fleet:
         """The thread's rollout, followed on its own host."""
         host = next((h for h in self.hosts if h.name == summary.host), self.hosts[0])
         return host.files.rollout_source(summary.path)
+
+    def thread_source(self, summary: ThreadSummary) -> Source:
+        """The thread's dashboard source: through its host's daemon while the daemon holds
+        it (its requests answered there), else its rollout followed."""
+        host = next((h for h in self.hosts if h.name == summary.host), self.hosts[0])
+        live = host.freshness.live
+        if host.attach is None or live is None or summary.thread_id not in live:
+            return self.rollout_source(summary)
+        from envtui.sources.daemon.attach import DaemonSource
+
+        return DaemonSource(dataclasses.replace(host.attach, thread=summary.thread_id))
+
+    def daemons_settled(self) -> bool:
+        """Whether every host's daemon was tried once, and every waiting thread of those
+        attached has its request (``--json`` prints what the daemons say then)."""
+        if any(h.daemon is not None and h.name not in self.daemons for h in self.hosts):
+            return False  # not started yet
+        for daemon in self.daemons.values():
+            if not daemon.tried:
+                return False
+            client = daemon.client if daemon.state == "attached" else None
+            if client is None:
+                continue
+            asked = {r.thread for r in client.requests.pending.values()}
+            if any(t.waiting and t.work and t.id not in asked for t in client.threads.values()):
+                return False
+        return True
 
 
 def _newest_version(host: SessionsHost, view: SessionsView) -> str | None:

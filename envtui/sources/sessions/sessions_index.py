@@ -204,8 +204,10 @@ async def watch_sessions(
     stop: asyncio.Event,
     *,
     poll: float = POLL,
+    wake: asyncio.Event | None = None,
 ) -> None:
-    """Poll ``index`` every ``poll`` seconds until ``stop``, publishing each view.
+    """Poll ``index`` every ``poll`` seconds until ``stop``, publishing each view; sooner
+    when ``wake`` is set (a daemon said a thread's status changed).
 
     The polls run in a worker thread: indexing a large tree never holds up the loop.
     """
@@ -214,6 +216,21 @@ async def watch_sessions(
     from envtui.vocabulary.stopping import wait_for_stop
 
     while not stop.is_set():
+        if wake is not None:
+            wake.clear()
         view = await asyncio.to_thread(index.poll)
         publish(view)
-        await wait_for_stop(stop, poll)
+        if wake is None:
+            await wait_for_stop(stop, poll)
+        else:
+            await _woken_or_stopped(stop, wake, poll)
+
+
+async def _woken_or_stopped(stop: asyncio.Event, wake: asyncio.Event, timeout: float) -> None:
+    import asyncio
+
+    from envtui.vocabulary.stopping import cancel_and_wait
+
+    waits = {asyncio.ensure_future(stop.wait()), asyncio.ensure_future(wake.wait())}
+    await asyncio.wait(waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+    await cancel_and_wait(*waits)

@@ -62,6 +62,7 @@ class SftpSessionFiles:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._connection: asyncssh.SSHClientConnection | None = None
         self._sftp: asyncssh.SFTPClient | None = None
+        self._connecting: asyncio.Lock | None = None
         self.outside: list[str] = []  # links out of the tree, as last listed
         self.misnamed: list[str] = []  # .jsonl files not named as rollouts, as last listed
 
@@ -71,6 +72,14 @@ class SftpSessionFiles:
         await self._connect()
 
     async def _connect(self) -> asyncssh.SFTPClient:
+        """The SFTP client, connected again if the connection was lost; one connection at
+        a time (the host's daemon asks for it too, while a poll may be reading)."""
+        if self._connecting is None:
+            self._connecting = asyncio.Lock()
+        async with self._connecting:
+            return await self._connect_now()
+
+    async def _connect_now(self) -> asyncssh.SFTPClient:
         connection = self._connection
         if self._sftp is not None and connection is not None and not connection.is_closed():
             return self._sftp
@@ -85,6 +94,13 @@ class SftpSessionFiles:
             await self.aclose()
             raise OSError(describe_ssh_error(exc, self.settings)) from None
         return self._sftp
+
+    async def connection(self) -> asyncssh.SSHClientConnection:
+        """The connection the tree is read over (connected again if it was lost), for the
+        host's daemon to be reached over it too; OSError says why it cannot be had."""
+        await self._connect()
+        assert self._connection is not None
+        return self._connection
 
     async def aclose(self) -> None:
         connection, self._connection, self._sftp = self._connection, None, None

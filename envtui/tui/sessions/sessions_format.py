@@ -41,8 +41,11 @@ SESSION_SORTABLE = (
     "started",
     "steps",
 )
-HOST_COLUMNS: tuple[tuple[str, str, int], ...] = (("host", "host", 10), ("state", "state", 14))
+HOST_COLUMNS: tuple[tuple[str, str, int], ...] = (("host", "host", 10), ("state", "state", 19))
 """Leading the table when it shows configured hosts: each row's host and live state."""
+NAME_COLUMN = ("name", "name", 24)
+"""After the short id when the table shows hosts: the thread's name or preview, as its
+host's daemon says it."""
 TIMED = frozenset({"written"})
 """The columns whose text moves with the clock alone."""
 SHORT_ID = 8
@@ -86,9 +89,28 @@ def written_text(summary: ThreadSummary, now: datetime) -> str:
     return relative(then, now)
 
 
-def host_values(summary: ThreadSummary, state: str) -> dict[str, str]:
-    """The host columns' cells (see HOST_COLUMNS): ``state`` is the row's live state."""
-    return {"host": clean(summary.host) or "-", "state": state}
+def columns(hosts: bool) -> tuple[tuple[str, str, int], ...]:
+    """The table's columns: with hosts, each row's host and state first and its name
+    after the short id (see :data:`HOST_COLUMNS`)."""
+    if not hosts:
+        return SESSION_COLUMNS
+    keys = [key for key, _, _ in SESSION_COLUMNS]
+    at = keys.index("thread") + 1
+    return HOST_COLUMNS + SESSION_COLUMNS[:at] + (NAME_COLUMN,) + SESSION_COLUMNS[at:]
+
+
+def host_values(summary: ThreadSummary, state: str, name: str | None = None) -> dict[str, str]:
+    """The host columns' cells (see HOST_COLUMNS): ``state`` is the row's live state,
+    ``name`` the thread's name or preview (from its host's daemon)."""
+    return {"host": clean(summary.host) or "-", "state": state, "name": clean(name) or "-"}
+
+
+def nested(text: str, depth: int) -> str:
+    """A sub-agent's cell, drawn under its parent: indented, with a branch."""
+    if depth <= 0:
+        return text
+    branch = "`-" if glyphs() is ASCII else "└"
+    return " " * (depth - 1) + branch + text
 
 
 def hosts_text(hosts: list[HostFreshness], now: datetime, interval: float) -> str:
@@ -96,16 +118,23 @@ def hosts_text(hosts: list[HostFreshness], now: datetime, interval: float) -> st
     from when that is stale, its Codex version, marked when it differs from the others'."""
     parts = []
     for host in hosts:
-        words = [clean(host.name), host.state]
-        if host.reason and host.state != "connected":
-            words.append(f"({clean(host.reason)})")
-        if host.last_heard is not None and host.stale(now, interval):
-            words.append(f"last heard {relative(host.last_heard, now)}")
+        state, reason = host.shown()
+        words = [clean(host.name), state]
+        if reason and state != "connected":
+            words.append(f"({clean(reason)})")
+        heard = host.heard()
+        if heard is not None and (state != "connected" or host.stale(now, interval)):
+            words.append(f"last heard {relative(heard, now)}")
         if host.codex_version:
             marked = f" {glyphs().warning} differs" if host.version_differs else ""
             words.append(f"codex {clean(host.codex_version)}{marked}")
+        if host.daemon_version:
+            marked = ""
+            if host.daemon_differs:
+                marked = f" {glyphs().warning} not the CLI's"
+            words.append(f"daemon {clean(host.daemon_version)}{marked}")
         if host.live is None:
-            words.append("files only")
+            words.append("files only" if host.daemon in (None, "no daemon") else "no live status")
         parts.append(" ".join(words))
     return "  ·  ".join(parts)
 

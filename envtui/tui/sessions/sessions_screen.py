@@ -2,9 +2,13 @@
 
 The table is updated in place by thread id (the cursor stays on the same thread) from
 each :class:`SessionsView` the index publishes; it sorts and filters as the main table
-does. ``enter`` opens the thread under the cursor in the rollout dashboard (the main
-screen over a store of its own, fed by the rollout source, following the file); ``esc``
-there, with no filter to clear, comes back here and stops that source.
+does. With hosts, each row leads with its host and live state, the threads that wait on a
+person first, and ``f`` (or ``1`` to ``4``) shows Codex's own filters: all, needs you,
+working, idle; a sub-agent is drawn under its parent. ``enter`` opens the thread under the
+cursor (the main screen over a store of its own, fed by the source the command builds:
+through its host's daemon when the daemon holds the thread, so its requests are answered
+there, else its rollout followed); ``esc`` there, with no filter to clear, comes back here
+and stops that source. A request any host's thread starts waiting on is alerted once.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from collections.abc import Callable
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar, cast
 
 from rich.text import Text
 from textual import on
@@ -22,10 +26,18 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
 from envtui.dashboard.store import Store
-from envtui.incidents.fleet_rows import HostFreshness, host_named, row_state
+from envtui.incidents.fleet_alerts import FleetAlerts
+from envtui.incidents.fleet_rows import (
+    FILTERS,
+    HostFreshness,
+    host_named,
+    live_changes,
+    row_state,
+)
 from envtui.incidents.sessions_view import SessionsView, misnamed_note, outside_note
 from envtui.incidents.thread_summary import ThreadSummary
 from envtui.tui.details import keys_help
+from envtui.tui.format import clean
 from envtui.tui.keymap import keys_in_force
 from envtui.tui.main_screen import MainScreen
 from envtui.tui.options import DashboardOptions
@@ -42,11 +54,23 @@ from envtui.tui.widgets import EnvironmentTable
 from envtui.vocabulary.events import Source
 from envtui.vocabulary.safe_text import for_terminal
 
+if TYPE_CHECKING:
+    from envtui.vocabulary.answers import Answers
+
 SHARED_KEYS = ("help", "filter", "clear_filter", "theme", "sort", "sort_reverse", "quit")
 """The main screen's bindings the sessions table has too: the same keys, the same keymap ids."""
 
 ThreadOpener = Callable[[ThreadSummary], Source]
-"""The rollout source of a thread (its file followed), built by the command."""
+"""The source of a thread's dashboard, built by the command (one with an ``answer``
+method takes the operator's answers: a daemon's thread)."""
+STATE_KEYS = [
+    Binding("f", "next_state_filter", "needs you/working/idle", id="state_filter"),
+    *(
+        Binding(str(n), f"state_filter({n - 1})", f"show {name}", show=False, id=f"show_{n}")
+        for n, name in enumerate(FILTERS, start=1)
+    ),
+]
+"""Codex's own filters of the table of hosts: ``f`` steps through them, a digit picks one."""
 
 
 class ThreadScreen(MainScreen):
@@ -83,6 +107,7 @@ class SessionsScreen(Screen[None]):
             for b in (*MainScreen.BINDINGS, *EnvironmentTable.BINDINGS)
             if isinstance(b, Binding) and b.id == key
         ),
+        *STATE_KEYS,
     ]
     DEFAULT_CSS = """
     #sessions { height: 1fr; border: round $primary; }
@@ -106,6 +131,7 @@ class SessionsScreen(Screen[None]):
         self._header = ""
         self._details = ""
         self._tasks: set[asyncio.Task[None]] = set()
+        self._alerts = FleetAlerts()
 
     def compose(self) -> ComposeResult:
         yield Static("", id="header", markup=False)
@@ -131,12 +157,16 @@ class SessionsScreen(Screen[None]):
 
     def show(self, view: SessionsView) -> None:
         """One poll of the index: only what it changed reaches the table."""
-        quiet = not view.changed and not view.gone
+        moved = (
+            live_changes(self.hosts, view.hosts, self.threads.keys()) if self.with_hosts else set()
+        )
+        quiet = not view.changed and not view.gone and not moved
         hosts_moved = self.with_hosts and self._hosts_text() != self._hosts_text(view.hosts)
         same_notes = view.outside == self.outside and view.misnamed == self.misnamed
         if quiet and view.problem == self.problem and same_notes and not hosts_moved:
             return  # nothing changed: no widget is touched
         self.hosts = view.hosts
+        self._alert(view.hosts)
         if view.changed:
             for summary in view.changed_threads():
                 self.threads[summary.key] = summary
@@ -144,7 +174,14 @@ class SessionsScreen(Screen[None]):
             self.threads.pop(key, None)
         self.problem, self.outside, self.misnamed = view.problem, view.outside, view.misnamed
         if self.is_mounted:
-            self._sync(view.changed | view.gone, view.gone)
+            self._sync(view.changed | view.gone | moved, view.gone)
+
+    def _alert(self, hosts: list[HostFreshness]) -> None:
+        """Each request a thread of any host waits on, queued as an alert once."""
+        queue = getattr(self.app, "store", None)
+        for alert in self._alerts.new(hosts, self.options.clock()):
+            if queue is not None:
+                queue.alerts.add(alert)
 
     def _sync(self, changed: set[str] | None, gone: set[str]) -> None:
         now = self.options.clock()
@@ -171,6 +208,8 @@ class SessionsScreen(Screen[None]):
         misnamed = misnamed_note(self.misnamed)
         if misnamed is not None:
             parts.append(misnamed)
+        if self.table.state_filter != "all":
+            parts.append(f"showing {self.table.state_filter}")
         if self.with_hosts and self.hosts:
             parts.append(self._hosts_text())
         if self.problem:
@@ -180,9 +219,12 @@ class SessionsScreen(Screen[None]):
             self._header = text
             self.query_one("#header", Static).update(Text(text))
 
-    def _state(self, summary: ThreadSummary) -> str:
+    def _state(self, summary: ThreadSummary) -> tuple[str, str | None]:
+        """The row's live state, and its name as the host's daemon says it."""
         host = host_named(self.hosts, summary.host)
-        return row_state(summary, host.live if host is not None else None)
+        live = host.live if host is not None else None
+        found = live.get(summary.thread_id) if live is not None else None
+        return row_state(summary, live), found.name if found is not None else None
 
     def _hosts_text(self, hosts: list[HostFreshness] | None = None) -> str:
         now = self.options.clock()
@@ -216,8 +258,12 @@ class SessionsScreen(Screen[None]):
         task = asyncio.get_running_loop().create_task(self._follow(source, store, stop))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
-        crumb = f"sessions {breadcrumb()} {short_id(summary.thread_id)}"
-        options = dataclasses.replace(self.options, source_name=crumb)
+        host = f"{clean(summary.host)} " if summary.host else ""
+        crumb = f"sessions {breadcrumb()} {host}{short_id(summary.thread_id)}"
+        answers = source if callable(getattr(source, "answer", None)) else None
+        options = dataclasses.replace(
+            self.options, source_name=crumb, answers=cast("Answers | None", answers)
+        )
         self.app.push_screen(ThreadScreen(store, options, stop))
 
     async def _follow(self, source: Source, store: Store, stop: asyncio.Event) -> None:
@@ -232,10 +278,26 @@ class SessionsScreen(Screen[None]):
     def _row_selected(self) -> None:
         self.action_open()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Codex's filters need each row's live state: only the table of hosts has them."""
+        if action in ("next_state_filter", "state_filter"):
+            return self.with_hosts
+        return True
+
+    def action_next_state_filter(self) -> None:
+        table = self.table
+        self.action_state_filter((FILTERS.index(table.state_filter) + 1) % len(FILTERS))
+
+    def action_state_filter(self, index: int) -> None:
+        self.table.state_filter = FILTERS[index]
+        self.notify(f"showing {FILTERS[index]}", markup=False, timeout=2)
+        self._sync(None, set())
+
     def action_help(self) -> None:
         """Every key in force (the config's keymap applied), as it is typed."""
         keymap: dict[str, str] = getattr(self.app, "keymap_in_force", {})
-        bindings = [*self.BINDINGS, *self.app.BINDINGS]
+        shown = self.BINDINGS if self.with_hosts else [*self.BINDINGS][: -len(STATE_KEYS)]
+        bindings = [*shown, *SessionsTable.BINDINGS, *self.app.BINDINGS]
         self.app.push_screen(TextScreen("help", keys_help(keys_in_force(bindings, keymap))))
 
     def action_filter(self) -> None:

@@ -18,16 +18,19 @@ from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.coordinate import Coordinate
 
-from envtui.incidents.fleet_rows import needs_you_first
+from envtui.incidents.fleet_rows import families, needs_you_first
+from envtui.incidents.fleet_rows import matches as state_matches
 from envtui.incidents.thread_summary import ThreadSummary
 from envtui.tui.format import matches
 from envtui.tui.sessions.sessions_format import (
-    HOST_COLUMNS,
     SESSION_COLUMNS,
     TIMED,
+    columns,
     filter_text,
     host_values,
+    nested,
     session_values,
+    short_id,
     sort_value,
     written_text,
 )
@@ -47,21 +50,24 @@ class SessionsTable(KeyedTable):
     def __init__(
         self,
         *,
-        state_of: Callable[[ThreadSummary], str] | None = None,
+        state_of: Callable[[ThreadSummary], tuple[str, str | None]] | None = None,
         **kwargs: Any,
     ) -> None:
-        """``state_of``: each row's live state, shown with its host in the leading
-        columns (the table of configured hosts); None: neither column."""
+        """``state_of``: each row's live state and name, shown with its host (the table of
+        configured hosts); None: none of these columns."""
         super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)
         self.state_of = state_of
-        self.columns_shown = (HOST_COLUMNS if state_of is not None else ()) + SESSION_COLUMNS
+        self.columns_shown = columns(state_of is not None)
         self.keys = tuple(key for key, _, _ in self.columns_shown)
         self.filter = ""
+        self.state_filter = "all"
+        """Codex's filters: all, needs you, working, idle (see ``fleet_rows.FILTERS``)."""
         self.sort_key = "written"
         self.sort_reverse = False
         self.styles_for: dict[str, str] = {}
         self._shown: dict[str, dict[str, str]] = {}  # the text of each row's cells
         self._order: dict[str, Any] = {}  # each row's sort value
+        self._place: dict[str, tuple[int, int]] = {}  # each row's position and depth
 
     def on_mount(self) -> None:
         for key, label, width in self.columns_shown:
@@ -85,12 +91,16 @@ class SessionsTable(KeyedTable):
             values = session_values(summary, now)
             first = 0
             if self.state_of is not None:
-                state = self.state_of(summary)
-                values.update(host_values(summary, state))
+                state, name = self.state_of(summary)
+                if not state_matches(state, self.state_filter):
+                    gone = gone | {thread_id}
+                    continue
+                values.update(host_values(summary, state, name))
                 first = needs_you_first(state) * (-1 if self.sort_reverse else 1)
             if self.filter and not matches(filter_text(summary, values), self.filter):
                 gone = gone | {thread_id}
                 continue
+            values["thread"] = nested(values["thread"], self._place.get(thread_id, (0, 0))[1])
             order = (first, sort_value(summary, self.sort_key))  # who waits on you first
             resort |= self._order.get(thread_id) != order
             self._order[thread_id] = order
@@ -99,12 +109,27 @@ class SessionsTable(KeyedTable):
             self.remove_row(thread_id)
             del self._shown[thread_id]
             self._order.pop(thread_id, None)
+            resort = True  # a parent gone: its sub-agents move
         if resort:
-            self.sort("thread", key=self._sort_key, reverse=self.sort_reverse)
+            self._group(threads)
+            self.sort("thread", key=self._sort_key)
         self.select(selected)
 
-    def _sort_key(self, cell: IdCell) -> tuple[Any, str]:
-        return (self._order.get(cell.row_key), cell.row_key)
+    def _group(self, threads: Mapping[str, ThreadSummary]) -> None:
+        """Every row's place: sorted, then each sub-agent under its parent (see
+        ``fleet_rows.families``); a row whose depth changed is drawn again."""
+        rows = [threads[key] for key in self._shown if key in threads]
+        rows.sort(key=lambda row: (self._order[row.key], row.key), reverse=self.sort_reverse)
+        place = {row.key: (i, depth) for i, (row, depth) in enumerate(families(rows))}
+        for key, (_, depth) in place.items():
+            if self._place.get(key, (0, 0))[1] != depth:
+                shown = self._shown[key]
+                shown["thread"] = nested(short_id(threads[key].thread_id), depth)
+                self.update_cell(key, "thread", self._cell(key, "thread", shown))
+        self._place = place
+
+    def _sort_key(self, cell: IdCell) -> tuple[int, str]:
+        return (self._place.get(cell.row_key, (0, 0))[0], cell.row_key)
 
     def _show(self, thread_id: str, values: dict[str, str]) -> None:
         """Add the row, or redraw just the cells whose text changed."""

@@ -1,0 +1,205 @@
+"""One host's Codex app-server daemon, as the live part of a view of many hosts.
+
+A :class:`~envtui.environments.daemon.client.DaemonClient` that only watches (it sends
+reads, answers nothing: a thread's requests are answered from its own dashboard) lists the
+daemon's threads, keeps their ``ThreadStatus`` live and subscribes to a thread the moment
+it waits, to see the request. Each change is handed on as a :class:`DaemonReport`: the
+loaded threads (:class:`~envtui.incidents.fleet_rows.ThreadLive`, Codex's own status
+shape, the pending requests), and how the daemon is reached.
+
+The daemon is asked ``thread/loaded/list`` every poll interval: an answer is the daemon
+heard from; none within :data:`~envtui.incidents.fleet_rows.STALE_POLLS` intervals, or
+the channel closing, is the daemon lost. A daemon never reached is ``no daemon`` (the host
+shows its files); one reached and lost is ``reconnecting`` (its live statuses withdrawn:
+not known, never idle) and, once stale, ``unreachable``; it is tried again after a
+capped, jittered delay.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from envtui.environments.backoff import Backoff
+from envtui.environments.daemon.client import ChannelOpener, DaemonClient
+from envtui.environments.daemon.threads import DaemonThread
+from envtui.environments.jsonrpc import ChannelClosedError, RpcError
+from envtui.environments.remote import RetryableError
+from envtui.incidents.fleet_rows import STALE_POLLS, DaemonState, PendingRequest, ThreadLive
+from envtui.vocabulary.events import Event
+from envtui.vocabulary.stopping import cancel_and_wait, wait_for_stop, within
+from envtui.vocabulary.thread_messages import RequestPending
+
+_VERSION = re.compile(r"/(\d+\.\d+\.\d+[\w.+-]*)")
+_STATUS_TYPES = {"not_loaded": "notLoaded", "idle": "idle", "system_error": "systemError"}
+FAILURES = (RetryableError, RpcError, ChannelClosedError, TimeoutError, OSError)
+"""What a try to reach the daemon ends with when the daemon cannot be had."""
+
+
+@dataclass(frozen=True)
+class DaemonReport:
+    """What a host's daemon says now: how it is reached, and its loaded threads (None
+    while it is not attached: no live status is known)."""
+
+    state: DaemonState
+    reason: str | None = None
+    heard: datetime | None = None
+    version: str | None = None
+    live: dict[str, ThreadLive] | None = None
+
+
+def codex_status(thread: DaemonThread) -> dict[str, Any]:
+    """The thread's status in Codex's own ``ThreadStatus`` shape."""
+    if thread.status in _STATUS_TYPES:
+        return {"type": _STATUS_TYPES[thread.status]}
+    return {"type": "active", "activeFlags": list(thread.flags)}
+
+
+def version_of(user_agent: str | None) -> str | None:
+    """The Codex version in the daemon's ``userAgent`` (``codex_cli_rs/0.171.0 (…)``)."""
+    found = _VERSION.search(user_agent or "")
+    return found.group(1) if found else None
+
+
+def pending_of(request: RequestPending) -> PendingRequest:
+    detail = request.command or ", ".join(request.changes) or request.reason
+    return PendingRequest(
+        request.method, request.environment_id, detail, request.request_id, request.kind
+    )
+
+
+def live_threads(client: DaemonClient) -> dict[str, ThreadLive]:
+    """Every loaded thread of work, with what it waits on."""
+    pending: dict[str, list[PendingRequest]] = {}
+    for request in client.requests.pending.values():
+        if request.thread is not None:
+            pending.setdefault(request.thread, []).append(pending_of(request))
+    return {
+        thread.id: ThreadLive(
+            codex_status(thread),
+            tuple(pending.get(thread.id, ())),
+            thread.name or thread.preview,
+        )
+        for thread in client.threads.values()
+        if thread.loaded and thread.status not in (None, "not_loaded") and thread.work
+    }
+
+
+class HostDaemon:
+    """One host's daemon, attached again after each loss; see the module."""
+
+    def __init__(
+        self,
+        host: str,
+        open_channel: ChannelOpener,
+        report: Callable[[str, DaemonReport], None],
+        *,
+        interval: float = 1.0,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        backoff: Backoff | None = None,
+    ) -> None:
+        self.host = host
+        self._open = open_channel
+        self._report = report
+        self.interval = interval
+        self._clock = clock
+        self._backoff = backoff or Backoff(0.5, 10.0)
+        self.client: DaemonClient | None = None
+        self.state: DaemonState = "no daemon"
+        self.reason: str | None = None
+        self.heard: datetime | None = None
+        self.version: str | None = None
+        self.tried = False
+        """Whether the first try has ended (attached, or said why not)."""
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Attach until ``stop``, again after each loss."""
+        while not stop.is_set():
+            reason = await self._attach(stop)
+            if reason is None or stop.is_set():
+                return
+            self._lost(reason)
+            if await wait_for_stop(stop, self._backoff.next_delay()):
+                return
+
+    async def _attach(self, stop: asyncio.Event) -> str | None:
+        """One connection's life: why it ended, None when ``stop`` ended it."""
+        client = self.client = DaemonClient(
+            self._open, self._hear, clock=self._clock, read_only=True, on_thread=self._changed
+        )
+        try:
+            try:
+                await client.connect()
+                await client.list_threads()
+            except FAILURES as exc:
+                return str(exc) or type(exc).__name__
+            finally:
+                self.tried = True
+            self._backoff.reset()
+            self.state, self.reason = "attached", None
+            self.version = version_of(client.user_agent)
+            self._heard()
+            return await self._watch(client, stop)
+        finally:
+            self.client = None
+            await client.aclose()
+
+    async def _watch(self, client: DaemonClient, stop: asyncio.Event) -> str | None:
+        """Ask the daemon every interval whether it is there; why it went, or None."""
+        patience = STALE_POLLS * self.interval
+        while True:
+            ended = await _first_of(stop, client.closed, self.interval)
+            if stop.is_set():
+                return None
+            if ended is not None:
+                return ended
+            try:
+                answered = await within(patience, client.loaded())
+            except (RpcError, ChannelClosedError) as exc:
+                return str(exc)
+            if not answered:
+                return f"no answer in {patience:g} s"
+            self._heard()
+
+    def _heard(self) -> None:
+        self.heard = self._clock()
+        self._publish()
+
+    def _lost(self, reason: str) -> None:
+        """No answer: never reached (no daemon), else reconnecting until stale."""
+        self.reason = reason
+        if self.heard is None:
+            self.state = "no daemon"
+        elif (self._clock() - self.heard).total_seconds() > STALE_POLLS * self.interval:
+            self.state = "unreachable"
+        else:
+            self.state = "reconnecting"
+        self._publish()
+
+    def _changed(self, thread: DaemonThread) -> None:
+        if self.state == "attached":
+            self._publish()
+
+    def _hear(self, event: Event) -> None:
+        """The client's events: a request shown or gone changes what a thread waits on."""
+        if self.state == "attached" and event.msg.type in ("request_pending", "request_resolved"):
+            self._publish()
+
+    def _publish(self) -> None:
+        client = self.client if self.state == "attached" else None
+        live = live_threads(client) if client is not None else None
+        report = DaemonReport(self.state, self.reason, self.heard, self.version, live)
+        self._report(self.host, report)
+
+
+async def _first_of(stop: asyncio.Event, closed: asyncio.Future[str], timeout: float) -> str | None:
+    """Wait for ``stop``, the connection's end or ``timeout``; the end's reason if it came."""
+    stopped: asyncio.Future[Any] = asyncio.ensure_future(stop.wait())
+    gone: asyncio.Future[Any] = asyncio.ensure_future(asyncio.shield(closed))
+    await asyncio.wait({stopped, gone}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+    await cancel_and_wait(stopped, gone)
+    return closed.result() if closed.done() and not closed.cancelled() else None
