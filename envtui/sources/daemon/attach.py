@@ -74,12 +74,15 @@ class DaemonOptions:
 
 
 def restart_backoff(ssh: SshSettings | None = None) -> Backoff:
-    """Delays between two tries: half a second, doubling, at most ten seconds (a daemon
-    restart takes a few seconds; it must be seen back soon); over SSH, the host's own
-    backoff (``backoff_initial``, ``backoff_max``: what its environments reconnect with)."""
+    """Delays between two tries: half a second, doubling, at most three seconds (a daemon
+    restart takes about five seconds and must be seen back soon; the backoff is only reset
+    after twice the cap attached, so with a larger cap a second restart soon after the first
+    was seen back up to ten seconds late; a refused Unix socket costs nothing to try); over
+    SSH, the host's own backoff (``backoff_initial``, ``backoff_max``: what its environments
+    reconnect with)."""
     if ssh is not None:
         return Backoff(ssh.backoff_initial, ssh.backoff_max)
-    return Backoff(0.5, 10.0)
+    return Backoff(0.5, 3.0)
 
 
 def thread_line(thread: DaemonThread) -> str:
