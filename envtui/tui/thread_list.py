@@ -4,7 +4,10 @@
 screen lists them as the source says them now (:class:`~envtui.vocabulary.thread_choices.
 ThreadChoices`, handed in by the command): a thread that waits on the operator first and
 marked, then the loaded ones, each with its name, status, cwd and where it came from;
-redrawn twice a second, by thread id, so the cursor stays on its thread. ``enter`` opens
+redrawn twice a second, by thread id, so the cursor stays on its thread. While the source
+cannot list them (the daemon stopped, restarting, unreachable) the header says so, with the
+source's reason and when it tries again, and the rows come back once it is attached again:
+an empty table never stands for "no threads" by mistake. ``enter`` opens
 the thread under the cursor: a dashboard over a store of its own, fed by the source the
 list hands back for it (its environments, steps, context, divergence and requests);
 ``esc`` there goes back to the list, ``esc`` here to the main dashboard.
@@ -29,7 +32,8 @@ from envtui.tui.main_screen import MainScreen
 from envtui.tui.options import DashboardOptions
 from envtui.vocabulary.events import Source
 from envtui.vocabulary.safe_text import one_line
-from envtui.vocabulary.thread_choices import ThreadChoice, ThreadChoices
+from envtui.vocabulary.terms import duration_words
+from envtui.vocabulary.thread_choices import ThreadChoice, ThreadChoices, ThreadsUnavailable
 
 REFRESH = 0.5
 """Seconds between two looks at the source's threads."""
@@ -40,6 +44,18 @@ FOLLOWED_MARK = "\N{BLACK CIRCLE}"
 
 def waiting_mark() -> str:
     return "!" if glyphs() is ASCII else WAITING_MARK
+
+
+def unavailable_words(away: ThreadsUnavailable) -> str:
+    """The source away, in words: why (its reason, inert), and that it comes back by itself."""
+    if away.retry_in is None:
+        return one_line(away.reason)
+    when = f"next try in {duration_words(away.retry_in)}" if away.retry_in else "trying now"
+    tries = f", tried {away.restarts} times" if away.restarts else ""
+    return (
+        f"source unavailable: {one_line(away.reason)}"
+        f"  ·  reconnecting by itself ({when}{tries}); the threads are listed again once it is back"
+    )
 
 
 def row_of(choice: ThreadChoice) -> tuple[str, ...]:
@@ -133,11 +149,14 @@ class ThreadListScreen(Screen[None]):
                         if old != new:
                             table.update_cell(thread_id, column or "mark", new)
                 self.shown[thread_id] = cells
-            self._header(choices)
+            self._header(choices, self.threads.unavailable())
 
-    def _header(self, choices: list[ThreadChoice]) -> None:
+    def _header(self, choices: list[ThreadChoice], away: ThreadsUnavailable | None) -> None:
         waiting = sum(1 for c in choices if c.waiting)
         parts = [f"envtui · {self.options.source_name} · {len(choices)} threads"]
+        if away is not None:
+            parts[0] = f"envtui · {self.options.source_name}"
+            parts.append(unavailable_words(away))
         if waiting:
             parts.append(f"{waiting_mark()} {waiting} waiting on you")
         parts.append("enter opens a thread, esc goes back")

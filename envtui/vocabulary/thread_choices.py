@@ -2,8 +2,10 @@
 
 A source attached to Codex's app-server daemon knows every thread of it; the dashboard lists
 them (:class:`ThreadChoice`, plain values it can draw) and opens the one chosen as a source
-of its own (:meth:`ThreadChoices.open_thread`). The dashboard imports only this: what runs
-the chosen thread is the source's.
+of its own (:meth:`ThreadChoices.open_thread`). While the source cannot list them (the daemon
+stopped, restarting, unreachable) it says why and when it tries again
+(:class:`ThreadsUnavailable`), so an empty list is never mistaken for "no threads". The
+dashboard imports only this: what runs the chosen thread is the source's.
 """
 
 from __future__ import annotations
@@ -35,6 +37,18 @@ class ThreadChoice:
         return self.status in WAITING_STATES
 
 
+@dataclass(frozen=True)
+class ThreadsUnavailable:
+    """Why the threads cannot be listed now, and that the source is reaching them again."""
+
+    reason: str
+    """The source's words (one line): why it is not attached."""
+    retry_in: float | None = None
+    """Seconds until the next try; 0 while trying now; None before the first attach."""
+    restarts: int = 0
+    """How many times the source tried again so far."""
+
+
 @runtime_checkable
 class ThreadChoices(Protocol):
     """A source whose threads the dashboard may list and open."""
@@ -45,6 +59,10 @@ class ThreadChoices(Protocol):
 
     def open_thread(self, thread_id: str) -> Source:
         """The chosen thread as a source of its own (its dashboard's)."""
+        ...
+
+    def unavailable(self) -> ThreadsUnavailable | None:
+        """Why the threads cannot be listed now (None while they can)."""
         ...
 
 

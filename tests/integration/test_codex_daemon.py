@@ -268,6 +268,54 @@ def test_events_writes_every_thread_of_the_daemon_with_its_id(tmp_path: Path) ->
         assert not any(m["type"] == "request_answered" for m in messages)
 
 
+async def test_events_writes_a_request_resolved_elsewhere_and_each_threads_status(
+    tmp_path: Path,
+) -> None:
+    """Two threads of two owners: the first waits on an approval while the second runs, then
+    its owner declines it; envtui, only watching, writes both threads' statuses and the
+    request pending then resolved elsewhere, each line naming its thread."""
+    script = [escalated("echo asked-first", "devbox"), {"message": "two"}, {"message": "one"}]
+    with daemon_home(script) as daemon:
+        out = tmp_path / "events.jsonl"
+
+        def written(text: str) -> Callable[[], bool]:
+            return lambda: out.exists() and text in out.read_text()
+
+        process = subprocess.Popen(
+            [sys.executable, "-m", "envtui", "events", "--codex", "--codex-home", str(daemon.codex.home),
+             "--read-only", "--out", str(out)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        first = second = None
+        try:
+            await wait_until(written('"state":"up"'), timeout=60, what="attached")
+            first = await Owner.connect(daemon.socket)
+            second = await Owner.connect(daemon.socket)
+            one = await first.start_turn(daemon.codex.work, "one")
+            await wait_until(written('"request_pending"'), timeout=90, what="asked")
+            two = await second.start_turn(daemon.codex.work, "two")
+            await wait_until(written(f'"thread":"{two}"'), timeout=90, what="the second thread")
+            first.answer(first.requests[0]["id"], "decline")
+            await wait_until(written('"request_resolved"'), timeout=60, what="resolved")
+        finally:
+            for owner in (first, second):
+                if owner is not None:
+                    await owner.aclose()
+            process.send_signal(signal.SIGINT)
+            _, stderr = await asyncio.to_thread(process.communicate, timeout=60)
+        assert process.returncode == 0, stderr
+        messages = [json.loads(line)["msg"] for line in out.read_text().splitlines()]
+        (pending,) = [m for m in messages if m["type"] == "request_pending"]
+        (resolved,) = [m for m in messages if m["type"] == "request_resolved"]
+        assert (pending["thread"], resolved["thread"]) == (one, one)
+        assert resolved["request_id"] == pending["request_id"] == first.requests[0]["id"]
+        assert resolved["how"] == "elsewhere"
+        statuses = [m for m in messages if m["type"] == "thread_status"]
+        assert {one, two} <= {m["thread"] for m in statuses}
+        assert all(m["thread"] in (one, two) for m in [*statuses, pending, resolved])
+        assert not any(m["type"] == "request_answered" for m in messages)
+
+
 def test_no_daemon_is_said_in_one_line_with_how_to_start_one(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "envtui", "events", "--codex", "--codex-home", str(tmp_path)],

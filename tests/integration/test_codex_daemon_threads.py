@@ -5,6 +5,10 @@ Two clients of the daemon, as two Codex TUIs would be, each run a thread: the fi
 its turn, the second waits on an approval. envtui, attached to the daemon, lists both (the
 waiting one first and marked); the waiting one, chosen, opens with its request, its status
 and its own steps, and is declined from there. What Codex did is read from the rollout.
+
+The daemon stopped under the open list: the list says the source is unavailable, why, and
+that it reconnects; served again, envtui attaches by itself and the thread a reconnected
+client runs is listed.
 """
 
 from __future__ import annotations
@@ -14,10 +18,11 @@ import shutil
 import pytest
 
 from tests.support.real.codex_approvals import escalated
-from tests.support.real.codex_daemon import Owner, daemon_home, short_root
+from tests.support.real.codex_daemon import Owner, daemon_home, serve_daemon, short_root
 from tests.support.real.codex_tools import needs_codex
 from tests.support.waiting import pilot_wait_until
 
+from envtui.environments.backoff import Backoff
 from envtui.environments.daemon.address import DaemonAddress
 from envtui.sources.daemon.attach import DaemonOptions, DaemonSource
 from envtui.tui.app import DashboardOptions, EnvTuiApp
@@ -117,3 +122,52 @@ async def test_the_threads_are_listed_and_the_waiting_one_opens_with_its_request
             await second.aclose()
         assert not [r for r in first.requests]  # the first thread never asked anything
         shutil.rmtree(gate.parent, ignore_errors=True)
+
+
+async def test_the_list_says_the_daemon_away_and_lists_again_once_it_is_back() -> None:
+    with daemon_home([{"message": "one"}, {"message": "two"}]) as daemon:
+        owner = await Owner.connect(daemon.socket)
+        source = DaemonSource(
+            DaemonOptions(address=DaemonAddress(path=daemon.socket)), restart=Backoff(0.5, 2.0)
+        )
+        options = DashboardOptions(source_name="codex daemon", answers=source, threads=source)
+        app = EnvTuiApp(source, options)
+        try:
+            async with app.run_test(size=(200, 50)) as pilot:
+                await pilot_wait_until(pilot, lambda: source.unavailable() is None, timeout=60)
+                first = await owner.start_turn(daemon.codex.work, "one")
+                await pilot.press("T")
+                await pilot_wait_until(pilot, lambda: isinstance(app.screen, ThreadListScreen))
+                listing = app.screen
+                assert isinstance(listing, ThreadListScreen)
+
+                def header() -> str:
+                    return str(listing.query_one("#threads-header").render())
+
+                def rows() -> list[str]:
+                    table = listing.table
+                    return [str(table.get_row_at(i)[1]) for i in range(table.row_count)]
+
+                await pilot_wait_until(pilot, lambda: rows() == [first], timeout=60)
+                await owner.aclose()
+                daemon.stop()
+                await pilot_wait_until(
+                    pilot, lambda: "source unavailable" in header(), timeout=30, what="said away"
+                )
+                assert rows() == []
+                assert "daemon" in header()
+                assert "reconnecting by itself" in header()
+                daemon.process = serve_daemon(daemon.codex).process
+                await pilot_wait_until(
+                    pilot, lambda: "unavailable" not in header(), timeout=60, what="attached"
+                )
+                owner = await Owner.connect(daemon.socket)
+                second = await owner.start_turn(daemon.codex.work, "two")
+                await pilot_wait_until(
+                    pilot, lambda: second in rows(), timeout=60, what="listed again"
+                )
+                assert source.restarts >= 1
+                await pilot.press("escape")
+                await pilot.press("q")
+        finally:
+            await owner.aclose()

@@ -17,6 +17,7 @@ from websockets.asyncio.server import ServerConnection, unix_serve
 
 from tests.support.waiting import running, wait_until
 
+from envtui.environments.backoff import Backoff
 from envtui.environments.daemon.address import DaemonAddress
 from envtui.environments.daemon_socket import daemon_socket
 from envtui.sources.daemon.attach import DaemonOptions, DaemonSource
@@ -170,3 +171,32 @@ def test_a_thread_is_not_subscribed_to_before_its_rollout_is_written(home: Path)
             await wait_until(lambda: "t-c" in peer.resumed(), what="subscribed once written")
 
     _run(home, scenario)
+
+
+def test_the_daemon_away_is_said_by_the_threads_and_they_are_listed_again_when_back(
+    home: Path,
+) -> None:
+    """The scripted daemon stops serving (its socket refused), then serves again."""
+
+    async def scenario() -> None:
+        source = DaemonSource(
+            DaemonOptions(address=DaemonAddress(path=daemon_socket(home)), poll_interval=0.05),
+            restart=Backoff(0.2, 0.5),
+        )
+        assert source.unavailable() is not None  # not attached yet: never "no threads"
+        async with running(lambda stop: source.run(lambda event: None, stop)):
+            async with unix_serve(Peer().serve, str(daemon_socket(home))):
+                await wait_until(lambda: len(source.thread_choices()) == 3, what="listed")
+                assert source.unavailable() is None
+            await wait_until(lambda: source.down is not None, what="the daemon said away")
+            away = source.unavailable()
+            assert away is not None
+            assert source.thread_choices() == []
+            assert "daemon" in away.reason
+            assert away.retry_in is not None
+            await wait_until(lambda: (source.unavailable() or away).restarts >= 1, what="a try")
+            async with unix_serve(Peer().serve, str(daemon_socket(home))):
+                await wait_until(lambda: len(source.thread_choices()) == 3, what="listed again")
+                assert source.unavailable() is None
+
+    asyncio.run(scenario())

@@ -13,7 +13,7 @@ from tests.support.waiting import pilot_wait_until
 from envtui.tui.app import DashboardOptions, EnvTuiApp
 from envtui.tui.thread_list import WAITING_MARK, ThreadListScreen, ThreadScreen
 from envtui.vocabulary.events import EventSink, Source, thread_event
-from envtui.vocabulary.thread_choices import ThreadChoice
+from envtui.vocabulary.thread_choices import ThreadChoice, ThreadsUnavailable
 from envtui.vocabulary.thread_messages import ThreadStatusChanged
 
 pytestmark = pytest.mark.tui
@@ -31,9 +31,13 @@ class Threads:
         ]  # fmt: skip
         self.opened: list[str] = []
         self.stopped: list[str] = []
+        self.away: ThreadsUnavailable | None = None
 
     def thread_choices(self) -> list[ThreadChoice]:
-        return sorted(self.choices, key=lambda c: not c.waiting)
+        return [] if self.away else sorted(self.choices, key=lambda c: not c.waiting)
+
+    def unavailable(self) -> ThreadsUnavailable | None:
+        return self.away
 
     def open_thread(self, thread_id: str) -> Source:
         async def source(sink: EventSink, stop: asyncio.Event) -> None:
@@ -69,6 +73,48 @@ async def test_the_threads_are_listed_and_one_that_starts_waiting_is_marked_in_p
         )
         header = str(screen.query_one("#threads-header").render())
         assert f"{WAITING_MARK} 1 waiting on you" in header
+
+
+async def test_a_source_away_is_said_with_its_reason_and_the_threads_come_back_with_it() -> None:
+    threads = Threads()
+    app = EnvTuiApp(None, DashboardOptions(source_name="codex daemon", threads=threads))
+    async with app.run_test(size=(200, 30)) as pilot:
+        await pilot.press("T")
+        await pilot_wait_until(pilot, lambda: isinstance(app.screen, ThreadListScreen))
+        screen = app.screen
+        assert isinstance(screen, ThreadListScreen)
+
+        def header() -> str:
+            return str(screen.query_one("#threads-header").render())
+
+        await pilot_wait_until(pilot, lambda: screen.table.row_count == 2)
+        assert "unavailable" not in header()
+        threads.away = ThreadsUnavailable("the daemon went \x1b[2Jaway", retry_in=2.4, restarts=3)
+        await pilot_wait_until(pilot, lambda: screen.table.row_count == 0, what="rows gone")
+        assert "0 threads" not in header()  # never "no threads" while they cannot be known
+        assert "source unavailable: the daemon went \\x1b[2Jaway" in header()
+        assert "reconnecting by itself (next try in 2 s, tried 3 times)" in header()
+        threads.away = ThreadsUnavailable("refused", retry_in=0, restarts=4)
+        await pilot_wait_until(pilot, lambda: "(trying now, tried 4 times)" in header())
+        threads.away = None
+        await pilot_wait_until(pilot, lambda: screen.table.row_count == 2, what="listed again")
+        assert "unavailable" not in header()
+        assert "2 threads" in header()
+
+
+async def test_before_the_first_attach_the_list_says_it_is_attaching() -> None:
+    threads = Threads()
+    threads.away = ThreadsUnavailable("attaching to the codex app-server daemon")
+    app = EnvTuiApp(None, DashboardOptions(source_name="codex daemon", threads=threads))
+    async with app.run_test(size=(200, 30)) as pilot:
+        await pilot.press("T")
+        await pilot_wait_until(pilot, lambda: isinstance(app.screen, ThreadListScreen))
+        screen = app.screen
+        assert isinstance(screen, ThreadListScreen)
+        await pilot.pause()
+        text = str(screen.query_one("#threads-header").render())
+        assert "attaching to the codex app-server daemon" in text
+        assert "threads" not in text.split("·  ")[0]
 
 
 async def test_enter_opens_the_thread_and_esc_comes_back_and_stops_it() -> None:

@@ -15,6 +15,7 @@ the threads anew. envtui never starts a daemon.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -49,7 +50,7 @@ from envtui.vocabulary.safe_text import one_line
 from envtui.vocabulary.source_voice import SourceVoice
 from envtui.vocabulary.stopping import cancel_and_wait, wait_for_stop
 from envtui.vocabulary.terms import SourceState
-from envtui.vocabulary.thread_choices import ThreadChoice
+from envtui.vocabulary.thread_choices import ThreadChoice, ThreadsUnavailable
 from envtui.vocabulary.thread_messages import RequestAnswered
 
 SOURCE = "codex daemon"
@@ -73,12 +74,15 @@ class DaemonOptions:
 
 
 def restart_backoff(ssh: SshSettings | None = None) -> Backoff:
-    """Delays between two tries: half a second, doubling, at most ten seconds (a daemon
-    restart takes a few seconds; it must be seen back soon); over SSH, the host's own
-    backoff (``backoff_initial``, ``backoff_max``: what its environments reconnect with)."""
+    """Delays between two tries: half a second, doubling, at most three seconds (a daemon
+    restart takes about five seconds and must be seen back soon; the backoff is only reset
+    after twice the cap attached, so with a larger cap a second restart soon after the first
+    was seen back up to ten seconds late; a refused Unix socket costs nothing to try); over
+    SSH, the host's own backoff (``backoff_initial``, ``backoff_max``: what its environments
+    reconnect with)."""
     if ssh is not None:
         return Backoff(ssh.backoff_initial, ssh.backoff_max)
-    return Backoff(0.5, 10.0)
+    return Backoff(0.5, 3.0)
 
 
 def thread_line(thread: DaemonThread) -> str:
@@ -110,6 +114,10 @@ class DaemonSource:
         self.restarts = 0
         self.down: str | None = None
         """Why the daemon cannot be reached now (None while attached)."""
+        self.attached = False
+        """Whether a connection to the daemon is up and its threads listed."""
+        self._next_try: float | None = None
+        """When the next try starts (``time.monotonic``), None while trying or attached."""
         self._sink: EventSink = lambda event: None
         self._rollout: ThreadRollout | None = None
         self._taps: dict[str, set[EventSink]] = {}
@@ -127,13 +135,24 @@ class DaemonSource:
 
     def thread_choices(self) -> list[ThreadChoice]:
         """The daemon's loaded threads of work now, those that wait on the operator first
-        (none while the daemon is away); the past threads ``thread/list`` also names are
-        ``envtui sessions``'s."""
+        (none while the daemon is away: :meth:`unavailable` says why); the past threads
+        ``thread/list`` also names are ``envtui sessions``'s."""
         client = self.client
-        if client is None or self.down is not None:
+        if client is None or not self.attached:
             return []
         choices = [self._choice(t) for t in client.work_threads() if t.loaded or t.waiting]
         return sorted(choices, key=lambda c: not c.waiting)
+
+    def unavailable(self) -> ThreadsUnavailable | None:
+        """Why the threads cannot be listed now, and when the source tries again (None while
+        attached): the thread list says it rather than showing no threads."""
+        if self.down is None:
+            if self.attached:
+                return None
+            return ThreadsUnavailable("attaching to the codex app-server daemon", None)
+        next_try = self._next_try
+        retry_in = 0.0 if next_try is None else max(0.0, next_try - time.monotonic())
+        return ThreadsUnavailable(one_line(self.down), retry_in, self.restarts)
 
     def _choice(self, thread: DaemonThread) -> ThreadChoice:
         return ThreadChoice(
@@ -189,8 +208,10 @@ class DaemonSource:
                 self._status("down", reason)
             self.down = reason
             self._status("restarting", reason, delay)
+            self._next_try = time.monotonic() + delay
             if await wait_for_stop(stop, delay):
                 return
+            self._next_try = None
             self.restarts += 1
 
     async def _open(self) -> MessageChannel:
@@ -213,10 +234,12 @@ class DaemonSource:
             except (RetryableError, RpcError, ChannelClosedError, TimeoutError, OSError) as exc:
                 return str(exc) or type(exc).__name__
             self.down = None
+            self.attached = True
             self._attached(threads)
             follow = asyncio.get_running_loop().create_task(self._follow(stop))
             return await self._until_stop_or_gone(client, stop)
         finally:
+            self.attached = False
             if follow is not None:
                 await cancel_and_wait(follow)
             await client.aclose()
