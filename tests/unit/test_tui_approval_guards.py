@@ -115,13 +115,15 @@ async def test_keys_typed_ahead_in_one_burst_answer_nothing(keys: tuple[str, ...
 async def test_a_filter_typed_in_one_burst_answers_nothing() -> None:
     answers = Answers()
     async with asking(answers) as (app, pilot):
+        assert isinstance(app.screen, MainScreen)
+        table = app.screen.query_one(EnvironmentTable)
+        box = app.screen.query_one("#filter", Input)
         for _ in range(3):
             burst(app, "slash", "f", "o", "o", "enter")
             await settled(app, pilot)
             assert isinstance(app.screen, MainScreen)  # no confirmation, no details
-            table = app.screen.query_one(EnvironmentTable)
             await pilot_wait_until(pilot, lambda: table.filter == "foo")  # the box had them
-            assert not app.screen.query_one("#filter", Input).has_class("-visible")  # ⏎ closed it
+            assert not box.has_class("-visible")  # the enter closed it
             assert not [n for n in app.notices if "text box" in n.message]  # no answer key ran
             await pilot.press("escape")
             await pilot_wait_until(pilot, lambda: table.filter == "")
