@@ -104,12 +104,11 @@ def settled(page: Page, state: Path, what: str) -> str:
     return screen(page)
 
 
-def close_confirmation(page: Page, state: Path) -> None:
+def close_confirmation(page: Page) -> None:
+    """``n`` at a confirmation that takes keys, if one is open; until it is gone."""
     if ARMED in screen(page):
         page.keyboard.press("n")
-        poll_until(
-            lambda: bool(answers(state)) or ARMED not in screen(page), timeout=60, what="closed"
-        )
+        wait_for_screen(page, lambda s: ARMED not in s and UNARMED not in s, "it closed")
 
 
 def bursts(page: Page, state: Path, seen: dict[str, Any]) -> None:
@@ -118,15 +117,14 @@ def bursts(page: Page, state: Path, seen: dict[str, Any]) -> None:
     for keys in ("o\r", "O\r"):
         burst(page, keys)
         poll_until(
-            lambda: bool(answers(state)) or any(t in screen(page) for t in (ARMED, UNARMED)),
+            lambda: bool(answers(state)) or ARMED in screen(page),
             timeout=60,
-            what=f"{keys!r}'s confirmation",
+            what=f"{keys!r}'s confirmation to take keys",
         )
-        settled(page, state, f"{keys!r}'s confirmation to take keys")
         seen[f"answers after {keys!r}"] = answers(state)
         if seen[f"answers after {keys!r}"]:
             return  # approved by the burst: what the test reports
-        close_confirmation(page, state)
+        close_confirmation(page)
     burst(page, "/foo\r")
     seen["filter_screen"] = wait_for_screen(page, lambda s: "filter: foo" in s, "the filter")
     seen["answers after '/foo\\r'"] = answers(state)
@@ -138,7 +136,7 @@ def bursts(page: Page, state: Path, seen: dict[str, Any]) -> None:
     poll_until(lambda: bool(answers(state)) or EVIL in screen(page), timeout=60, what="#1")
     settled(page, state, "the swap")
     seen["answers after the swap"] = answers(state)
-    close_confirmation(page, state)
+    close_confirmation(page)
     page.keyboard.press("x")
     wait_for_screen(page, lambda s: ARMED_DECLINE in s, "the decline's confirmation")
     page.keyboard.press("y")
