@@ -215,7 +215,7 @@ class ScreenActions:
         box = widgets.filter_box
         box.set_class(True, "-visible")
         box.value = widgets.table.filter
-        box.focus()
+        box.screen.set_focus(box)  # now: keys typed ahead go to the box (needs_you/filter_keys.py)
 
     @staticmethod
     def clear_filter(widgets: ScreenWidgets) -> None:

@@ -31,6 +31,7 @@ from envtui.tui.format import header_line
 from envtui.tui.incidents_view import IncidentList, banner_text
 from envtui.tui.keybar import KeyBar
 from envtui.tui.log_widget import EventLog
+from envtui.tui.needs_you.filter_keys import FilterKeys
 from envtui.tui.needs_you.keys import NEEDS_YOU_ACTIONS, NeedsYouKeys
 from envtui.tui.needs_you.panel import NeedsYouPanel, panel_text
 from envtui.tui.options import DashboardOptions
@@ -104,6 +105,7 @@ class MainScreen(Screen[None]):
         self._frame_pending = False
         self.actions = ScreenActions(self, store, options)
         self.needs_you_keys = NeedsYouKeys(self, store, options, self.BINDINGS, self.request_panel)
+        self.filter_keys = FilterKeys(self, self.action_filter)
         self.widgets: ScreenWidgets
 
     # --- layout ----------------------------------------------------------------------------------
@@ -144,6 +146,9 @@ class MainScreen(Screen[None]):
         self._restore()
         self._laid_out = True
         self.call_after_refresh(self._fit_layout)  # a resize that came while it mounted
+
+    def on_key(self, event: events.Key) -> None:
+        self.filter_keys.route(event)  # a filter's keys never reach the answer keys
 
     async def on_resize(self) -> None:
         await self._fit_layout()

@@ -118,7 +118,8 @@ ACCESS_WORDS = {"read": "read", "write": "write", "deny": "no access to"}
 
 
 def permission_words(profile: object) -> list[str]:
-    """A permission profile (``network``, ``fileSystem``) as lines of words."""
+    """A permission profile (``network``, ``fileSystem``) as lines of words, each grant
+    once."""
     if not isinstance(profile, Mapping):
         return []
     words: list[str] = []
@@ -136,7 +137,7 @@ def permission_words(profile: object) -> list[str]:
             if isinstance(entry, Mapping):
                 access = ACCESS_WORDS.get(str(entry.get("access")), str(entry.get("access")))
                 words.append(f"{access} {_path_words(entry.get('path'))}")
-    return words
+    return list(dict.fromkeys(words))  # Codex lists a grant twice (write: [P], an entry): once
 
 
 def command_grants(params: Mapping[str, Any]) -> list[str]:

@@ -6,16 +6,27 @@ import argparse
 import asyncio
 from pathlib import Path
 
+import pytest
+
+from tests.unit.test_answer_identity import _asked, _connection, _shown_answer
+
 from envtui.commands.dashboard_sources import Answering
 from envtui.commands.serve import tab_process
 from envtui.commands.serve.command import check_dashboard
 from envtui.commands.serve.shared_answers import AnswerRelay, serve_answers
 from envtui.commands.serve.shared_source import shared_for
 from envtui.tui.web.served_driver import ServedDriver
+from envtui.vocabulary.events import Event
 from envtui.vocabulary.thread_messages import RequestAnswered
 
 ANSWER = RequestAnswered(
-    request_id=7, kind="command", answer="accept", key="o", answers={"q": ["secret"]}
+    request_id=7,
+    generation=3,
+    shown="0f" * 16,
+    kind="command",
+    answer="accept",
+    key="o",
+    answers={"q": ["secret"]},
 )
 
 
@@ -39,6 +50,66 @@ async def test_a_tabs_answer_reaches_the_source_and_its_reply_comes_back(tmp_pat
     assert first is None
     assert second == "request #7 is already answered"  # the second tab is told why
     assert given == [ANSWER, ANSWER]
+
+
+async def _relayed(path: Path, *messages: RequestAnswered) -> list[str | None]:
+    """Each of ``messages`` sent by a tab's relay to the server at ``path``: the replies."""
+    relay = AnswerRelay(path)
+    loop = asyncio.get_running_loop()
+    return [await loop.run_in_executor(None, relay, message) for message in messages]
+
+
+@pytest.mark.parametrize(
+    ("unnamed", "words"),
+    [({"generation": None}, "no generation"), ({"shown": None}, "no shown"),
+     ({"generation": None, "shown": None}, "no generation and no shown")],
+    ids=["generation", "shown", "both"],
+)  # fmt: skip
+async def test_an_answer_that_does_not_name_the_request_it_showed_is_refused(
+    tmp_path: Path, unnamed: dict[str, None], words: str
+) -> None:
+    given: list[RequestAnswered] = []
+    server = await serve_answers(tmp_path / "answers.sock", lambda m: given.append(m) or None)
+    try:
+        (problem,) = await _relayed(tmp_path / "answers.sock", ANSWER.model_copy(update=unnamed))
+    finally:
+        server.close()
+        await server.wait_closed()
+    assert problem == (
+        f"request #7: the answer does not say which request was shown ({words}); nothing sent"
+    )
+    assert given == []  # the source never saw it
+
+
+async def test_a_tabs_answer_for_a_request_that_changed_is_refused_with_the_reason(
+    tmp_path: Path,
+) -> None:
+    """The server's side is the real request table of an app-server connection: a tab that
+    showed #0 before it changed, or #0 of the app-server before a restart, sends nothing."""
+    events: list[Event] = []
+    first, _ = _connection(events)
+    old = _asked(first, events, "echo SAFE-harmless")
+    first.gone()  # the app-server restarted: a new connection asks a new #0
+    requests, replies = _connection(events)
+    new = _asked(requests, events, "rm -rf ~/IMPORTANT")
+    shown_before = new.model_copy(update={"command": "echo what the tab showed"})
+    server = await serve_answers(tmp_path / "answers.sock", requests.answer)
+    try:
+        problems = await _relayed(
+            tmp_path / "answers.sock",
+            _shown_answer(old),
+            _shown_answer(shown_before),
+            _shown_answer(new),
+        )
+    finally:
+        server.close()
+        await server.wait_closed()
+    assert problems == [
+        "request #0 was asked by an app-server that is gone; this one's is another",
+        "request #0 is not the request that was shown (it changed); nothing sent",
+        None,
+    ]
+    assert replies.sent == [(0, {"decision": "accept"})]  # only the answer to what was shown
 
 
 def test_a_tab_whose_server_is_gone_is_told_so_at_once(tmp_path: Path) -> None:

@@ -19,6 +19,7 @@ import pytest
 from textual import events
 from textual.message import Message
 from textual.pilot import Pilot
+from textual.widgets import Input
 
 from tests.support.scenarios.incident_steps import feed
 from tests.support.scenarios.operator_requests import (
@@ -34,6 +35,7 @@ from envtui.tui.app import EnvTuiApp
 from envtui.tui.main_screen import MainScreen
 from envtui.tui.needs_you.confirm import ConfirmAnswer
 from envtui.tui.needs_you.panel import NeedsYouPanel
+from envtui.tui.widgets import EnvironmentTable
 from envtui.vocabulary.answers import shown_digest
 from envtui.vocabulary.events import Event, thread_event
 from envtui.vocabulary.thread_messages import RequestPending, RequestResolved
@@ -113,13 +115,18 @@ async def test_keys_typed_ahead_in_one_burst_answer_nothing(keys: tuple[str, ...
 async def test_a_filter_typed_in_one_burst_answers_nothing() -> None:
     answers = Answers()
     async with asking(answers) as (app, pilot):
+        assert isinstance(app.screen, MainScreen)
+        table = app.screen.query_one(EnvironmentTable)
+        box = app.screen.query_one("#filter", Input)
         for _ in range(3):
             burst(app, "slash", "f", "o", "o", "enter")
             await settled(app, pilot)
-            assert not isinstance(app.screen, ConfirmAnswer)
+            assert isinstance(app.screen, MainScreen)  # no confirmation, no details
+            await pilot_wait_until(pilot, lambda: table.filter == "foo")  # the box had them
+            assert not box.has_class("-visible")  # the enter closed it
+            assert not [n for n in app.notices if "text box" in n.message]  # no answer key ran
             await pilot.press("escape")
-            await pilot_wait_until(pilot, lambda: isinstance(app.screen, MainScreen))
-            await pilot.press("escape")
+            await pilot_wait_until(pilot, lambda: table.filter == "")
         assert not answers.sent
 
 

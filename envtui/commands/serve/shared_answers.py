@@ -7,6 +7,14 @@ dashboard in a terminal would, and replies with why it was not sent, or nothing.
 answer then comes back to every tab through the stream (``request_answered``, then
 ``request_resolved``), so a second tab sees it answered. One line each way, bounded; a
 server that is gone is said, never waited on for long.
+
+A tab replays the stream a moment behind the server, so the request it showed may have
+changed since (answered from another tab or the terminal, withdrawn, asked again by a
+restarted app-server under the same id). The relay takes only an answer that names the
+request as it was shown: its app-server connection (``generation``) and the digest of what
+the tab showed (``shown``); the source then checks both against the request it holds
+(:meth:`~envtui.environments.thread_requests.ThreadRequests.answer`). An answer without
+them, or for a request that changed, is refused and the tab is told why.
 """
 
 from __future__ import annotations
@@ -52,6 +60,12 @@ def relayed(line: bytes, answer: Answer) -> str | None:
         message = RequestAnswered.model_validate_json(line)
     except ValueError:
         return "the answer could not be read"
+    unnamed = [name for name in ("generation", "shown") if getattr(message, name) is None]
+    if unnamed:
+        return (
+            f"request #{message.request_id}: the answer does not say which request was shown "
+            f"(no {' and no '.join(unnamed)}); nothing sent"
+        )
     return answer(message)
 
 
