@@ -147,10 +147,10 @@ def use(
     wait_for_screen(page, lambda s: "Keys" not in s, "the help closed")
     page.keyboard.press("t")
     seen["theme_screen"] = wait_for_screen(
-        page, lambda s: "Search for themes" in s, "the theme picker"
+        page, lambda s: "Pick a theme" in s, "the theme picker"
     )
     page.keyboard.press("Escape")
-    wait_for_screen(page, lambda s: "Search for themes" not in s, "the theme picker closed")
+    wait_for_screen(page, lambda s: "Pick a theme" not in s, "the theme picker closed")
     page.keyboard.press("h")
     seen["history_screen"] = wait_for_screen(page, lambda s: "history ·" in s, "the history")
     page.keyboard.press("Escape")
