@@ -1,10 +1,11 @@
 """What the sessions table shows for one thread, as plain values, and how rows sort.
 
 State comes first (live, the environments at the latest step: ready of all, the primary
-and any unavailable; active incidents), then a short id, then when and how the thread was written. Thread ids are UUIDv7: their first
-characters are the time they were made, shared by every thread started in the same
-minute, so the short id is their last 8 characters (the random part, ``…9aa14a85``); the
-full id is in the details line and in ``--json``.
+and any unavailable; active incidents), then a short id, then when and how the thread
+was written. Thread ids are UUIDv7: their first characters are the time they were made,
+shared by every thread started in the same minute, so the short id is their last 8
+characters (the random part, ``…9aa14a85``); the full id is in the details line and in
+``--json``.
 """
 
 from __future__ import annotations
