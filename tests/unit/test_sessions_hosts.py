@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -193,6 +194,31 @@ def test_two_trees_are_one_view_keyed_by_host(tmp_path: Path) -> None:
     assert not fleet.hosts[0].freshness.stale(
         datetime.fromtimestamp(now[0], UTC) + timedelta(seconds=1), fleet.interval
     )
+
+
+def test_a_hosts_codex_version_follows_its_newest_thread_across_idle_polls(
+    tmp_path: Path,
+) -> None:
+    """The host's version is its thread written last; an idle poll (no row changed) keeps
+    it, a thread of another version written again moves it."""
+    paths = copy_real(tmp_path / "a")
+    fleet = Fleet([_host("a", tmp_path / "a")])
+    first = fleet.poll()
+    before = first.hosts[0].codex_version
+    newest = max(first.threads, key=lambda row: (row.last_written, row.thread_id))
+    assert before == newest.cli_version is not None
+    idle = fleet.poll()
+    assert not idle.changed
+    assert idle.changed_threads() == []
+    assert idle.hosts[0].codex_version == before
+    other = next(row for row in first.threads if row.cli_version != before)
+    (path,) = [p for p in paths if other.thread_id in p.name]
+    later = max(p.stat().st_mtime for p in paths) + 60
+    os.utime(path, (later, later))
+    moved = fleet.poll()
+    assert other.key in moved.changed
+    assert moved.hosts[0].codex_version == other.cli_version != before
+    assert fleet.poll().hosts[0].codex_version == other.cli_version
 
 
 def test_the_live_feed_reaches_its_host_rows_only(tmp_path: Path) -> None:

@@ -199,8 +199,11 @@ class Fleet:
 
 
 def _newest_version(host: SessionsHost, view: SessionsView) -> str | None:
-    """The Codex version of the host's thread written last (its CLI as it runs now)."""
+    """The Codex version of the host's thread written last (its CLI as it runs now); a
+    poll that changed no row keeps it (an idle poll does not walk the host's rows)."""
     versions = host._versions
+    if not view.changed and not view.gone:
+        return host.freshness.codex_version  # what the last poll that changed rows found
     for key in view.gone:
         versions.pop(key, None)
     for row in view.changed_threads():
