@@ -32,6 +32,8 @@ class SessionsView:
     hosts: list[HostFreshness] = field(default_factory=list)  # each host's, when several
 
     def changed_threads(self) -> list[ThreadSummary]:
+        if not self.changed:
+            return []  # an idle poll: not a walk of every row
         return [t for t in self.threads if t.key in self.changed]
 
 

@@ -128,6 +128,10 @@ class ThreadSummary:
     def primary(self) -> str | None:
         return next((i for i, env in self.environments.items() if env.primary), None)
 
+    def unavailable(self) -> list[str]:
+        """The ids of the environments unavailable at the latest step, in recorded order."""
+        return [i for i, env in self.environments.items() if env.status == "unavailable"]
+
     def as_json(self) -> dict[str, Any]:
         return {
             "host": self.host or None,
@@ -151,6 +155,7 @@ class ThreadSummary:
                 {s: self.count(s) for s in STATUSES} if self.environments_known else None
             ),
             "primary": self.primary,
+            "unavailable": self.unavailable() if self.environments_known else None,
             "incidents": self.incidents,
             "incidents_not_known": self.incidents_not_known,
             "findings": self.findings,

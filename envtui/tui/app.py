@@ -88,6 +88,8 @@ def known_binding_ids() -> list[str]:
     from envtui.tui.needs_you.confirm import ConfirmAnswer
     from envtui.tui.needs_you.panel import ReplyScreen
     from envtui.tui.screens import TextScreen
+    from envtui.tui.sessions.sessions_screen import SessionsScreen
+    from envtui.tui.sessions.sessions_table import SessionsTable
     from envtui.tui.widgets import ContextPanel, EnvironmentTable
 
     groups = (
@@ -101,8 +103,11 @@ def known_binding_ids() -> list[str]:
         IncidentList.BINDINGS,
         ConfirmAnswer.BINDINGS,
         ReplyScreen.BINDINGS,
+        SessionsScreen.BINDINGS,
+        SessionsTable.BINDINGS,
     )
-    return [binding_id for group in groups for binding_id in binding_ids(group)]
+    ids = (binding_id for group in groups for binding_id in binding_ids(group))
+    return list(dict.fromkeys(ids))  # the sessions screen shares the main screen's ids
 
 
 SOURCE_STOP_GRACE = 1.5

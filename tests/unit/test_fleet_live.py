@@ -207,6 +207,33 @@ def test_a_thread_its_daemon_holds_opens_through_the_daemon_else_its_rollout(
     assert not isinstance(fleet.thread_source(held), DaemonSource)
 
 
+async def test_a_daemon_wakes_the_next_poll_when_it_says_something_new_only(
+    tmp_path: Path,
+) -> None:
+    """A daemon answers every interval; only a change (a thread waiting, the daemon lost)
+    wakes the next poll of the trees: with several hosts, each answer would poll every
+    tree once per daemon per interval."""
+    copy_real(tmp_path / "a")
+    fleet = Fleet([_host("a", tmp_path / "a")])
+    held = fleet.poll().threads[0].thread_id
+    at = datetime(2026, 12, 6, tzinfo=UTC)
+    fleet.set_daemon("a", DaemonReport("attached", heard=at, version="0.171.0", live={}))
+    assert fleet.woken.is_set()  # attached: new
+    fleet.woken.clear()
+    later = at + timedelta(seconds=1)
+    fleet.set_daemon("a", DaemonReport("attached", heard=later, version="0.171.0", live={}))
+    assert not fleet.woken.is_set()  # heard again, nothing new
+    assert fleet.hosts[0].freshness.daemon_heard == later  # still kept for the next poll
+    waiting = {held: _waiting(0)}
+    fleet.set_daemon("a", DaemonReport("attached", heard=later, version="0.171.0", live=waiting))
+    assert fleet.woken.is_set()  # a thread waits
+    fleet.woken.clear()
+    fleet.set_daemon("a", DaemonReport("attached", heard=later, version="0.171.0", live=waiting))
+    assert not fleet.woken.is_set()
+    fleet.set_daemon("a", DaemonReport("reconnecting", "gone", heard=later, live=None))
+    assert fleet.woken.is_set()  # lost
+
+
 async def test_a_host_without_a_daemon_says_so_and_keeps_trying_without_being_down() -> None:
     reports: list[DaemonReport] = []
     tries = []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -195,6 +196,31 @@ def test_two_trees_are_one_view_keyed_by_host(tmp_path: Path) -> None:
     )
 
 
+def test_a_hosts_codex_version_follows_its_newest_thread_across_idle_polls(
+    tmp_path: Path,
+) -> None:
+    """The host's version is its thread written last; an idle poll (no row changed) keeps
+    it, a thread of another version written again moves it."""
+    paths = copy_real(tmp_path / "a")
+    fleet = Fleet([_host("a", tmp_path / "a")])
+    first = fleet.poll()
+    before = first.hosts[0].codex_version
+    newest = max(first.threads, key=lambda row: (row.last_written, row.thread_id))
+    assert before == newest.cli_version is not None
+    idle = fleet.poll()
+    assert not idle.changed
+    assert idle.changed_threads() == []
+    assert idle.hosts[0].codex_version == before
+    other = next(row for row in first.threads if row.cli_version != before)
+    (path,) = [p for p in paths if other.thread_id in p.name]
+    later = max(p.stat().st_mtime for p in paths) + 60
+    os.utime(path, (later, later))
+    moved = fleet.poll()
+    assert other.key in moved.changed
+    assert moved.hosts[0].codex_version == other.cli_version != before
+    assert fleet.poll().hosts[0].codex_version == other.cli_version
+
+
 def test_the_live_feed_reaches_its_host_rows_only(tmp_path: Path) -> None:
     copy_real(tmp_path / "a")
     fleet = Fleet([_host("a", tmp_path / "a"), _host("b", tmp_path / "a")])
@@ -289,3 +315,46 @@ async def test_the_hosts_table_leads_with_host_and_state_and_says_each_hosts_fre
         assert "a connected codex" in header
         assert "b connected codex" in header
         assert header.endswith("files only")  # b, read from its files only
+
+
+@pytest.mark.tui
+async def test_a_keymap_moves_the_sessions_keys(tmp_path: Path) -> None:
+    """The table's own keys (Codex's filters, ``open``) are known ids a keymap moves."""
+    from tests.support.waiting import pilot_wait_until
+
+    from envtui.sources.sessions.sessions_index import watch_sessions
+    from envtui.tui.app import known_binding_ids
+    from envtui.tui.options import DashboardOptions
+    from envtui.tui.sessions.sessions_app import SessionsApp
+    from envtui.tui.sessions.sessions_screen import ThreadScreen
+
+    ids = set(known_binding_ids())
+    assert {"state_filter", "show_1", "show_2", "show_3", "show_4", "open"} <= ids
+    copy_real(tmp_path / "a")
+    fleet = Fleet([_host("a", tmp_path / "a")])
+    waiting = "01a22cff-8327-7a01-b3f2-16679aa14a85"
+    fleet.set_live(
+        "a", {waiting: ThreadLive({"type": "active", "activeFlags": ["waitingOnApproval"]})}
+    )
+
+    async def watch(show: object, stop: object) -> None:
+        await watch_sessions(fleet, show, stop, poll=0.05)  # type: ignore[arg-type]
+
+    keymap = {"show_2": "x", "state_filter": "F", "open": "o"}
+    options = DashboardOptions(source_name="sessions a", keymap=keymap)
+    app = SessionsApp(watch, fleet.rollout_source, options, hosts=True)
+    async with app.run_test(size=(200, 30)) as pilot:
+        assert app.keymap_problems == []
+        table = app.sessions.table
+        await pilot_wait_until(pilot, lambda: table.row_count == 3, what="three rows")
+        await pilot.press("x")  # show_2: needs you
+        await pilot_wait_until(pilot, lambda: table.row_count == 1, what="who needs you")
+        assert table.state_filter == "needs you"
+        await pilot.press("F")  # the next filter: working (none)
+        await pilot_wait_until(pilot, lambda: table.state_filter == "working", what="working")
+        await pilot.press("x")
+        await pilot_wait_until(pilot, lambda: table.row_count == 1, what="who needs you")
+        await pilot.press("o")
+        await pilot_wait_until(
+            pilot, lambda: isinstance(app.screen, ThreadScreen), what="the thread opened"
+        )

@@ -22,7 +22,7 @@ from tests.support.data.session_trees import copy_real, with_wrong_last_context
 from tests.support.waiting import pilot_wait_until
 
 from envtui.incidents.sessions_view import SessionsView
-from envtui.incidents.thread_summary import ThreadSummary
+from envtui.incidents.thread_summary import EnvironmentState, ThreadSummary
 from envtui.sources.sessions.session_files import LocalSessionFiles
 from envtui.sources.sessions.sessions_index import SessionsIndex, watch_sessions
 from envtui.tui.format import glyphs, use_ascii
@@ -89,18 +89,18 @@ def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 ROWS_160 = [
-    "│ live    envs       incidents             primary     thread     written     steps  codex     cwd                       started           profile             │",
-    "│ ◉ live  ●1 ◐0 ✕0   ⚠ context-mismatch    ★ local     …00000999  <1 min ago  ≥1     0.171.0   /home/me/work             2026-11-30 15:07  codex-0.171         │",
-    "│ ◉ live  ●1 ◐0 ✕0                         ★ local     …9aa14a85  <1 min ago  ≥1     0.171.0   /home/me/work             2026-11-30 15:07  codex-0.171         │",
-    "│ ◉ live  ●1 ◐0 ✕0                         ★ local     …62bf2aaa  <1 min ago  1      0.171.0   /home/me/work             2026-11-30 15:07  codex-0.171         │",
-    "│         ●1 ◐0 ✕0                         ★ local     …18667467  10 min ago  3      0.150.0   /home/me/work             2026-11-30 15:07  codex-0.150         │",
+    "│ live    environments            incidents             thread     written     steps  codex     cwd                       started           profile            │",
+    "│ ◉ live  1/1 ★ local             ⚠ context-mismatch    …00000999  <1 min ago  ≥1     0.171.0   /home/me/work             2026-11-30 15:07  codex-0.171        │",
+    "│ ◉ live  1/1 ★ local                                   …9aa14a85  <1 min ago  ≥1     0.171.0   /home/me/work             2026-11-30 15:07  codex-0.171        │",
+    "│ ◉ live  1/1 ★ local                                   …62bf2aaa  <1 min ago  1      0.171.0   /home/me/work             2026-11-30 15:07  codex-0.171        │",
+    "│         1/1 ★ local                                   …18667467  10 min ago  3      0.150.0   /home/me/work             2026-11-30 15:07  codex-0.150        │",
 ]
 ROWS_80 = [
-    "│ live    envs       incidents             primary     thread     written     s│",
-    "│ ◉ live  ●1 ◐0 ✕0   ⚠ context-mismatch    ★ local     …00000999  <1 min ago  ≥│",
-    "│ ◉ live  ●1 ◐0 ✕0                         ★ local     …9aa14a85  <1 min ago  ≥│",
-    "│ ◉ live  ●1 ◐0 ✕0                         ★ local     …62bf2aaa  <1 min ago  1│",
-    "│         ●1 ◐0 ✕0                         ★ local     …18667467  10 min ago  3│",
+    "│ live    environments            incidents             thread     written     │",
+    "│ ◉ live  1/1 ★ local             ⚠ context-mismatch    …00000999  <1 min ago  │",
+    "│ ◉ live  1/1 ★ local                                   …9aa14a85  <1 min ago  │",
+    "│ ◉ live  1/1 ★ local                                   …62bf2aaa  <1 min ago  │",
+    "│         1/1 ★ local                                   …18667467  10 min ago  │",
 ]
 HEADER = " envtui · sessions ~/.codex/sessions  ·  4 threads  ·  3 live, 1 with incidents"
 DETAILS = " thread 01a22cff-0000-7000-8000-000000000999  ·  "
@@ -251,14 +251,35 @@ def test_a_thread_whose_state_is_unknown_says_so_in_its_row() -> None:
     unknown = ThreadSummary("01a22cff-865d-7af0-9cfb-fce462bf2aaa", "/s/f.jsonl")
     unknown.environments_known = False
     values = session_values(unknown, PINNED)
-    assert (values["environments"], values["primary"], values["thread"]) == (
-        "? unknown",
-        "?",
-        "…62bf2aaa",
-    )
+    assert (values["environments"], values["thread"]) == ("? unknown", "…62bf2aaa")
     assert "environments unknown" in details_text(unknown)
     known = ThreadSummary("01a22cff-865d-7af0-9cfb-fce462bf2aaa", "/s/f.jsonl")
-    assert (
-        session_values(known, PINNED)["environments"],
-        session_values(known, PINNED)["primary"],
-    ) == ("●0 ◐0 ✕0", "-")
+    assert session_values(known, PINNED)["environments"] == "0/0"
+    assert known.as_json()["unavailable"] == []
+    assert unknown.as_json()["unavailable"] is None
+
+
+@pytest.mark.parametrize("ascii_only", [False, True])
+def test_the_environments_cell_says_ready_of_all_the_primary_and_the_unavailable(
+    ascii_only: bool,
+) -> None:
+    """Ready of all, the primary, then each unavailable environment by id (the first
+    three; the rest counted), as the latest step recorded them."""
+    summary = ThreadSummary("01a22cff-865d-7af0-9cfb-fce462bf2aaa", "/s/f.jsonl")
+    statuses = ["ready", "unavailable", "starting", "unavailable", "unavailable", "unavailable"]
+    for n, status in enumerate(statuses):
+        summary.environments[f"env{n}"] = EnvironmentState("exec", status, primary=n == 2)
+    use_ascii(ascii_only)
+    try:
+        cell = session_values(summary, PINNED)["environments"]
+        mark, down = glyphs().primary, glyphs().unavailable
+    finally:
+        use_ascii(False)
+    assert cell == f"1/6 {mark} env2 {down} env1 {down} env3 {down} env4 +1"
+    assert summary.as_json()["unavailable"] == ["env1", "env3", "env4", "env5"]
+    summary.environments["env2"].primary = False
+    summary.environments["env1"] = EnvironmentState("exec", "ready", primary=True)
+    assert session_values(summary, PINNED)["environments"] == (
+        f"2/6 {glyphs().primary} env1 {glyphs().unavailable} env3 "
+        f"{glyphs().unavailable} env4 {glyphs().unavailable} env5"
+    )

@@ -103,14 +103,25 @@ class Fleet:
                 known.freshness.live = dict(live) if live is not None else None
 
     def set_daemon(self, host: str, report: DaemonReport) -> None:
-        """``host``'s daemon as it is reached now, and its loaded threads."""
+        """``host``'s daemon as it is reached now, and its loaded threads. A change wakes
+        the next poll; the daemon only heard from again (its answer every interval) does
+        not: with several hosts, that would poll every tree once per daemon per interval."""
+        changed = False
         for known in self.hosts:
             if known.name == host:
                 fresh = known.freshness
+                said = (report.state, report.reason, report.version, report.live)
+                changed = said != (
+                    fresh.daemon,
+                    fresh.daemon_reason,
+                    fresh.daemon_version,
+                    fresh.live,
+                )
                 fresh.daemon, fresh.daemon_reason = report.state, report.reason
                 fresh.daemon_heard, fresh.daemon_version = report.heard, report.version
         self.set_live(host, report.live)
-        self.woken.set()
+        if changed:
+            self.woken.set()
 
     async def run_daemons(self, stop: asyncio.Event) -> None:
         """Attach to every host's daemon (those that name one) until ``stop``."""
@@ -199,8 +210,11 @@ class Fleet:
 
 
 def _newest_version(host: SessionsHost, view: SessionsView) -> str | None:
-    """The Codex version of the host's thread written last (its CLI as it runs now)."""
+    """The Codex version of the host's thread written last (its CLI as it runs now); a
+    poll that changed no row keeps it (an idle poll does not walk the host's rows)."""
     versions = host._versions
+    if not view.changed and not view.gone:
+        return host.freshness.codex_version  # what the last poll that changed rows found
     for key in view.gone:
         versions.pop(key, None)
     for row in view.changed_threads():

@@ -1,10 +1,11 @@
 """What the sessions table shows for one thread, as plain values, and how rows sort.
 
-State comes first (live, the environments' counts, active incidents, primary), then a
-short id, then when and how the thread was written. Thread ids are UUIDv7: their first
-characters are the time they were made, shared by every thread started in the same
-minute, so the short id is their last 8 characters (the random part, ``…9aa14a85``); the
-full id is in the details line and in ``--json``.
+State comes first (live, the environments at the latest step: ready of all, the primary
+and any unavailable; active incidents), then a short id, then when and how the thread
+was written. Thread ids are UUIDv7: their first characters are the time they were made,
+shared by every thread started in the same minute, so the short id is their last 8
+characters (the random part, ``…9aa14a85``); the full id is in the details line and in
+``--json``.
 """
 
 from __future__ import annotations
@@ -18,9 +19,8 @@ from envtui.tui.format import ASCII, clean, glyphs, relative
 
 SESSION_COLUMNS: tuple[tuple[str, str, int], ...] = (
     ("live", "live", 6),
-    ("environments", "envs", 9),
+    ("environments", "environments", 22),
     ("incidents", "incidents", 20),
-    ("primary", "primary", 10),
     ("thread", "thread", 9),
     ("written", "written", 10),
     ("steps", "steps", 5),
@@ -34,7 +34,6 @@ SESSION_SORTABLE = (
     "incidents",
     "live",
     "environments",
-    "primary",
     "thread",
     "cwd",
     "codex",
@@ -49,6 +48,8 @@ host's daemon says it."""
 TIMED = frozenset({"written"})
 """The columns whose text moves with the clock alone."""
 SHORT_ID = 8
+SHOWN_DOWN = 3
+"""Unavailable environments a row names; the rest are counted (a thread may name 10,000)."""
 
 
 def live_glyph() -> str:
@@ -69,12 +70,19 @@ def short_id(thread_id: str) -> str:
 
 
 def environments_text(summary: ThreadSummary) -> str:
+    """The thread's environments at its latest step as an operator asks after them: how
+    many of all are ready, which is the primary, which are unavailable (``2/3 ★ local
+    ✕ gpu``); ``? unknown`` when no world state was read."""
     if not summary.environments_known:
         return "? unknown"
-    return " ".join(
-        f"{glyphs().status(status)}{summary.count(status)}"
-        for status in ("ready", "starting", "unavailable")
-    )
+    parts = [f"{summary.count('ready')}/{len(summary.environments)}"]
+    if summary.primary:
+        parts.append(f"{glyphs().primary} {clean(summary.primary)}")
+    unavailable = summary.unavailable()
+    parts.extend(f"{glyphs().unavailable} {clean(env)}" for env in unavailable[:SHOWN_DOWN])
+    if len(unavailable) > SHOWN_DOWN:
+        parts.append(f"+{len(unavailable) - SHOWN_DOWN}")
+    return " ".join(parts)
 
 
 def written_text(summary: ThreadSummary, now: datetime) -> str:
@@ -146,12 +154,10 @@ def session_values(summary: ThreadSummary, now: datetime) -> dict[str, str]:
     if summary.incidents_not_known:
         unknown = f"{', '.join(summary.incidents_not_known)} not known"
         incidents = f"{incidents}; {unknown}" if incidents else f"? {unknown}"
-    primary = "-" if summary.environments_known else "?"
     return {
         "live": f"{live_glyph()} live" if summary.live else "",
         "environments": environments_text(summary),
         "incidents": incidents,
-        "primary": f"{glyphs().primary} {clean(summary.primary)}" if summary.primary else primary,
         "thread": short_id(summary.thread_id),
         "written": written_text(summary, now),
         "steps": steps,
@@ -190,9 +196,9 @@ def sort_value(summary: ThreadSummary, key: str) -> Any:
     if key == "steps":
         return summary.steps
     if key == "environments":
-        return (-summary.count("unavailable"), -summary.count("starting"), summary.thread_id)
+        not_ready = len(summary.environments) - summary.count("ready")
+        return (-summary.count("unavailable"), -not_ready, summary.thread_id)
     if key == "live":
         return (not summary.live, summary.thread_id)
     values = {"thread": summary.thread_id, "cwd": summary.cwd, "codex": summary.cli_version}
-    values["primary"] = summary.primary
     return values.get(key) or ""

@@ -236,7 +236,10 @@ class SessionsScreen(Screen[None]):
         text = details_text(summary) if summary is not None else ""
         if text != self._details:
             self._details = text
-            self.query_one("#details", Static).update(Text(text, no_wrap=True, overflow="ellipsis"))
+            line = Text(text, no_wrap=True, overflow="ellipsis")
+            # one line of fixed height: no layout, so a key that moves the cursor redraws
+            # the rows it changed and this line, not the whole screen
+            self.query_one("#details", Static).update(line, layout=False)
 
     @on(DataTable.RowHighlighted, "#sessions")
     def _row_highlighted(self) -> None:
