@@ -181,7 +181,7 @@ class ThreadFold:
 
     def __init__(self, path: str, baseline: BaselineLookup | None = None) -> None:
         self.path = path
-        self.steps = CheckedSteps(baseline)
+        self.steps = CheckedSteps(baseline, diffs=False)  # a row shows no diff: none made
         self.skipped_turns = 0  # turn starts in the skipped middle, counted by its scanner
         self.skipped = False
         self._latest: StepReport | None = None

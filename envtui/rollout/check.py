@@ -12,7 +12,6 @@ the request was sent.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -58,9 +57,21 @@ def view_of(number: int, state: EnvironmentsState) -> StepView:
 
 def short_diff(expected: str | None, recorded: str | None) -> tuple[str, str]:
     """The first differing line, and a unified diff of at most 12 lines."""
+    import difflib  # only where a diff is shown: ``envtui sessions`` makes none
+
     ours = (expected or "").splitlines()
     theirs = (recorded or "").splitlines()
-    first = next(
+    lines = list(difflib.unified_diff(ours, theirs, "envtui", "codex", lineterm="", n=1))
+    return _first_of(ours, theirs), "\n".join(lines[:MAX_DIFF_LINES])
+
+
+def first_difference(expected: str | None, recorded: str | None) -> str:
+    """The first differing line alone (what :func:`short_diff` says first)."""
+    return _first_of((expected or "").splitlines(), (recorded or "").splitlines())
+
+
+def _first_of(ours: list[str], theirs: list[str]) -> str:
+    return next(
         (
             f"line {i + 1}: envtui {a!r}, Codex {b!r}"
             for i, (a, b) in enumerate(zip(ours, theirs, strict=False))
@@ -68,8 +79,6 @@ def short_diff(expected: str | None, recorded: str | None) -> tuple[str, str]:
         ),
         f"envtui has {len(ours)} lines, Codex {len(theirs)}",
     )
-    lines = list(difflib.unified_diff(ours, theirs, "envtui", "codex", lineterm="", n=1))
-    return first, "\n".join(lines[:MAX_DIFF_LINES])
 
 
 def _escaping_could_differ(state: EnvironmentsState) -> bool:
@@ -103,10 +112,16 @@ are the step's own), its diff, the notes."""
 
 
 def check_block(
-    block: ContextBlock, number: int, restore: Restorer, memo: Recent[_Outcome] | None = None
+    block: ContextBlock,
+    number: int,
+    restore: Restorer,
+    memo: Recent[_Outcome] | None = None,
+    *,
+    diffs: bool = True,
 ) -> tuple[Finding | None, list[str]]:
     """Render one block as Codex would and compare it with what Codex recorded; ``memo``
-    keeps the outcome of the same snapshots and text at the steps before."""
+    keeps the outcome of the same snapshots and text at the steps before. ``diffs=False``:
+    a mismatch carries no unified diff (a caller that shows none need not make one)."""
     if block.unchecked:
         return None, []  # the step's notes say why
     diffed = _diffed(block, restore)
@@ -114,7 +129,7 @@ def check_block(
         return None, [f"context not checked: {diffed}"]
     key = (*diffed, block.text, block.source)
     known = memo.get(key) if memo is not None else None
-    mismatch, diff, notes = known[0] if known is not None else _outcome(block, *diffed)
+    mismatch, diff, notes = known[0] if known is not None else _outcome(block, *diffed, diffs)
     if memo is not None and known is None:
         memo.put(key, (mismatch, diff, notes))
     if mismatch is None:
@@ -124,7 +139,10 @@ def check_block(
 
 
 def _outcome(
-    block: ContextBlock, current: EnvironmentsState | None, previous: EnvironmentsState | None
+    block: ContextBlock,
+    current: EnvironmentsState | None,
+    previous: EnvironmentsState | None,
+    diffs: bool = True,
 ) -> _Outcome:
     as_codex = render_diff(current, previous, codex_escaping=True)
     if as_codex == block.text:
@@ -143,7 +161,10 @@ def _outcome(
         message = "envtui renders this step's context differently from Codex"
     if block.source == "compaction":
         message += " (the block in the compaction's replacement history)"
-    first, diff = short_diff(as_codex, block.text)
+    if diffs:
+        first, diff = short_diff(as_codex, block.text)
+    else:
+        first, diff = first_difference(as_codex, block.text), ""
     return finding("context-mismatch", None, f"{message} ({first})"), diff, []
 
 
@@ -172,8 +193,11 @@ class RolloutChecker:
         events: Iterable[Event] | None = None,
         features: ToolFeatures | None = None,
         tools: list[ToolSpec] | None = None,
+        diffs: bool = True,
     ) -> None:
         self.profile = profile
+        self.diffs = diffs
+        """Whether a context mismatch carries its unified diff (``envtui check`` shows it)."""
         self.features = features or ToolFeatures()
         self.tools = tools
         self.timeline = ConnectionTimeline(events) if events is not None else None
@@ -195,7 +219,9 @@ class RolloutChecker:
         report.unchecked.add(EXECUTION_CODE)  # a rollout does not record where calls ran
         mismatches = []
         for block in step.blocks:
-            mismatch, notes = check_block(block, step.number, self.restore, self._blocks)
+            mismatch, notes = check_block(
+                block, step.number, self.restore, self._blocks, diffs=self.diffs
+            )
             report.notes += notes
             if block.unchecked or (
                 block.current is not None and self.restore(block.current) is None

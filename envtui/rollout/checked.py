@@ -72,7 +72,8 @@ class CheckedSteps:
     over (what a follower shows; see :mod:`envtui.rollout.settled`). ``events`` are a
     recorded connection stream; ``connection_events`` a live source's, read again before
     each line's steps. ``notes`` are said before the checker's own (a caller's notes on
-    what it was given).
+    what it was given). ``diffs=False``: context mismatches carry no unified diff (for a
+    caller that keeps only the findings' codes and messages).
     """
 
     def __init__(
@@ -85,8 +86,10 @@ class CheckedSteps:
         tools: list[ToolSpec] | None = None,
         notes: Sequence[str] = (),
         settled: bool = False,
+        diffs: bool = True,
     ) -> None:
         self.reader = RolloutReader(baseline)
+        self._diffs = diffs
         self._settled = SettledSteps(self.reader) if settled else None
         self._profile = profile
         self._events = events
@@ -157,7 +160,7 @@ class CheckedSteps:
         if before is None and self._profile is None:
             self._profile_note = self.info.default_profile()[1]
         events = self._connection_events() if self._connection_events else self._events
-        self._checker = RolloutChecker(profile, events=events, tools=self._tools)
+        self._checker = RolloutChecker(profile, events=events, tools=self._tools, diffs=self._diffs)
         if before is not None:  # what the thread's earlier steps showed goes on
             self._checker.selected = before.selected
         return self._checker

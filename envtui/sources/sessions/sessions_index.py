@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from envtui.incidents.sessions_view import SessionsView
 from envtui.sources.sessions.session_files import LocalSessionFiles, SessionFiles
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     import asyncio
 
     from envtui.incidents.thread_summary import ThreadSummary
-    from envtui.rollout.fork_parent import ParentRollouts
+    from envtui.rollout.state import BaselineLookup, ForkOrigin
     from envtui.sources.sessions.thread_file import ThreadFile
 
 POLL = 1.0
@@ -60,12 +60,18 @@ class SessionsIndex:
         self._live: set[str] = set()  # paths whose thread was live at the last poll
         self._retry: set[str] = set()  # paths that could not be read: tried again
 
-    def _baseline(self, info: FileInfo) -> ParentRollouts | None:
-        """A fork's parent is looked up beside it, on this machine only."""
+    def _baseline(self, info: FileInfo) -> BaselineLookup | None:
+        """A fork's parent is looked up beside it, on this machine only; the lookup is made
+        when a fork asks for it (most threads are no forks, and an index makes one each)."""
         if isinstance(self.files, LocalSessionFiles):
-            from envtui.rollout.fork_parent import ParentRollouts
+            root = self.files.root
 
-            return ParentRollouts(Path(info.path), self.files.root)
+            def lookup(origin: ForkOrigin) -> tuple[dict[str, Any] | None, str | None]:
+                from envtui.rollout.fork_parent import ParentRollouts
+
+                return ParentRollouts(Path(info.path), root)(origin)
+
+            return lookup
         return None
 
     def poll(self) -> SessionsView:

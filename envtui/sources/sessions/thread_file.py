@@ -210,35 +210,36 @@ class ThreadFile:
     def _front_tools(self, start: int, end: int) -> None:
         """The tools lines of a gap that is not read, those before its first world state
         (where Codex writes them when a thread starts) within its first bytes; numbered as
-        if nothing came before them (the gap's lines are not counted)."""
+        if nothing came before them (the gap's lines are not counted).
+
+        Read in reads of FIRST_READ (a few at most: ``end`` is READ_GAP on), each searched
+        with the unfinished line before it: the front is never joined into one buffer."""
+        position, carry = start, b""
+        while position < end:
+            got = self.files.read(self.info.path, position, min(FIRST_READ, end - position))
+            if not got:
+                return
+            position += len(got)
+            data = carry + got if carry else got
+            world = data.find(WORLD_MARKER)
+            whole = data.rfind(b"\n", 0, world if world >= 0 else len(data)) + 1
+            self._tools_lines(data, whole)
+            if world >= 0:
+                return
+            carry = data[whole:]
+
+    def _tools_lines(self, data: bytes, whole: int) -> None:
+        """The tools lines among the whole lines of ``data[:whole]``, into the fold."""
         fold = self.fold
         assert fold is not None, "indexed first"
-        data = self._front(start, end)
-        found = data.find(TOOLS_MARKER)
+        found = data.find(TOOLS_MARKER, 0, whole)
         while found >= 0:
             line_start = data.rfind(b"\n", 0, found) + 1
-            line_end = data.find(b"\n", found) + 1
-            if line_end <= 0:
-                break  # cut by the end of what was read: not a whole line
+            line_end = data.find(b"\n", found, whole) + 1
             line = _StateLine(self.line + 1, data[line_start:line_end])
             if line.kind == "tools":
                 fold.skipped_tools_line(line.number, line.raw.decode("utf-8", errors="replace"))
-            found = data.find(TOOLS_MARKER, line_end)
-
-    def _front(self, start: int, end: int) -> bytes:
-        """The bytes from ``start`` to the line of the first world state, read in reads
-        that start small and grow, at most to ``end``."""
-        data, step = b"", FIRST_READ
-        while start + len(data) < end:
-            got = self.files.read(self.info.path, start + len(data), step)
-            data += got[: end - start - len(data)]
-            world = data.find(WORLD_MARKER, max(0, len(data) - len(got) - len(WORLD_MARKER)))
-            if world >= 0:
-                return data[: data.rfind(b"\n", 0, world) + 1]
-            if not got:
-                break
-            step = min(2 * step, CHUNK)
-        return data
+            found = data.find(TOOLS_MARKER, line_end, whole)
 
     def _last_full(self, start: int, end: int) -> int:
         """Where the line of the latest full world state between ``start`` and ``end``
