@@ -146,9 +146,7 @@ def use(
     page.keyboard.press("Escape")
     wait_for_screen(page, lambda s: "Keys" not in s, "the help closed")
     page.keyboard.press("t")
-    seen["theme_screen"] = wait_for_screen(
-        page, lambda s: "Pick a theme" in s, "the theme picker"
-    )
+    seen["theme_screen"] = wait_for_screen(page, lambda s: "Pick a theme" in s, "the theme picker")
     page.keyboard.press("Escape")
     wait_for_screen(page, lambda s: "Pick a theme" not in s, "the theme picker closed")
     page.keyboard.press("h")
