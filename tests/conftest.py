@@ -11,6 +11,7 @@ import time
 from collections.abc import Generator
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from tests.support.leftovers import RUN_MARKER, end_leftovers, leftover_processes, run_mark
 
@@ -19,6 +20,11 @@ sys.dont_write_bytecode = False
 default, even where the environment says not to write bytecode (``PYTHONDONTWRITEBYTECODE``):
 otherwise each of the run's workers rewrites every test module again on every run, about a
 quarter of the unit suite's CPU time. The files go to the ``__pycache__`` folders git ignores."""
+
+settings.register_profile("envtui", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("envtui")
+"""No property test is timed: one example took 218 ms against Hypothesis's default deadline
+of 200 ms on a machine kept busy beside the run, and a slow machine is not a failure."""
 
 LEFTOVER_GRACE = 10.0
 """Seconds the run's processes get to end after the last test (a killed tmux server's

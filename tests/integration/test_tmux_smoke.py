@@ -62,6 +62,12 @@ def test_demo_in_tmux_shows_everything_and_quits_with_q(tmp_path: Path) -> None:
     try:
         poll_until(everything_on_screen, timeout=60, what=missing, interval=0.5)
         assert "\x1b" not in screen
+        # d is the context panel's key: 3 gives it the focus, which its title then shows
+        _tmux(socket, "send-keys", "-t", "envtui", "3")
+        poll_until(
+            lambda: "▶ context" in _tmux(socket, "capture-pane", "-p", "-t", "envtui").stdout,
+            what="the context panel marked as focused after 3",
+        )
         _tmux(socket, "send-keys", "-t", "envtui", "d")
         poll_until(
             lambda: "· diff" in _tmux(socket, "capture-pane", "-p", "-t", "envtui").stdout,
