@@ -24,12 +24,12 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Input, Static
+from textual.widgets import DataTable, Footer, Static
 
 from envtui.dashboard.store import Store
 from envtui.tui.format import ASCII, glyphs
-from envtui.tui.main_screen import MainScreen
 from envtui.tui.options import DashboardOptions
+from envtui.tui.sessions.sessions_screen import ThreadScreen
 from envtui.vocabulary.events import Source
 from envtui.vocabulary.safe_text import one_line
 from envtui.vocabulary.terms import duration_words
@@ -71,30 +71,6 @@ def row_of(choice: ThreadChoice) -> tuple[str, ...]:
         one_line(choice.cwd or ""),
         one_line(choice.source or ""),
     )
-
-
-class ThreadScreen(MainScreen):
-    """The chosen thread's dashboard; ``esc`` with no filter goes back to the list."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "clear_filter", "back", key_display="esc", id="clear_filter"),
-    ]
-    KEY_PRIORITY: ClassVar[dict[str, int]] = {"clear_filter": 95}
-    """``esc back`` stays on the footer however narrow: it is the way back to the list."""
-
-    def __init__(self, store: Store, options: DashboardOptions, stop: asyncio.Event) -> None:
-        super().__init__(store, options)
-        self.stop = stop
-
-    def action_clear_filter(self) -> None:
-        box = self.query_one("#filter", Input)
-        if box.has_class("-visible") or box.value:
-            super().action_clear_filter()
-        else:
-            self.app.pop_screen()
-
-    def on_unmount(self) -> None:
-        self.stop.set()
 
 
 class ThreadListScreen(Screen[None]):

@@ -74,7 +74,8 @@ STATE_KEYS = [
 
 
 class ThreadScreen(MainScreen):
-    """The rollout dashboard of one thread; ``esc`` with no filter goes back to the list."""
+    """One thread's dashboard opened from a list (the sessions table, the daemon's threads);
+    ``esc`` with no filter goes back to the list."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "clear_filter", "back", key_display="esc", id="clear_filter"),
