@@ -38,7 +38,7 @@ from typing import Any
 from tests.support.data.session_trees import grown_tree
 from tests.support.real.codex_daemon import daemon_home
 
-from benchmarks.bench_sessions_idle import Tmux, cpu_seconds, rss_mib, wait_for_rows
+from benchmarks.bench_sessions_idle import Tmux, cpu_shares, rss_mib, wait_for_rows
 from envtui.settings.config import HostConfig
 from envtui.sources.sessions.fleet import Fleet
 from envtui.sources.sessions.hosts import configured_host
@@ -87,13 +87,7 @@ def idle(args: argparse.Namespace, configs: dict[str, tuple[Path, int]]) -> None
         time.sleep(args.warmup)
         names = ["top", *configs]
         pids = {name: tmux.pid(name) for name in names}
-        shares: dict[str, list[float]] = {name: [] for name in names}
-        for _ in range(args.runs):
-            wall, before = time.monotonic(), {n: cpu_seconds(p) for n, p in pids.items()}
-            time.sleep(args.seconds)
-            wall = time.monotonic() - wall
-            for name, pid in pids.items():
-                shares[name].append(100 * (cpu_seconds(pid) - before[name]) / wall)
+        shares = cpu_shares(pids, args.runs, args.seconds)
         for name in names:
             runs = " / ".join(f"{s:.2f}" for s in shares[name])
             print(

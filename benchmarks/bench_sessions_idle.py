@@ -111,6 +111,19 @@ def cpu_seconds(pid: int) -> float:
     return total
 
 
+def cpu_shares(pids: dict[str, int], runs: int, seconds: float) -> dict[str, list[float]]:
+    """Each process's CPU over ``seconds``, in % of one core, ``runs`` times, all measured
+    over the same stretches of time."""
+    shares: dict[str, list[float]] = {name: [] for name in pids}
+    for _ in range(runs):
+        wall, before = time.monotonic(), {n: cpu_seconds(p) for n, p in pids.items()}
+        time.sleep(seconds)
+        wall = time.monotonic() - wall
+        for name, pid in pids.items():
+            shares[name].append(100 * (cpu_seconds(pid) - before[name]) / wall)
+    return shares
+
+
 def rss_mib(pid: int) -> float:
     return psutil.Process(pid).memory_info().rss / 2**20
 
@@ -143,13 +156,7 @@ def measure(args: argparse.Namespace, scratch: Path, threads: int) -> None:
         time.sleep(args.warmup)
         names = ["top", *envtuis]
         pids = {name: tmux.pid(name) for name in names}
-        shares: dict[str, list[float]] = {name: [] for name in names}
-        for _ in range(args.runs):
-            wall, before = time.monotonic(), {n: cpu_seconds(p) for n, p in pids.items()}
-            time.sleep(args.seconds)
-            wall = time.monotonic() - wall
-            for name, pid in pids.items():
-                shares[name].append(100 * (cpu_seconds(pid) - before[name]) / wall)
+        shares = cpu_shares(pids, args.runs, args.seconds)
         for name in names:
             runs = " / ".join(f"{s:.2f}" for s in shares[name])
             ratio = statistics.median(shares[name]) / max(statistics.median(shares["top"]), 1e-9)
