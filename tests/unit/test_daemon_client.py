@@ -17,6 +17,7 @@ from websockets.asyncio.server import ServerConnection, unix_serve
 
 from tests.support.waiting import wait_until
 
+from envtui.environments.daemon import client as client_module
 from envtui.environments.daemon.address import DaemonAddress, parse_remote, read_token
 from envtui.environments.daemon.client import OPTED_OUT, DaemonClient
 from envtui.environments.daemon.threads import DaemonThread
@@ -133,6 +134,27 @@ def test_unknown_methods_are_counted_and_goal_cleared_is_no_news(home: Path) -> 
         assert client.unknown == {"thread/somethingNew": 2}
         news = events[before:]
         assert [type(e.msg) for e in news] == [ThreadStatusChanged]
+        await client.aclose()
+
+    _run(home, scenario)
+
+
+def test_a_flood_of_new_threads_keeps_a_bounded_number_and_the_loaded_ones(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(client_module, "MAX_THREADS", 50)
+
+    async def scenario(peer: Peer) -> None:
+        client = await _attached(home, peer, [])
+        for n in range(400):
+            await peer.say(
+                "thread/status/changed",
+                {"threadId": f"flood-{n}", "status": {"type": "notLoaded"}},
+            )
+        await wait_until(lambda: "flood-399" in client.threads, timeout=30)
+        assert len(client.threads) == 50
+        assert {"t-work", "t-title"} <= set(client.threads)  # loaded: kept
+        assert "flood-0" not in client.threads  # the oldest not loaded went first
         await client.aclose()
 
     _run(home, scenario)

@@ -100,6 +100,10 @@ KNOWN_QUIET = ("configWarning", "remoteControl/status/changed", "thread/readStat
 LIST_PAGES = 20
 """Pages of ``thread/list`` read at most (each of :data:`LIST_PAGE` threads)."""
 LIST_PAGE = 50
+MAX_THREADS = 5_000
+"""Threads kept at most (five times what the listing reads): every thread the daemon starts
+is said to every client, so over a day of sub-agents, or from a peer that floods, the oldest
+not loaded are forgotten first."""
 
 ThreadListener = Callable[[DaemonThread], None]
 EnvironmentListener = Callable[[str, Event], None]
@@ -234,8 +238,21 @@ class DaemonClient:
         work = [t for t in self.threads.values() if t.work]
         return sorted(work, key=lambda t: (not t.loaded, t.id))
 
+    def _thread(self, thread_id: str) -> DaemonThread:
+        """The thread ``thread_id``, kept from now on; past :data:`MAX_THREADS` the oldest
+        that is not loaded (else the oldest) is forgotten."""
+        thread = self.threads.get(thread_id)
+        if thread is None:
+            if len(self.threads) >= MAX_THREADS:
+                oldest = next((t for t in self.threads.values() if not t.loaded), None)
+                forgotten = oldest.id if oldest is not None else next(iter(self.threads))
+                del self.threads[forgotten]
+                self.subscribed.discard(forgotten)
+            thread = self.threads[thread_id] = DaemonThread(thread_id)
+        return thread
+
     def _take(self, entry: Mapping[str, Any], *, loaded: bool) -> DaemonThread:
-        thread = self.threads.setdefault(entry["id"], DaemonThread(entry["id"]))
+        thread = self._thread(entry["id"])
         before = thread.status
         thread.take(entry)
         thread.loaded = loaded or thread.loaded
@@ -316,7 +333,7 @@ class DaemonClient:
         if not isinstance(thread_id, str):
             self.unknown[method] += 1
             return
-        thread = self.threads.setdefault(thread_id, DaemonThread(thread_id))
+        thread = self._thread(thread_id)
         if method == NAMED:
             name = params.get("threadName")
             thread.name = name if isinstance(name, str) else thread.name
