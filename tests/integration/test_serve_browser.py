@@ -8,35 +8,17 @@ screenshot the browser takes is left in ``test-artifacts/`` (git-ignored) to loo
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
 import subprocess
 import sys
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from tests.support.files import ROOT
-from tests.support.real.browser import CHROMIUM, HAS_PLAYWRIGHT
+from tests.support.real.browser import NEEDS_BROWSER_OFFLINE, UNSHARE
 
-UNSHARE = shutil.which("unshare")
-pytestmark = [
-    pytest.mark.skipif(
-        CHROMIUM is None,
-        reason="needs Chromium (Debian package chromium-headless-shell, which .ci/run installs)",
-    ),
-    pytest.mark.skipif(
-        not HAS_PLAYWRIGHT,
-        reason="needs playwright (the test extra: pip install '.[test]')",
-    ),
-    pytest.mark.skipif(
-        UNSHARE is None or shutil.which("ip") is None or os.geteuid() != 0,
-        reason="needs unshare -n and ip (util-linux, iproute2) and root for the namespace",
-    ),
-]
+pytestmark = NEEDS_BROWSER_OFFLINE
 ARTEFACTS = ROOT / "test-artifacts"
 
 

@@ -9,11 +9,14 @@ instance when textual.js stores it (``this.terminal = new Terminal(...)``).
 from __future__ import annotations
 
 import importlib.util
+import os
 import shutil
 import socket
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
+
+import pytest
 
 if TYPE_CHECKING:  # importable without playwright, so a test can say it is missing
     from playwright.sync_api import Browser, Page, Playwright
@@ -25,6 +28,23 @@ CHROMIUM = next(
 """Debian's Chromium (chromium-headless-shell, which .ci/run installs, or chromium)."""
 HAS_PLAYWRIGHT = importlib.util.find_spec("playwright") is not None
 """Whether playwright (the test extra) is installed; this module imports it only for types."""
+
+UNSHARE = shutil.which("unshare")
+NEEDS_BROWSER_OFFLINE = [
+    pytest.mark.skipif(
+        CHROMIUM is None,
+        reason="needs Chromium (Debian package chromium-headless-shell, which .ci/run installs)",
+    ),
+    pytest.mark.skipif(
+        not HAS_PLAYWRIGHT,
+        reason="needs playwright (the test extra: pip install '.[test]')",
+    ),
+    pytest.mark.skipif(
+        UNSHARE is None or shutil.which("ip") is None or os.geteuid() != 0,
+        reason="needs unshare -n and ip (util-linux, iproute2) and root for the namespace",
+    ),
+]
+"""The marks of a test that drives a served dashboard in Chromium inside ``unshare -n``."""
 
 CHROMIUM_FLAGS = (
     "--headless",
