@@ -16,6 +16,7 @@ from tests.support.data.session_trees import copy_real
 from tests.support.waiting import wait_until
 
 from envtui.environments.daemon.address import DaemonAddress
+from envtui.environments.daemon.client import RETRY_MAX
 from envtui.environments.daemon.threads import DaemonThread
 from envtui.environments.remote import RetryableError
 from envtui.incidents.fleet_alerts import FleetAlerts
@@ -31,7 +32,7 @@ from envtui.incidents.fleet_rows import (
     waiting_of,
 )
 from envtui.incidents.thread_summary import ThreadSummary
-from envtui.sources.daemon.attach import DaemonOptions, DaemonSource
+from envtui.sources.daemon.attach import DaemonOptions, DaemonSource, restart_backoff
 from envtui.sources.metrics_state import MetricsState
 from envtui.sources.sessions.fleet import Fleet, SessionsHost
 from envtui.sources.sessions.host_daemon import (
@@ -273,6 +274,18 @@ def test_a_daemon_heard_lately_is_reconnecting_then_unreachable_once_stale() -> 
         ("reconnecting", "the daemon's socket closed", daemon.heard),
         ("unreachable", "refused", daemon.heard),
     ]
+
+
+def test_a_lost_daemon_is_tried_again_as_often_as_envtui_codex_tries_its_daemon() -> None:
+    """One cap for both: a host's daemon lost is tried again at most three seconds apart,
+    so it is seen back as soon as ``envtui codex`` sees its own daemon back."""
+    daemon = HostDaemon("box", None, lambda _, r: None)  # type: ignore[arg-type]
+    codex = restart_backoff()
+    assert (daemon.backoff.initial, daemon.backoff.maximum) == (codex.initial, codex.maximum)
+    assert daemon.backoff.maximum == RETRY_MAX == 3.0
+    delays = [daemon.backoff.next_delay() for _ in range(20)]
+    assert max(delays) <= RETRY_MAX
+    assert delays[-1] >= RETRY_MAX / 2  # capped, not stuck at the first delay
 
 
 @pytest.mark.tui

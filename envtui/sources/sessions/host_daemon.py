@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from envtui.environments.backoff import Backoff
-from envtui.environments.daemon.client import ChannelOpener, DaemonClient
+from envtui.environments.daemon.client import ChannelOpener, DaemonClient, retry_backoff
 from envtui.environments.daemon.threads import DaemonThread
 from envtui.environments.jsonrpc import ChannelClosedError, RpcError
 from envtui.environments.remote import RetryableError
@@ -107,7 +107,8 @@ class HostDaemon:
         self._report = report
         self.interval = interval
         self._clock = clock
-        self._backoff = backoff or Backoff(0.5, 10.0)
+        self.backoff = backoff or retry_backoff()
+        """The delays between two tries, as ``envtui codex`` waits for its daemon."""
         self.client: DaemonClient | None = None
         self.state: DaemonState = "no daemon"
         self.reason: str | None = None
@@ -123,7 +124,7 @@ class HostDaemon:
             if reason is None or stop.is_set():
                 return
             self._lost(reason)
-            if await wait_for_stop(stop, self._backoff.next_delay()):
+            if await wait_for_stop(stop, self.backoff.next_delay()):
                 return
 
     async def _attach(self, stop: asyncio.Event) -> str | None:
@@ -139,7 +140,7 @@ class HostDaemon:
                 return str(exc) or type(exc).__name__
             finally:
                 self.tried = True
-            self._backoff.reset()
+            self.backoff.reset()
             self.state, self.reason = "attached", None
             self.version = version_of(client.user_agent)
             self._heard()
