@@ -24,6 +24,7 @@ from envtui.incidents.fleet_rows import (
     STALE_POLLS,
     HostFreshness,
     PendingRequest,
+    ThreadFacts,
     ThreadLive,
     families,
     live_changes,
@@ -310,10 +311,11 @@ async def test_the_hosts_table_filters_as_codex_does_and_draws_sub_agents_under_
     rows = SessionsIndex(LocalSessionFiles(tmp_path / "a")).poll().threads
     waiting, working, child = (row.thread_id for row in rows)
     live = {
-        waiting: ThreadLive(APPROVAL, _waiting(7).pending, name="fix the build"),
+        waiting: ThreadLive(APPROVAL, _waiting(7).pending),
         working: ThreadLive({"type": "active", "activeFlags": []}),
     }
-    fleet.set_daemon("a", DaemonReport("attached", heard=datetime.now(UTC), live=live))
+    facts = {waiting: ThreadFacts(name="fix the build")}
+    fleet.set_daemon("a", DaemonReport("attached", heard=datetime.now(UTC), live=live, facts=facts))
     parent_of = {child: working}
 
     async def watch(show: object, stop: object) -> None:

@@ -358,6 +358,8 @@ class DaemonClient:
             self.subscribed.discard(thread_id)
         elif not thread.set_status(params.get("status")):
             return
+        else:
+            thread.touched(self._clock())  # a turn moved it: updated now
         self._said(thread)
         self._maybe_subscribe(thread)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from envtui.environments.thread_requests import thread_state
@@ -31,6 +32,12 @@ class DaemonThread:
     preview: str | None = None
     """The thread's first words (Codex's ``preview``), for a list of threads."""
     loaded: bool = False
+    updated: datetime | None = None
+    """When Codex last updated it (``updatedAt``), or its status last changed, if later."""
+    cli_version: str | None = None
+    """The Codex that made it (``cliVersion``)."""
+    parent: str | None = None
+    """A sub-agent's parent thread (``parentThreadId``)."""
 
     @property
     def work(self) -> bool:
@@ -48,16 +55,26 @@ class DaemonThread:
             ("cwd", "cwd"),
             ("path", "path"),
             ("preview", "preview"),
+            ("cli_version", "cliVersion"),
+            ("parent", "parentThreadId"),
         ):
             value = thread.get(key)
             if isinstance(value, str):
                 setattr(self, attribute, value)
+        updated = thread.get("updatedAt")
+        if isinstance(updated, int) and not isinstance(updated, bool) and 0 <= updated < 2**33:
+            self.touched(datetime.fromtimestamp(updated, UTC))
         source = thread.get("source")
         if isinstance(source, str):
             self.source = source
         elif isinstance(source, dict) and source:
             self.source = next(iter(source))  # {"custom": …} or {"subAgent": …}
         self.set_status(thread.get("status"))
+
+    def touched(self, at: datetime) -> None:
+        """The thread was updated at ``at`` (kept when it is later than what was known)."""
+        if self.updated is None or at > self.updated:
+            self.updated = at
 
     def set_status(self, status: object) -> bool:
         """Take Codex's ``ThreadStatus``; True when it changed what envtui says."""

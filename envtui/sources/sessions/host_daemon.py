@@ -5,7 +5,9 @@ reads, answers nothing: a thread's requests are answered from its own dashboard)
 daemon's threads, keeps their ``ThreadStatus`` live and subscribes to a thread the moment
 it waits, to see the request. Each change is handed on as a :class:`DaemonReport`: the
 loaded threads (:class:`~envtui.incidents.fleet_rows.ThreadLive`, Codex's own status
-shape, the pending requests), and how the daemon is reached.
+shape, the pending requests), what it lists of every thread, loaded or not
+(:class:`~envtui.incidents.fleet_rows.ThreadFacts`: name, preview, cwd …), and how the
+daemon is reached.
 
 The daemon is asked ``thread/loaded/list`` every poll interval: an answer is the daemon
 heard from; none within :data:`~envtui.incidents.fleet_rows.STALE_POLLS` intervals, or
@@ -29,7 +31,14 @@ from envtui.environments.daemon.client import ChannelOpener, DaemonClient, retry
 from envtui.environments.daemon.threads import DaemonThread
 from envtui.environments.jsonrpc import ChannelClosedError, RpcError
 from envtui.environments.remote import RetryableError
-from envtui.incidents.fleet_rows import STALE_POLLS, DaemonState, PendingRequest, ThreadLive
+from envtui.incidents.fleet_rows import (
+    STALE_POLLS,
+    DaemonState,
+    PendingRequest,
+    ThreadFacts,
+    ThreadLive,
+    cut_preview,
+)
 from envtui.vocabulary.events import Event
 from envtui.vocabulary.stopping import cancel_and_wait, wait_for_stop, within
 from envtui.vocabulary.thread_messages import RequestPending
@@ -42,14 +51,15 @@ FAILURES = (RetryableError, RpcError, ChannelClosedError, TimeoutError, OSError)
 
 @dataclass(frozen=True)
 class DaemonReport:
-    """What a host's daemon says now: how it is reached, and its loaded threads (None
-    while it is not attached: no live status is known)."""
+    """What a host's daemon says now: how it is reached, its loaded threads and what it
+    lists of every thread (both None while it is not attached: nothing is known)."""
 
     state: DaemonState
     reason: str | None = None
     heard: datetime | None = None
     version: str | None = None
     live: dict[str, ThreadLive] | None = None
+    facts: dict[str, ThreadFacts] | None = None
 
 
 def codex_status(thread: DaemonThread) -> dict[str, Any]:
@@ -79,14 +89,28 @@ def live_threads(client: DaemonClient) -> dict[str, ThreadLive]:
         if request.thread is not None:
             pending.setdefault(request.thread, []).append(pending_of(request))
     return {
-        thread.id: ThreadLive(
-            codex_status(thread),
-            tuple(pending.get(thread.id, ())),
-            thread.name or thread.preview,
-        )
+        thread.id: ThreadLive(codex_status(thread), tuple(pending.get(thread.id, ())))
         for thread in client.threads.values()
         if thread.loaded and thread.status not in (None, "not_loaded") and thread.work
     }
+
+
+def facts_of(thread: DaemonThread) -> ThreadFacts:
+    return ThreadFacts(
+        name=thread.name or None,
+        preview=cut_preview(thread.preview),
+        cwd=thread.cwd,
+        path=thread.path,
+        updated=thread.updated,
+        cli_version=thread.cli_version,
+        parent=thread.parent,
+        source=thread.source,
+    )
+
+
+def thread_facts(client: DaemonClient) -> dict[str, ThreadFacts]:
+    """What the daemon lists of every thread of work it told of, loaded or not."""
+    return {thread.id: facts_of(thread) for thread in client.threads.values() if thread.work}
 
 
 class HostDaemon:
@@ -116,6 +140,8 @@ class HostDaemon:
         self.version: str | None = None
         self.tried = False
         """Whether the first try has ended (attached, or said why not)."""
+        self._facts: dict[str, ThreadFacts] = {}
+        self._facts_stale = True
 
     async def run(self, stop: asyncio.Event) -> None:
         """Attach until ``stop``, again after each loss."""
@@ -132,6 +158,7 @@ class HostDaemon:
         client = self.client = DaemonClient(
             self._open, self._hear, clock=self._clock, read_only=True, on_thread=self._changed
         )
+        self._facts_stale = True
         try:
             try:
                 await client.connect()
@@ -182,6 +209,7 @@ class HostDaemon:
         self._publish()
 
     def _changed(self, thread: DaemonThread) -> None:
+        self._facts_stale = True
         if self.state == "attached":
             self._publish()
 
@@ -193,8 +221,19 @@ class HostDaemon:
     def _publish(self) -> None:
         client = self.client if self.state == "attached" else None
         live = live_threads(client) if client is not None else None
-        report = DaemonReport(self.state, self.reason, self.heard, self.version, live)
+        facts = self._listed(client) if client is not None else None
+        report = DaemonReport(self.state, self.reason, self.heard, self.version, live, facts)
         self._report(self.host, report)
+
+    def _listed(self, client: DaemonClient) -> dict[str, ThreadFacts]:
+        """:func:`thread_facts`, made again only after a thread changed, and the same
+        object while nothing in it did: the every-interval answer is no news."""
+        if self._facts_stale:
+            self._facts_stale = False
+            facts = thread_facts(client)
+            if facts != self._facts:
+                self._facts = facts
+        return self._facts
 
 
 async def _first_of(stop: asyncio.Event, closed: asyncio.Future[str], timeout: float) -> str | None:

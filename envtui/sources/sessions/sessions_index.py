@@ -60,6 +60,10 @@ class SessionsIndex:
         self._live: set[str] = set()  # paths whose thread was live at the last poll
         self._retry: set[str] = set()  # paths that could not be read: tried again
 
+    def shows(self, thread_id: str) -> bool:
+        """Whether a row of the thread is shown (its rollout was read, within ``--since``)."""
+        return thread_id in self._shown
+
     def _baseline(self, info: FileInfo) -> BaselineLookup | None:
         """A fork's parent is looked up beside it, on this machine only; the lookup is made
         when a fork asks for it (most threads are no forks, and an index makes one each)."""

@@ -32,6 +32,7 @@ from envtui.incidents.fleet_rows import (
     HostFreshness,
     host_named,
     live_changes,
+    row_facts,
     row_state,
 )
 from envtui.incidents.sessions_view import SessionsView, misnamed_note, outside_note
@@ -221,11 +222,12 @@ class SessionsScreen(Screen[None]):
             self.query_one("#header", Static).update(Text(text))
 
     def _state(self, summary: ThreadSummary) -> tuple[str, str | None]:
-        """The row's live state, and its name as the host's daemon says it."""
+        """The row's live state, and its name (else its preview) as the host's daemon
+        lists it, loaded or not."""
         host = host_named(self.hosts, summary.host)
         live = host.live if host is not None else None
-        found = live.get(summary.thread_id) if live is not None else None
-        return row_state(summary, live), found.name if found is not None else None
+        facts = row_facts(summary, host)
+        return row_state(summary, live), facts.title if facts is not None else None
 
     def _hosts_text(self, hosts: list[HostFreshness] | None = None) -> str:
         now = self.options.clock()
