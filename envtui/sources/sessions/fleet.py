@@ -157,6 +157,7 @@ class Fleet:
             merged.gone |= view.gone
             merged.outside += view.outside
             merged.misnamed += view.misnamed
+            merged.absent += view.absent
             merged.up = merged.up or view.up
             if view.problem:
                 problems.append(f"{host.name}: {view.problem}")

@@ -35,7 +35,12 @@ from envtui.incidents.fleet_rows import (
     row_facts,
     row_state,
 )
-from envtui.incidents.sessions_view import SessionsView, misnamed_note, outside_note
+from envtui.incidents.sessions_view import (
+    SessionsView,
+    absent_note,
+    misnamed_note,
+    outside_note,
+)
 from envtui.incidents.thread_summary import ThreadSummary
 from envtui.tui.details import keys_help
 from envtui.tui.format import clean
@@ -130,6 +135,7 @@ class SessionsScreen(Screen[None]):
         self.problem: str | None = None
         self.outside: list[str] = []
         self.misnamed: list[str] = []
+        self.absent: list[str] = []
         self._header = ""
         self._details = ""
         self._tasks: set[asyncio.Task[None]] = set()
@@ -164,7 +170,11 @@ class SessionsScreen(Screen[None]):
         )
         quiet = not view.changed and not view.gone and not moved
         hosts_moved = self.with_hosts and self._hosts_text() != self._hosts_text(view.hosts)
-        same_notes = view.outside == self.outside and view.misnamed == self.misnamed
+        same_notes = (view.outside, view.misnamed, view.absent) == (
+            self.outside,
+            self.misnamed,
+            self.absent,
+        )
         if quiet and view.problem == self.problem and same_notes and not hosts_moved:
             return  # nothing changed: no widget is touched
         self.hosts = view.hosts
@@ -175,6 +185,7 @@ class SessionsScreen(Screen[None]):
         for key in view.gone:
             self.threads.pop(key, None)
         self.problem, self.outside, self.misnamed = view.problem, view.outside, view.misnamed
+        self.absent = view.absent
         if self.is_mounted:
             self._sync(view.changed | view.gone | moved, view.gone)
 
@@ -210,6 +221,9 @@ class SessionsScreen(Screen[None]):
         misnamed = misnamed_note(self.misnamed)
         if misnamed is not None:
             parts.append(misnamed)
+        absent = absent_note(self.absent)
+        if absent is not None:
+            parts.append(absent)
         if self.table.state_filter != "all":
             parts.append(f"showing {self.table.state_filter}")
         if self.with_hosts and self.hosts:
