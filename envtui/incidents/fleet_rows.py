@@ -75,8 +75,8 @@ PREVIEW_CHARS = 200
 class ThreadFacts:
     """What a host's daemon lists of one thread, loaded or not: its name (``name``), its
     first words (``preview``, cut to :data:`PREVIEW_CHARS`), cwd, rollout, when it was
-    last updated, the Codex that made it, a sub-agent's parent and who started it. All of it
-    is the user's text, shown as text and never as markup."""
+    last updated, the Codex that made it, a sub-agent's parent, who started it and when.
+    All of it is the user's text, shown as text and never as markup."""
 
     name: str | None = None
     preview: str | None = None
@@ -86,6 +86,7 @@ class ThreadFacts:
     cli_version: str | None = None
     parent: str | None = None
     source: str | None = None
+    started: datetime | None = None
 
     @property
     def title(self) -> str | None:
@@ -274,6 +275,7 @@ def daemon_row(host: str, thread_id: str, facts: ThreadFacts | None) -> ThreadSu
         parent_thread_id=said.parent,
         cwd=said.cwd,
         cli_version=said.cli_version,
+        started=said.started,
         last_written=said.updated,
         steps_exact=False,
         turns_exact=False,

@@ -7,7 +7,7 @@ The same with real daemons: tests/integration/test_fleet_daemon_rows.py.
 from __future__ import annotations
 
 import os
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -73,6 +73,7 @@ def test_a_long_preview_is_kept_cut_and_the_daemons_facts_of_a_thread_read() -> 
             "cwd": "/w",
             "path": "/h/sessions/rollout.jsonl",
             "updatedAt": int(UPDATED.timestamp()),
+            "createdAt": int(UPDATED.timestamp()) - 60,
             "cliVersion": "0.171.0",
             "parentThreadId": "p",
             "source": "vscode",
@@ -83,6 +84,7 @@ def test_a_long_preview_is_kept_cut_and_the_daemons_facts_of_a_thread_read() -> 
     assert facts.preview is not None
     assert len(facts.preview) == PREVIEW_CHARS
     assert facts.preview.endswith("…")
+    assert facts.started == UPDATED - timedelta(seconds=60)
     assert (facts.cwd, facts.updated, facts.cli_version, facts.parent, facts.source) == (
         "/w",
         UPDATED,

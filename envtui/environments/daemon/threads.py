@@ -38,6 +38,8 @@ class DaemonThread:
     """The Codex that made it (``cliVersion``)."""
     parent: str | None = None
     """A sub-agent's parent thread (``parentThreadId``)."""
+    created: datetime | None = None
+    """When it was made (``createdAt``)."""
 
     @property
     def work(self) -> bool:
@@ -61,9 +63,10 @@ class DaemonThread:
             value = thread.get(key)
             if isinstance(value, str):
                 setattr(self, attribute, value)
-        updated = thread.get("updatedAt")
-        if isinstance(updated, int) and not isinstance(updated, bool) and 0 <= updated < 2**33:
-            self.touched(datetime.fromtimestamp(updated, UTC))
+        updated = _moment(thread.get("updatedAt"))
+        if updated is not None:
+            self.touched(updated)
+        self.created = _moment(thread.get("createdAt")) or self.created
         source = thread.get("source")
         if isinstance(source, str):
             self.source = source
@@ -84,6 +87,13 @@ class DaemonThread:
         self.status, self.flags = state
         self.loaded = state[0] != "not_loaded"
         return True
+
+
+def _moment(seconds: object) -> datetime | None:
+    """A protocol time (Unix seconds) as a moment; None when it is not one."""
+    if isinstance(seconds, int) and not isinstance(seconds, bool) and 0 <= seconds < 2**33:
+        return datetime.fromtimestamp(seconds, UTC)
+    return None
 
 
 def thread_entries(result: object) -> list[Mapping[str, Any]]:

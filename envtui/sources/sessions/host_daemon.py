@@ -105,6 +105,7 @@ def facts_of(thread: DaemonThread) -> ThreadFacts:
         cli_version=thread.cli_version,
         parent=thread.parent,
         source=thread.source,
+        started=thread.created,
     )
 
 
