@@ -235,13 +235,12 @@ def _host(app: Any, name: str) -> Any:
 def test_headless_the_default_trees_daemon_says_a_waiting_thread_and_its_alert_runs_once(
     tmp_path: Path,
 ) -> None:
-    """``envtui sessions --json --metrics --alert-command`` on CODEX_HOME's own tree: its
-    daemon is attached; a thread that starts waiting is printed again with its status,
+    """``envtui sessions --json --metrics --alert-command`` on CODEX_HOME's own tree (not made
+    yet: Codex makes it with the thread's first rollout): its daemon is attached; a thread that starts waiting is printed again with its status,
     exported as waiting, and its request runs the alert command once."""
     told = tmp_path / "told.jsonl"
     alert = f"sh -c 'cat >> {told}'"
     with daemon_home([escalated("echo headless", "devbox"), {"message": "done"}]) as daemon:
-        (daemon.codex.home / "sessions").mkdir(exist_ok=True)  # Codex makes it with a thread
         port = free_port()
         process = subprocess.Popen(
             [sys.executable, "-m", "envtui", "sessions", "--json", "--poll-interval", "0.5",
