@@ -10,7 +10,8 @@ One home, one thread, in three moments:
    from the daemon, with its first words;
 3. the daemon served again: the thread is only on disk now (not loaded), and its row,
    read from the files, takes its name column from the daemon's ``thread/list`` preview,
-   in ``--json`` and in the table, one line.
+   in ``--json`` and in the table, one line; a thread started while the table watches is
+   named by its first words too once its turn has run (Codex says a new thread without).
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ def _served_again(daemon: ServedDaemon) -> Iterator[ServedDaemon]:
 async def test_the_daemon_gives_rows_names_and_an_empty_tree_before_codex_writes_one(
     capsys: Capture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    with daemon_home([{"message": "done"}]) as daemon:
+    with daemon_home([{"message": "done"}] * 3) as daemon:
         home = daemon.codex.home
         monkeypatch.setenv("CODEX_HOME", str(home))
         owner = await Owner.connect(daemon.socket)
@@ -108,8 +109,8 @@ async def test_the_daemon_gives_rows_names_and_an_empty_tree_before_codex_writes
         files_only = await asyncio.to_thread(
             run_cli, ["sessions", str(home / "sessions"), "--json"], capsys
         )
-        (alone,) = _rows(files_only[1])
-        assert (alone["thread"], alone["name"]) == (thread, None)  # no daemon: the files'
+        names = {row["thread"]: row["name"] for row in _rows(files_only[1])}
+        assert names[thread] is None  # no daemon: what the files give
 
 
 async def _the_table_names_it(thread: str, daemon: ServedDaemon) -> None:
@@ -145,3 +146,11 @@ async def _the_table_names_it(thread: str, daemon: ServedDaemon) -> None:
             pilot, lambda: name() == "fix the flaky build please", timeout=60, what="the name"
         )
         assert str(table.get_cell(thread, "state")) == "not loaded"
+        owner = await Owner.connect(daemon.socket)
+        try:
+            thread = await owner.start_turn(daemon.codex.work, "rename the tests")
+            await pilot_wait_until(
+                pilot, lambda: name() == "rename the tests", timeout=90, what="the new name"
+            )
+        finally:
+            await owner.aclose()

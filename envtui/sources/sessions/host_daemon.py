@@ -143,6 +143,10 @@ class HostDaemon:
         """Whether the first try has ended (attached, or said why not)."""
         self._facts: dict[str, ThreadFacts] = {}
         self._facts_stale = True
+        self._reading: dict[str, asyncio.Task[None]] = {}
+        """The threads read for their first words (see :meth:`_read_preview`)."""
+        self._read_for: dict[str, tuple[object, ...]] = {}  # the status each was read in
+        self._again: set[str] = set()  # moved while read: read once more
 
     async def run(self, stop: asyncio.Event) -> None:
         """Attach until ``stop``, again after each loss."""
@@ -160,6 +164,7 @@ class HostDaemon:
             self._open, self._hear, clock=self._clock, read_only=True, on_thread=self._changed
         )
         self._facts_stale = True
+        self._read_for.clear()
         try:
             try:
                 await client.connect()
@@ -175,6 +180,7 @@ class HostDaemon:
             return await self._watch(client, stop)
         finally:
             self.client = None
+            await cancel_and_wait(*self._reading.values())
             await client.aclose()
 
     async def _watch(self, client: DaemonClient, stop: asyncio.Event) -> str | None:
@@ -212,7 +218,39 @@ class HostDaemon:
     def _changed(self, thread: DaemonThread) -> None:
         self._facts_stale = True
         if self.state == "attached":
+            self._read_preview(thread)
             self._publish()
+
+    def _read_preview(self, thread: DaemonThread) -> None:
+        """A thread started while attached is said before its first turn, without its first
+        words (Codex's ``preview``), and nothing says them later: it is read again
+        (``thread/read``) when its status moves, until they are known."""
+        client = self.client
+        if client is None or thread.preview or not (thread.work and thread.loaded):
+            self._read_for.pop(thread.id, None)
+            return
+        state = (thread.status, *thread.flags)
+        if self._read_for.get(thread.id) == state:
+            return  # read in this status already (a read's own answer says it again)
+        self._read_for[thread.id] = state
+        if thread.id in self._reading:
+            self._again.add(thread.id)  # it moved while read: the answer may be older
+        else:
+            task = asyncio.get_running_loop().create_task(self._read(client, thread.id))
+            self._reading[thread.id] = task
+
+    async def _read(self, client: DaemonClient, thread_id: str) -> None:
+        try:
+            again = True
+            while again:
+                self._again.discard(thread_id)
+                await client.read(thread_id)  # its facts taken, and published, by the client
+                again = thread_id in self._again
+        except FAILURES:
+            pass  # the connection's end is said by the watch
+        finally:
+            self._reading.pop(thread_id, None)
+            self._again.discard(thread_id)
 
     def _hear(self, event: Event) -> None:
         """The client's events: a request shown or gone changes what a thread waits on."""
