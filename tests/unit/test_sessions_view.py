@@ -75,6 +75,19 @@ def test_a_tree_not_made_yet_is_an_empty_one_said_then_read_once_made(tmp_path: 
     assert "cannot list" in strict.problem
 
 
+def test_a_configured_hosts_tree_not_made_yet_is_empty_and_said_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    config = tmp_path / "config.toml"
+    config.write_text(f'[[hosts]]\nname = "here"\ncodex_home = "{home}"\n')
+    code, out, err = run_cli(["sessions", "--json", "--config", str(config)], capsys)
+    assert (code, out) == (0, "")
+    assert err.count("no sessions folder yet") == 1
+    assert str(home / "sessions") in err
+
+
 def test_a_bad_duration_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         run_cli(["sessions", "--since", "soon"], capsys)
