@@ -28,6 +28,7 @@ import pytest
 from tests.support.main_in_process import Capture, run_cli
 from tests.support.real.codex_daemon import Owner, ServedDaemon, daemon_home, serve_daemon
 from tests.support.real.codex_tools import needs_codex
+from tests.support.real.fleet_app import fleet_app
 from tests.support.waiting import pilot_wait_until, wait_until
 
 pytestmark = [needs_codex, pytest.mark.filterwarnings("ignore::DeprecationWarning")]
@@ -115,27 +116,7 @@ async def test_the_daemon_gives_rows_names_and_an_empty_tree_before_codex_writes
 
 async def _the_table_names_it(thread: str, daemon: ServedDaemon) -> None:
     """Pilot: the row's name cell is the daemon's preview, one line, as text."""
-    from envtui.cli import build_parser
-    from envtui.commands.sessions import fleet_for
-    from envtui.sources.sessions.sessions_index import watch_sessions
-    from envtui.tui.options import DashboardOptions
-    from envtui.tui.sessions.sessions_app import SessionsApp
-
-    fleet = fleet_for(build_parser().parse_args(["sessions"]))
-    assert not isinstance(fleet, int)
-
-    async def watch(show: Any, stop: asyncio.Event) -> None:
-        await fleet.open()
-        daemons = asyncio.get_running_loop().create_task(fleet.run_daemons(stop))
-        try:
-            await watch_sessions(fleet, show, stop, poll=0.5, wake=fleet.woken)
-        finally:
-            stop.set()
-            await asyncio.wait({daemons}, timeout=10)
-            await fleet.aclose()
-
-    options = DashboardOptions(source_name=f"sessions {daemon.codex.home}")
-    app = SessionsApp(watch, fleet.thread_source, options, hosts=True)
+    app = fleet_app([], f"sessions {daemon.codex.home}", poll=0.5)
     async with app.run_test(size=(200, 20)) as pilot:
         table = app.sessions.table
 
