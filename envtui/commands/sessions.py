@@ -109,6 +109,9 @@ def fleet_for(args: argparse.Namespace) -> Fleet | int:
     def index(files: SessionFiles, host: str) -> SessionsIndex:
         return index_for(args, files, host)
 
+    def configured(files: SessionFiles, host: str) -> SessionsIndex:
+        return index_for(args, files, host, absent_ok=True)  # a tree not made yet: empty
+
     interval = args.poll_interval
     if args.ssh:
         hosts = [ssh_host(name, args.directory, index) for name in args.ssh]
@@ -118,19 +121,29 @@ def fleet_for(args: argparse.Namespace) -> Fleet | int:
         if isinstance(config, int):
             return config
         if config.hosts:
-            return Fleet([configured_host(h, index) for h in config.hosts], interval=interval)
+            hosts = [configured_host(h, configured) for h in config.hosts]
+            return Fleet(hosts, interval=interval)
     from envtui.sources.sessions.session_files import LocalSessionFiles, default_sessions_dir
 
     root = Path(args.directory).expanduser() if args.directory else default_sessions_dir()
-    if not root.is_dir():
+    absent = not root.is_dir()
+    if absent and (args.directory or not _daemon_listens(root.parent)):
         return fail(COMMAND, f"{root}: no such directory")
     files = LocalSessionFiles(root)
-    host = SessionsHost("", files, index(files, ""))
+    host = SessionsHost("", files, index_for(args, files, "", absent_ok=absent))
     if not args.directory:  # CODEX_HOME's own tree: its daemon too
         from envtui.sources.sessions.hosts import local_attach, local_daemon
 
         host.daemon, host.attach = local_daemon(root.parent), local_attach(root.parent)
     return Fleet([host], interval=interval)
+
+
+def _daemon_listens(codex_home: Path) -> bool:
+    """Whether a daemon answers on ``codex_home``'s socket: its tree, not made yet (a fresh
+    ``CODEX_HOME``: Codex makes it with its first rollout), is then an empty one."""
+    from envtui.environments.daemon_socket import daemon_listens
+
+    return daemon_listens(codex_home)
 
 
 def _config_named(args: argparse.Namespace) -> bool:
@@ -142,10 +155,14 @@ def _config_named(args: argparse.Namespace) -> bool:
     return bool(args.config or os.environ.get(CONFIG_VARIABLE) or default_config_file().exists())
 
 
-def index_for(args: argparse.Namespace, files: SessionFiles, host: str = "") -> SessionsIndex:
+def index_for(
+    args: argparse.Namespace, files: SessionFiles, host: str = "", *, absent_ok: bool = False
+) -> SessionsIndex:
     from envtui.sources.sessions.sessions_index import SessionsIndex
 
-    return SessionsIndex(files, since=args.since, live_window=args.live_window, host=host)
+    return SessionsIndex(
+        files, since=args.since, live_window=args.live_window, host=host, absent_ok=absent_ok
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -197,11 +214,11 @@ def _print(threads: list[ThreadSummary], view: SessionsView) -> None:
 
 
 def _say_outside(view: SessionsView) -> None:
-    from envtui.incidents.sessions_view import misnamed_note, outside_note
+    """The view's notes (links out of the tree, misnamed files, trees not made yet)."""
+    from envtui.incidents.sessions_view import notes
 
-    for note in (outside_note(view.outside), misnamed_note(view.misnamed)):
-        if note is not None:
-            print(f"envtui {COMMAND}: {note}", file=sys.stderr)
+    for note in notes(view):
+        print(f"envtui {COMMAND}: {note}", file=sys.stderr)
 
 
 def _said(view: SessionsView) -> int:
@@ -259,7 +276,7 @@ async def _json(args: argparse.Namespace, fleet: Fleet, state: MetricsState | No
         code = _said(view)
         if state is None or not view.up:
             return code
-        said = (list(view.outside), list(view.misnamed))
+        said = (list(view.outside), list(view.misnamed), list(view.absent))
         alerts = _command_alerts(args)
         if alerts is not None:
             stack.push_async_callback(alerts.aclose)
@@ -271,8 +288,8 @@ async def _json(args: argparse.Namespace, fleet: Fleet, state: MetricsState | No
                 return  # printed above
             _print(v.changed_threads(), v)
             view.threads = v.threads
-            if (v.outside, v.misnamed) != said:
-                said[0][:], said[1][:] = v.outside, v.misnamed
+            if (v.outside, v.misnamed, v.absent) != said:
+                said[0][:], said[1][:], said[2][:] = v.outside, v.misnamed, v.absent
                 _say_outside(v)
 
         publish = publisher(fleet, state, changed)

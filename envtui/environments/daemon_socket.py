@@ -28,6 +28,23 @@ def daemon_socket(codex_home: Path) -> Path:
     return codex_home / SOCKET
 
 
+def daemon_listens(codex_home: Path, timeout: float = 2.0) -> bool:
+    """Whether something accepts connections on ``codex_home``'s daemon socket now (a
+    plain connect, closed at once: no websocket, nothing said to the daemon)."""
+    import socket
+
+    path = daemon_socket(codex_home)
+    if not path.exists():
+        return False
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        probe.settimeout(timeout)
+        try:
+            probe.connect(str(path))
+        except OSError:
+            return False  # refused: a socket left behind by a daemon that was killed
+    return True
+
+
 class DaemonSocketChannel(WebSocketChannel):
     """One connection to the daemon's Unix socket; one JSON-RPC message per frame (sent,
     received and closed as any websocket channel; only the reasons name the daemon)."""

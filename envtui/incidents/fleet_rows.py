@@ -8,6 +8,13 @@ second part is :class:`ThreadLive`, one per thread id, handed in per host
 only), and its rows say "no live status", never idle. A host that has a feed and does not
 hold a thread that is being written runs it embedded (``codex exec``, a TUI started with
 ``-c``): "embedded", never idle either.
+
+What a daemon lists of every thread, loaded or not (``thread/list``), is
+:class:`ThreadFacts`, per host too (:attr:`HostFreshness.facts`): a row's name or preview
+comes from there (Codex's preview, the first user message, lies past the head of a
+rollout the index reads), and a thread the daemon holds loaded whose rollout the files do
+not show (outside ``--since``, or not written yet) is a row of its own, from those facts
+(:func:`daemon_row`).
 """
 
 from __future__ import annotations
@@ -58,7 +65,40 @@ class ThreadLive:
 
     status: Mapping[str, Any]
     pending: tuple[PendingRequest, ...] = ()
-    name: str | None = None  # the thread's name, else its preview, as the daemon says
+
+
+PREVIEW_CHARS = 200
+"""Characters of a thread's preview kept (it is the first user message: any length)."""
+
+
+@dataclass(frozen=True)
+class ThreadFacts:
+    """What a host's daemon lists of one thread, loaded or not: its name (``name``), its
+    first words (``preview``, cut to :data:`PREVIEW_CHARS`), cwd, rollout, when it was
+    last updated, the Codex that made it, a sub-agent's parent, who started it and when.
+    All of it is the user's text, shown as text and never as markup."""
+
+    name: str | None = None
+    preview: str | None = None
+    cwd: str | None = None
+    path: str | None = None
+    updated: datetime | None = None
+    cli_version: str | None = None
+    parent: str | None = None
+    source: str | None = None
+    started: datetime | None = None
+
+    @property
+    def title(self) -> str | None:
+        """What a row shows in its name column: the name, else the preview."""
+        return self.name or self.preview or None
+
+
+def cut_preview(text: str | None) -> str | None:
+    """A preview as kept: at most :data:`PREVIEW_CHARS` characters, marked when cut."""
+    if not text:
+        return None
+    return text if len(text) <= PREVIEW_CHARS else text[: PREVIEW_CHARS - 1] + "…"
 
 
 @dataclass
@@ -72,6 +112,7 @@ class HostFreshness:
     last_heard: datetime | None = None
     codex_version: str | None = None
     live: dict[str, ThreadLive] | None = None  # None: no daemon feeds this host
+    facts: dict[str, ThreadFacts] | None = None  # every thread its daemon lists (None: none)
     version_differs: bool = False  # another host runs another Codex version
     daemon: DaemonState | None = None  # None: no daemon is looked for on this host
     daemon_reason: str | None = None
@@ -165,18 +206,23 @@ def live_changes(
     went."""
     from envtui.incidents.thread_summary import thread_key
 
-    old = {host.name: host.live for host in before}
+    old = {host.name: host for host in before}
     changed: set[str] = set()
     whole: set[str] = set()
     for host in after:
-        was, now = old.get(host.name), host.live
-        if was is None or now is None:
-            if (was is None) != (now is None):
+        was = old.get(host.name)
+        for said, says in (
+            (was.live if was else None, host.live),
+            (was.facts if was else None, host.facts),
+        ):
+            if said is says:
+                continue  # the same report: nothing in it changed
+            if said is None or says is None:
                 whole.add(host.name)
-            continue
-        for thread_id in was.keys() | now.keys():
-            if was.get(thread_id) != now.get(thread_id):
-                changed.add(thread_key(host.name, thread_id))
+                continue
+            for thread_id in said.keys() | says.keys():
+                if said.get(thread_id) != says.get(thread_id):
+                    changed.add(thread_key(host.name, thread_id))
     for name in whole:
         changed |= {key for key in keys if not name or key.startswith(f"{name}/")}
     return changed
@@ -208,16 +254,50 @@ def host_named(hosts: Iterable[HostFreshness], name: str) -> HostFreshness | Non
     return next((h for h in hosts if h.name == name), None)
 
 
+def row_facts(summary: ThreadSummary, host: HostFreshness | None) -> ThreadFacts | None:
+    """What the row's host's daemon lists of its thread (None: no daemon lists it)."""
+    facts = host.facts if host is not None else None
+    return facts.get(summary.thread_id) if facts is not None else None
+
+
+def daemon_row(host: str, thread_id: str, facts: ThreadFacts | None) -> ThreadSummary:
+    """The row of a thread its host's daemon holds loaded and whose rollout was not read
+    (outside ``--since``, or not written yet): what the daemon lists of it, its environments
+    and incidents not known (:attr:`ThreadSummary.rollout_read` is false)."""
+    from envtui.incidents.thread_summary import ThreadSummary
+
+    said = facts if facts is not None else ThreadFacts()
+    return ThreadSummary(
+        thread_id,
+        said.path or "",
+        host=host,
+        source=said.source,
+        parent_thread_id=said.parent,
+        cwd=said.cwd,
+        cli_version=said.cli_version,
+        started=said.started,
+        last_written=said.updated,
+        steps_exact=False,
+        turns_exact=False,
+        environments_known=False,
+        rollout_read=False,
+    )
+
+
 def row_json(summary: ThreadSummary, host: HostFreshness | None) -> dict[str, Any]:
     """A row's ``--json`` line: the summary's, then its host's state and the thread's live
-    state, Codex's ``ThreadStatus`` (null when no daemon says it) and pending requests."""
+    state, its name and preview as the daemon lists them, Codex's ``ThreadStatus`` (null
+    when no daemon says it) and pending requests."""
     live = host.live if host is not None else None
     found = live.get(summary.thread_id) if live is not None else None
+    facts = row_facts(summary, host)
     return {
         **summary.as_json(),
+        "rollout_read": summary.rollout_read,
         "host_state": host.shown()[0] if host is not None else None,
         "state": row_state(summary, live),
-        "name": found.name if found is not None else None,
+        "name": facts.title if facts is not None else None,
+        "preview": facts.preview if facts is not None else None,
         "status": dict(found.status) if found is not None else _unheld_status(summary, live),
         "pending": [p.as_json() for p in found.pending] if found is not None else [],
     }

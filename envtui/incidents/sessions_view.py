@@ -30,6 +30,7 @@ class SessionsView:
     outside: list[str] = field(default_factory=list)  # links out of the tree, not read
     misnamed: list[str] = field(default_factory=list)  # .jsonl files not named as rollouts
     hosts: list[HostFreshness] = field(default_factory=list)  # each host's, when several
+    absent: list[str] = field(default_factory=list)  # trees not made yet: shown as empty
 
     def changed_threads(self) -> list[ThreadSummary]:
         if not self.changed:
@@ -57,3 +58,24 @@ def misnamed_note(misnamed: list[str]) -> str | None:
         f"{len(misnamed)} .jsonl file(s) not named rollout-<time>-<thread id>.jsonl "
         f"(not read): {shown}{more}"
     )
+
+
+def absent_note(absent: list[str]) -> str | None:
+    """The words for the trees that do not exist yet where a daemon runs or hosts are
+    configured (Codex makes a tree with its first rollout): shown as empty, said once."""
+    if not absent:
+        return None
+    shown = ", ".join(for_terminal(name) for name in absent)
+    return (
+        f"no sessions folder yet (Codex makes it with its first rollout), shown as empty: {shown}"
+    )
+
+
+def notes(view: SessionsView) -> list[str]:
+    """Every note of a view: links out of the tree, misnamed files, trees not made yet."""
+    said = (
+        outside_note(view.outside),
+        misnamed_note(view.misnamed),
+        absent_note(view.absent),
+    )
+    return [note for note in said if note is not None]

@@ -116,6 +116,10 @@ class ThreadSummary:
     listed, so nothing vanishes, but marked, with nothing in it counted as a thread's."""
     live: bool = False
     turn_end: str | None = None  # how the last turn ended; None: no end in the file yet
+    rollout_read: bool = True
+    """False for the row of a thread its host's daemon holds loaded whose rollout was not
+    read (outside ``--since``, or not written yet): made from what the daemon lists, its
+    steps, environments and incidents not known."""
 
     @property
     def key(self) -> str:

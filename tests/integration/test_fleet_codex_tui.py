@@ -27,6 +27,7 @@ from tests.support.main_in_process import Capture, run_cli
 from tests.support.real.codex_approvals import escalated
 from tests.support.real.codex_daemon import Owner, daemon_home
 from tests.support.real.codex_tools import needs_codex
+from tests.support.real.fleet_app import fleet_app
 from tests.support.real.ssh_servers import SSHD
 from tests.support.waiting import pilot_wait_until, wait_until
 
@@ -59,27 +60,7 @@ def _json_rows(config: Path, capsys: Capture) -> tuple[list[dict[str, Any]], str
 async def _merged_table(config: Path, keys: set[str], decline: str) -> None:
     """The merged table (Pilot) shows both ``keys`` waiting; ``decline`` is declined from
     its dashboard."""
-    from envtui.cli import build_parser
-    from envtui.commands.sessions import fleet_for
-    from envtui.sources.sessions.sessions_index import watch_sessions
-    from envtui.tui.options import DashboardOptions
-    from envtui.tui.sessions.sessions_app import SessionsApp
-
-    fleet = fleet_for(build_parser().parse_args(["sessions", "--config", str(config)]))
-    assert not isinstance(fleet, int)
-
-    async def watch(show: Any, stop: asyncio.Event) -> None:
-        await fleet.open()
-        daemons = asyncio.get_running_loop().create_task(fleet.run_daemons(stop))
-        try:
-            await watch_sessions(fleet, show, stop, poll=1.0, wake=fleet.woken)
-        finally:
-            stop.set()
-            await asyncio.wait({daemons}, timeout=10)
-            await fleet.aclose()
-
-    options = DashboardOptions(source_name="sessions here, there")
-    app = SessionsApp(watch, fleet.thread_source, options, hosts=True)
+    app = fleet_app(["--config", str(config)], "sessions here, there")
     async with app.run_test(size=(220, 30)) as pilot:
         table = app.sessions.table
 

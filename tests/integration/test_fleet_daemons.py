@@ -31,6 +31,7 @@ from tests.support.main_in_process import Capture, run_cli
 from tests.support.real.codex_approvals import approval_codex, escalated
 from tests.support.real.codex_daemon import Owner, ServedDaemon, daemon_home
 from tests.support.real.codex_tools import CODEX, needs_codex
+from tests.support.real.fleet_app import fleet_app
 from tests.support.real.ssh_servers import SSHD, OpenSshServer, free_port
 from tests.support.waiting import pilot_wait_until, poll_until, wait_until
 
@@ -143,32 +144,10 @@ async def test_json_gives_both_hosts_waiting_threads_with_codexs_status_and_the_
 async def test_the_merged_table_shows_both_waiting_and_a_killed_daemon_only_its_host_down(
     tmp_path: Path,
 ) -> None:
-    from envtui.commands.sessions import fleet_for
-    from envtui.sources.sessions.sessions_index import watch_sessions
-    from envtui.tui.options import DashboardOptions
-    from envtui.tui.sessions.sessions_app import SessionsApp
-
     with _two_daemons() as (here, there):
         async with _sshd(tmp_path / "sshd") as sshd, _waiting_on_both(here, there) as threads:
             config = _config(tmp_path / "config.toml", here, there, sshd)
-            from envtui.cli import build_parser
-
-            args = build_parser().parse_args(["sessions", "--config", str(config)])
-            fleet = fleet_for(args)
-            assert not isinstance(fleet, int)
-
-            async def watch(show: Any, stop: asyncio.Event) -> None:
-                await fleet.open()
-                daemons = asyncio.get_running_loop().create_task(fleet.run_daemons(stop))
-                try:
-                    await watch_sessions(fleet, show, stop, poll=1.0, wake=fleet.woken)
-                finally:
-                    stop.set()
-                    await asyncio.wait({daemons}, timeout=10)
-                    await fleet.aclose()
-
-            options = DashboardOptions(source_name="sessions here, there")
-            app = SessionsApp(watch, fleet.thread_source, options, hosts=True)
+            app = fleet_app(["--config", str(config)], "sessions here, there")
             async with app.run_test(size=(220, 30)) as pilot:
                 table = app.sessions.table
                 keys = {f"{host}/{thread}" for host, thread in threads.items()}
@@ -235,13 +214,12 @@ def _host(app: Any, name: str) -> Any:
 def test_headless_the_default_trees_daemon_says_a_waiting_thread_and_its_alert_runs_once(
     tmp_path: Path,
 ) -> None:
-    """``envtui sessions --json --metrics --alert-command`` on CODEX_HOME's own tree: its
-    daemon is attached; a thread that starts waiting is printed again with its status,
+    """``envtui sessions --json --metrics --alert-command`` on CODEX_HOME's own tree (not made
+    yet: Codex makes it with the thread's first rollout): its daemon is attached; a thread that starts waiting is printed again with its status,
     exported as waiting, and its request runs the alert command once."""
     told = tmp_path / "told.jsonl"
     alert = f"sh -c 'cat >> {told}'"
     with daemon_home([escalated("echo headless", "devbox"), {"message": "done"}]) as daemon:
-        (daemon.codex.home / "sessions").mkdir(exist_ok=True)  # Codex makes it with a thread
         port = free_port()
         process = subprocess.Popen(
             [sys.executable, "-m", "envtui", "sessions", "--json", "--poll-interval", "0.5",

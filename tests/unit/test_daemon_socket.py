@@ -1,9 +1,11 @@
-"""The daemon channel: JSON-RPC over a websocket on a Unix socket, and the reasons it gives."""
+"""The daemon channel: JSON-RPC over a websocket on a Unix socket, and the reasons it gives;
+whether a daemon listens, and ``envtui sessions`` on a CODEX_HOME whose tree is not made."""
 
 from __future__ import annotations
 
 import asyncio
 import shutil
+import socket
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,7 +15,11 @@ from websockets.asyncio.server import ServerConnection, unix_serve
 
 from tests.support.main_in_process import run_cli
 
-from envtui.environments.daemon_socket import DaemonSocketChannel, daemon_socket
+from envtui.environments.daemon_socket import (
+    DaemonSocketChannel,
+    daemon_listens,
+    daemon_socket,
+)
 from envtui.environments.jsonrpc import JsonRpcClient
 from envtui.environments.remote import RetryableError
 
@@ -84,3 +90,31 @@ def test_the_0150_profile_has_no_daemon_and_says_so_in_one_line(
     assert err.count("\n") == 1
     assert "codex-0.150 has no app-server daemon" in err
     assert "--no-daemon" in err
+
+
+def test_a_missing_default_tree_without_a_daemon_is_exit_2(
+    home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No daemon answers on CODEX_HOME's socket (none there, or one left behind by a daemon
+    that was killed): a missing tree is still an error."""
+    monkeypatch.setenv("CODEX_HOME", str(home))
+    code, _, err = run_cli(["sessions", "--json"], capsys)
+    assert code == 2
+    assert f"{home / 'sessions'}: no such directory" in err
+    left = daemon_socket(home)
+    left.parent.mkdir(parents=True)
+    with socket.socket(socket.AF_UNIX) as dead:
+        dead.bind(str(left))  # bound, never listening: refused
+    assert not daemon_listens(home)
+    code, _, err = run_cli(["sessions", "--json"], capsys)
+    assert code == 2
+    assert "no such directory" in err
+
+
+def test_a_daemon_listens_where_its_socket_accepts(home: Path) -> None:
+    path = daemon_socket(home)
+    path.parent.mkdir(parents=True)
+    with socket.socket(socket.AF_UNIX) as listening:
+        listening.bind(str(path))
+        listening.listen()
+        assert daemon_listens(home)

@@ -16,6 +16,7 @@ from tests.support.data.session_trees import copy_real
 from tests.support.waiting import wait_until
 
 from envtui.environments.daemon.address import DaemonAddress
+from envtui.environments.daemon.client import RETRY_MAX
 from envtui.environments.daemon.threads import DaemonThread
 from envtui.environments.remote import RetryableError
 from envtui.incidents.fleet_alerts import FleetAlerts
@@ -23,6 +24,7 @@ from envtui.incidents.fleet_rows import (
     STALE_POLLS,
     HostFreshness,
     PendingRequest,
+    ThreadFacts,
     ThreadLive,
     families,
     live_changes,
@@ -31,7 +33,7 @@ from envtui.incidents.fleet_rows import (
     waiting_of,
 )
 from envtui.incidents.thread_summary import ThreadSummary
-from envtui.sources.daemon.attach import DaemonOptions, DaemonSource
+from envtui.sources.daemon.attach import DaemonOptions, DaemonSource, restart_backoff
 from envtui.sources.metrics_state import MetricsState
 from envtui.sources.sessions.fleet import Fleet, SessionsHost
 from envtui.sources.sessions.host_daemon import (
@@ -275,6 +277,18 @@ def test_a_daemon_heard_lately_is_reconnecting_then_unreachable_once_stale() -> 
     ]
 
 
+def test_a_lost_daemon_is_tried_again_as_often_as_envtui_codex_tries_its_daemon() -> None:
+    """One cap for both: a host's daemon lost is tried again at most three seconds apart,
+    so it is seen back as soon as ``envtui codex`` sees its own daemon back."""
+    daemon = HostDaemon("box", None, lambda _, r: None)  # type: ignore[arg-type]
+    codex = restart_backoff()
+    assert (daemon.backoff.initial, daemon.backoff.maximum) == (codex.initial, codex.maximum)
+    assert daemon.backoff.maximum == RETRY_MAX == 3.0
+    delays = [daemon.backoff.next_delay() for _ in range(20)]
+    assert max(delays) <= RETRY_MAX
+    assert delays[-1] >= RETRY_MAX / 2  # capped, not stuck at the first delay
+
+
 @pytest.mark.tui
 async def test_the_hosts_table_filters_as_codex_does_and_draws_sub_agents_under_parents(
     tmp_path: Path,
@@ -297,10 +311,11 @@ async def test_the_hosts_table_filters_as_codex_does_and_draws_sub_agents_under_
     rows = SessionsIndex(LocalSessionFiles(tmp_path / "a")).poll().threads
     waiting, working, child = (row.thread_id for row in rows)
     live = {
-        waiting: ThreadLive(APPROVAL, _waiting(7).pending, name="fix the build"),
+        waiting: ThreadLive(APPROVAL, _waiting(7).pending),
         working: ThreadLive({"type": "active", "activeFlags": []}),
     }
-    fleet.set_daemon("a", DaemonReport("attached", heard=datetime.now(UTC), live=live))
+    facts = {waiting: ThreadFacts(name="fix the build")}
+    fleet.set_daemon("a", DaemonReport("attached", heard=datetime.now(UTC), live=live, facts=facts))
     parent_of = {child: working}
 
     async def watch(show: object, stop: object) -> None:

@@ -17,6 +17,7 @@ from tests.support.data.session_trees import (
 from tests.support.main_in_process import run_cli
 from tests.support.waiting import pilot_wait_until
 
+from envtui.incidents.sessions_view import notes
 from envtui.sources.sessions.session_files import LocalSessionFiles
 from envtui.sources.sessions.sessions_index import SessionsIndex, watch_sessions
 from envtui.tui.main_screen import MainScreen
@@ -55,6 +56,36 @@ def test_a_missing_tree_is_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[
     code, _, err = run_cli(["sessions", str(tmp_path / "none"), "--json"], capsys)
     assert code == 2
     assert "no such directory" in err
+
+
+def test_a_tree_not_made_yet_is_an_empty_one_said_then_read_once_made(tmp_path: Path) -> None:
+    tree = tmp_path / "sessions"
+    index = SessionsIndex(LocalSessionFiles(tree), absent_ok=True)
+    view = index.poll()
+    assert (view.up, view.threads, view.problem, view.absent) == (True, [], None, [str(tree)])
+    assert notes(view) == [
+        f"no sessions folder yet (Codex makes it with its first rollout), shown as empty: {tree}"
+    ]
+    copy_real(tree)
+    view = index.poll()
+    assert (view.up, len(view.threads), view.absent) == (True, 3, [])
+    strict = SessionsIndex(LocalSessionFiles(tmp_path / "none")).poll()
+    assert (strict.up, strict.absent) == (False, [])
+    assert strict.problem is not None
+    assert "cannot list" in strict.problem
+
+
+def test_a_configured_hosts_tree_not_made_yet_is_empty_and_said_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    config = tmp_path / "config.toml"
+    config.write_text(f'[[hosts]]\nname = "here"\ncodex_home = "{home}"\n')
+    code, out, err = run_cli(["sessions", "--json", "--config", str(config)], capsys)
+    assert (code, out) == (0, "")
+    assert err.count("no sessions folder yet") == 1
+    assert str(home / "sessions") in err
 
 
 def test_a_bad_duration_is_refused(capsys: pytest.CaptureFixture[str]) -> None:

@@ -34,6 +34,7 @@ from typing import Any
 from envtui import __version__
 from envtui.context.local_time import system_clock
 from envtui.environments.app_server_messages import emitted_at, thread_of
+from envtui.environments.backoff import Backoff
 from envtui.environments.daemon.threads import (
     DaemonThread,
     loaded_ids,
@@ -104,6 +105,21 @@ MAX_THREADS = 5_000
 """Threads kept at most (five times what the listing reads): every thread the daemon starts
 is said to every client, so over a day of sub-agents, or from a peer that floods, the oldest
 not loaded are forgotten first."""
+
+RETRY_INITIAL = 0.5
+RETRY_MAX = 3.0
+"""Seconds between two tries to reach a daemon that went away (here, over its Unix socket):
+half a second, doubling, at most three. A daemon restart takes about five seconds and must
+be seen back soon (``envtui codex`` resets its backoff only after twice the cap attached,
+so with a cap of ten a second restart soon after the first was seen back 4.8 s late); a
+refused socket costs nothing to try. ``envtui codex`` on the daemon and each host's daemon
+in ``envtui sessions`` wait the same."""
+
+
+def retry_backoff() -> Backoff:
+    """The delays between two tries to reach a daemon (see :data:`RETRY_MAX`)."""
+    return Backoff(RETRY_INITIAL, RETRY_MAX)
+
 
 ThreadListener = Callable[[DaemonThread], None]
 EnvironmentListener = Callable[[str, Event], None]
@@ -342,6 +358,8 @@ class DaemonClient:
             self.subscribed.discard(thread_id)
         elif not thread.set_status(params.get("status")):
             return
+        else:
+            thread.touched(self._clock())  # a turn moved it: updated now
         self._said(thread)
         self._maybe_subscribe(thread)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from envtui.environments.thread_requests import thread_state
@@ -31,6 +32,14 @@ class DaemonThread:
     preview: str | None = None
     """The thread's first words (Codex's ``preview``), for a list of threads."""
     loaded: bool = False
+    updated: datetime | None = None
+    """When Codex last updated it (``updatedAt``), or its status last changed, if later."""
+    cli_version: str | None = None
+    """The Codex that made it (``cliVersion``)."""
+    parent: str | None = None
+    """A sub-agent's parent thread (``parentThreadId``)."""
+    created: datetime | None = None
+    """When it was made (``createdAt``)."""
 
     @property
     def work(self) -> bool:
@@ -48,16 +57,27 @@ class DaemonThread:
             ("cwd", "cwd"),
             ("path", "path"),
             ("preview", "preview"),
+            ("cli_version", "cliVersion"),
+            ("parent", "parentThreadId"),
         ):
             value = thread.get(key)
             if isinstance(value, str):
                 setattr(self, attribute, value)
+        updated = _moment(thread.get("updatedAt"))
+        if updated is not None:
+            self.touched(updated)
+        self.created = _moment(thread.get("createdAt")) or self.created
         source = thread.get("source")
         if isinstance(source, str):
             self.source = source
         elif isinstance(source, dict) and source:
             self.source = next(iter(source))  # {"custom": …} or {"subAgent": …}
         self.set_status(thread.get("status"))
+
+    def touched(self, at: datetime) -> None:
+        """The thread was updated at ``at`` (kept when it is later than what was known)."""
+        if self.updated is None or at > self.updated:
+            self.updated = at
 
     def set_status(self, status: object) -> bool:
         """Take Codex's ``ThreadStatus``; True when it changed what envtui says."""
@@ -67,6 +87,13 @@ class DaemonThread:
         self.status, self.flags = state
         self.loaded = state[0] != "not_loaded"
         return True
+
+
+def _moment(seconds: object) -> datetime | None:
+    """A protocol time (Unix seconds) as a moment; None when it is not one."""
+    if isinstance(seconds, int) and not isinstance(seconds, bool) and 0 <= seconds < 2**33:
+        return datetime.fromtimestamp(seconds, UTC)
+    return None
 
 
 def thread_entries(result: object) -> list[Mapping[str, Any]]:

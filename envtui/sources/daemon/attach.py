@@ -26,7 +26,7 @@ from typing import Any
 from envtui.context.local_time import system_clock
 from envtui.environments.backoff import Backoff
 from envtui.environments.daemon.address import DaemonAddress, open_channel
-from envtui.environments.daemon.client import DaemonClient
+from envtui.environments.daemon.client import DaemonClient, retry_backoff
 from envtui.environments.daemon.ssh_proxy import SshProxyChannel
 from envtui.environments.daemon.threads import DaemonThread
 from envtui.environments.jsonrpc import ChannelClosedError, MessageChannel, RpcError
@@ -74,15 +74,12 @@ class DaemonOptions:
 
 
 def restart_backoff(ssh: SshSettings | None = None) -> Backoff:
-    """Delays between two tries: half a second, doubling, at most three seconds (a daemon
-    restart takes about five seconds and must be seen back soon; the backoff is only reset
-    after twice the cap attached, so with a larger cap a second restart soon after the first
-    was seen back up to ten seconds late; a refused Unix socket costs nothing to try); over
-    SSH, the host's own backoff (``backoff_initial``, ``backoff_max``: what its environments
-    reconnect with)."""
+    """Delays between two tries: the daemon's own (:func:`retry_backoff`, at most three
+    seconds); over SSH, the host's own backoff (``backoff_initial``, ``backoff_max``: what
+    its environments reconnect with)."""
     if ssh is not None:
         return Backoff(ssh.backoff_initial, ssh.backoff_max)
-    return Backoff(0.5, 3.0)
+    return retry_backoff()
 
 
 def thread_line(thread: DaemonThread) -> str:

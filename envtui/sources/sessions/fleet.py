@@ -8,7 +8,9 @@ go on. Each host's live feed (what its app-server daemon says of its loaded thre
 handed in through :meth:`Fleet.set_daemon`: :meth:`Fleet.run_daemons` attaches to the
 daemon of every host that names one (:mod:`envtui.sources.sessions.host_daemon`), and a
 change wakes the next poll at once (:attr:`Fleet.woken`). A host nobody feeds shows its
-files only, and says so (see :mod:`envtui.incidents.fleet_rows`).
+files only, and says so (see :mod:`envtui.incidents.fleet_rows`). A thread a host's daemon
+holds loaded whose rollout its index does not show (outside ``--since``, or not written
+yet) has a row all the same, made from what the daemon lists of it.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from envtui.incidents.fleet_rows import HostFreshness, ThreadLive, mark_versions
+from envtui.incidents.fleet_rows import HostFreshness, ThreadLive, daemon_row, mark_versions
 from envtui.incidents.sessions_view import SessionsView
 
 if TYPE_CHECKING:
@@ -48,6 +50,8 @@ class SessionsHost:
     """How a dashboard of one of its threads attaches to its daemon (the thread left out)."""
     freshness: HostFreshness = field(init=False)
     _versions: dict[str, tuple[float, str]] = field(default_factory=dict, init=False)
+    daemon_rows: dict[str, ThreadSummary] = field(default_factory=dict, init=False)
+    """The rows made from its daemon at the last poll (threads its files do not show)."""
     not_opened: str | None = field(default=None, init=False)
     """Why :meth:`Fleet.open` could not reach it: the first poll says so without a second
     wait for the same timeout (the polls after it try again)."""
@@ -110,15 +114,17 @@ class Fleet:
         for known in self.hosts:
             if known.name == host:
                 fresh = known.freshness
-                said = (report.state, report.reason, report.version, report.live)
+                said = (report.state, report.reason, report.version, report.live, report.facts)
                 changed = said != (
                     fresh.daemon,
                     fresh.daemon_reason,
                     fresh.daemon_version,
                     fresh.live,
-                )
+                    fresh.facts,
+                )  # the facts are the same object while nothing in them changed: no walk
                 fresh.daemon, fresh.daemon_reason = report.state, report.reason
                 fresh.daemon_heard, fresh.daemon_version = report.heard, report.version
+                fresh.facts = report.facts
         self.set_live(host, report.live)
         if changed:
             self.woken.set()
@@ -144,12 +150,14 @@ class Fleet:
         problems: list[str] = []
         for host in self.hosts:
             view = self._poll_host(host)
+            self._daemon_rows(host, view)
             self._heard(host, view)
             merged.threads += view.threads
             merged.changed |= view.changed
             merged.gone |= view.gone
             merged.outside += view.outside
             merged.misnamed += view.misnamed
+            merged.absent += view.absent
             merged.up = merged.up or view.up
             if view.problem:
                 problems.append(f"{host.name}: {view.problem}")
@@ -164,6 +172,27 @@ class Fleet:
             problem, host.not_opened = host.not_opened, None
             return SessionsView([], up=False, problem=problem)
         return host.index.poll()
+
+    def _daemon_rows(self, host: SessionsHost, view: SessionsView) -> None:
+        """A row for each thread the host's daemon holds loaded that its files do not show;
+        such a row goes when the thread is no longer loaded (or its rollout is read)."""
+        fresh = host.freshness
+        live, facts = fresh.live or {}, fresh.facts or {}
+        rows = {
+            thread_id: daemon_row(host.name, thread_id, facts.get(thread_id))
+            for thread_id in live
+            if not host.index.shows(thread_id)
+        }
+        before, host.daemon_rows = host.daemon_rows, rows
+        if not rows and not before:
+            return  # the usual poll: every loaded thread has its rollout read
+        for thread_id, row in rows.items():
+            if before.get(thread_id) != row:
+                view.changed.add(row.key)
+        for thread_id in before.keys() - rows.keys():
+            if not host.index.shows(thread_id):
+                view.gone.add(before[thread_id].key)
+        view.threads = [*view.threads, *rows.values()]
 
     def _heard(self, host: SessionsHost, view: SessionsView) -> None:
         fresh = host.freshness

@@ -5,7 +5,9 @@ reads, answers nothing: a thread's requests are answered from its own dashboard)
 daemon's threads, keeps their ``ThreadStatus`` live and subscribes to a thread the moment
 it waits, to see the request. Each change is handed on as a :class:`DaemonReport`: the
 loaded threads (:class:`~envtui.incidents.fleet_rows.ThreadLive`, Codex's own status
-shape, the pending requests), and how the daemon is reached.
+shape, the pending requests), what it lists of every thread, loaded or not
+(:class:`~envtui.incidents.fleet_rows.ThreadFacts`: name, preview, cwd …), and how the
+daemon is reached.
 
 The daemon is asked ``thread/loaded/list`` every poll interval: an answer is the daemon
 heard from; none within :data:`~envtui.incidents.fleet_rows.STALE_POLLS` intervals, or
@@ -25,11 +27,18 @@ from datetime import UTC, datetime
 from typing import Any
 
 from envtui.environments.backoff import Backoff
-from envtui.environments.daemon.client import ChannelOpener, DaemonClient
+from envtui.environments.daemon.client import ChannelOpener, DaemonClient, retry_backoff
 from envtui.environments.daemon.threads import DaemonThread
 from envtui.environments.jsonrpc import ChannelClosedError, RpcError
 from envtui.environments.remote import RetryableError
-from envtui.incidents.fleet_rows import STALE_POLLS, DaemonState, PendingRequest, ThreadLive
+from envtui.incidents.fleet_rows import (
+    STALE_POLLS,
+    DaemonState,
+    PendingRequest,
+    ThreadFacts,
+    ThreadLive,
+    cut_preview,
+)
 from envtui.vocabulary.events import Event
 from envtui.vocabulary.stopping import cancel_and_wait, wait_for_stop, within
 from envtui.vocabulary.thread_messages import RequestPending
@@ -42,14 +51,15 @@ FAILURES = (RetryableError, RpcError, ChannelClosedError, TimeoutError, OSError)
 
 @dataclass(frozen=True)
 class DaemonReport:
-    """What a host's daemon says now: how it is reached, and its loaded threads (None
-    while it is not attached: no live status is known)."""
+    """What a host's daemon says now: how it is reached, its loaded threads and what it
+    lists of every thread (both None while it is not attached: nothing is known)."""
 
     state: DaemonState
     reason: str | None = None
     heard: datetime | None = None
     version: str | None = None
     live: dict[str, ThreadLive] | None = None
+    facts: dict[str, ThreadFacts] | None = None
 
 
 def codex_status(thread: DaemonThread) -> dict[str, Any]:
@@ -79,14 +89,29 @@ def live_threads(client: DaemonClient) -> dict[str, ThreadLive]:
         if request.thread is not None:
             pending.setdefault(request.thread, []).append(pending_of(request))
     return {
-        thread.id: ThreadLive(
-            codex_status(thread),
-            tuple(pending.get(thread.id, ())),
-            thread.name or thread.preview,
-        )
+        thread.id: ThreadLive(codex_status(thread), tuple(pending.get(thread.id, ())))
         for thread in client.threads.values()
         if thread.loaded and thread.status not in (None, "not_loaded") and thread.work
     }
+
+
+def facts_of(thread: DaemonThread) -> ThreadFacts:
+    return ThreadFacts(
+        name=thread.name or None,
+        preview=cut_preview(thread.preview),
+        cwd=thread.cwd,
+        path=thread.path,
+        updated=thread.updated,
+        cli_version=thread.cli_version,
+        parent=thread.parent,
+        source=thread.source,
+        started=thread.created,
+    )
+
+
+def thread_facts(client: DaemonClient) -> dict[str, ThreadFacts]:
+    """What the daemon lists of every thread of work it told of, loaded or not."""
+    return {thread.id: facts_of(thread) for thread in client.threads.values() if thread.work}
 
 
 class HostDaemon:
@@ -107,7 +132,8 @@ class HostDaemon:
         self._report = report
         self.interval = interval
         self._clock = clock
-        self._backoff = backoff or Backoff(0.5, 10.0)
+        self.backoff = backoff or retry_backoff()
+        """The delays between two tries, as ``envtui codex`` waits for its daemon."""
         self.client: DaemonClient | None = None
         self.state: DaemonState = "no daemon"
         self.reason: str | None = None
@@ -115,6 +141,12 @@ class HostDaemon:
         self.version: str | None = None
         self.tried = False
         """Whether the first try has ended (attached, or said why not)."""
+        self._facts: dict[str, ThreadFacts] = {}
+        self._facts_stale = True
+        self._reading: dict[str, asyncio.Task[None]] = {}
+        """The threads read for their first words (see :meth:`_read_preview`)."""
+        self._read_for: dict[str, tuple[object, ...]] = {}  # the status each was read in
+        self._again: set[str] = set()  # moved while read: read once more
 
     async def run(self, stop: asyncio.Event) -> None:
         """Attach until ``stop``, again after each loss."""
@@ -123,7 +155,7 @@ class HostDaemon:
             if reason is None or stop.is_set():
                 return
             self._lost(reason)
-            if await wait_for_stop(stop, self._backoff.next_delay()):
+            if await wait_for_stop(stop, self.backoff.next_delay()):
                 return
 
     async def _attach(self, stop: asyncio.Event) -> str | None:
@@ -131,6 +163,8 @@ class HostDaemon:
         client = self.client = DaemonClient(
             self._open, self._hear, clock=self._clock, read_only=True, on_thread=self._changed
         )
+        self._facts_stale = True
+        self._read_for.clear()
         try:
             try:
                 await client.connect()
@@ -139,13 +173,14 @@ class HostDaemon:
                 return str(exc) or type(exc).__name__
             finally:
                 self.tried = True
-            self._backoff.reset()
+            self.backoff.reset()
             self.state, self.reason = "attached", None
             self.version = version_of(client.user_agent)
             self._heard()
             return await self._watch(client, stop)
         finally:
             self.client = None
+            await cancel_and_wait(*self._reading.values())
             await client.aclose()
 
     async def _watch(self, client: DaemonClient, stop: asyncio.Event) -> str | None:
@@ -181,8 +216,41 @@ class HostDaemon:
         self._publish()
 
     def _changed(self, thread: DaemonThread) -> None:
+        self._facts_stale = True
         if self.state == "attached":
+            self._read_preview(thread)
             self._publish()
+
+    def _read_preview(self, thread: DaemonThread) -> None:
+        """A thread started while attached is said before its first turn, without its first
+        words (Codex's ``preview``), and nothing says them later: it is read again
+        (``thread/read``) when its status moves, until they are known."""
+        client = self.client
+        if client is None or thread.preview or not (thread.work and thread.loaded):
+            self._read_for.pop(thread.id, None)
+            return
+        state = (thread.status, *thread.flags)
+        if self._read_for.get(thread.id) == state:
+            return  # read in this status already (a read's own answer says it again)
+        self._read_for[thread.id] = state
+        if thread.id in self._reading:
+            self._again.add(thread.id)  # it moved while read: the answer may be older
+        else:
+            task = asyncio.get_running_loop().create_task(self._read(client, thread.id))
+            self._reading[thread.id] = task
+
+    async def _read(self, client: DaemonClient, thread_id: str) -> None:
+        try:
+            again = True
+            while again:
+                self._again.discard(thread_id)
+                await client.read(thread_id)  # its facts taken, and published, by the client
+                again = thread_id in self._again
+        except FAILURES:
+            pass  # the connection's end is said by the watch
+        finally:
+            self._reading.pop(thread_id, None)
+            self._again.discard(thread_id)
 
     def _hear(self, event: Event) -> None:
         """The client's events: a request shown or gone changes what a thread waits on."""
@@ -192,8 +260,19 @@ class HostDaemon:
     def _publish(self) -> None:
         client = self.client if self.state == "attached" else None
         live = live_threads(client) if client is not None else None
-        report = DaemonReport(self.state, self.reason, self.heard, self.version, live)
+        facts = self._listed(client) if client is not None else None
+        report = DaemonReport(self.state, self.reason, self.heard, self.version, live, facts)
         self._report(self.host, report)
+
+    def _listed(self, client: DaemonClient) -> dict[str, ThreadFacts]:
+        """:func:`thread_facts`, made again only after a thread changed, and the same
+        object while nothing in it did: the every-interval answer is no news."""
+        if self._facts_stale:
+            self._facts_stale = False
+            facts = thread_facts(client)
+            if facts != self._facts:
+                self._facts = facts
+        return self._facts
 
 
 async def _first_of(stop: asyncio.Event, closed: asyncio.Future[str], timeout: float) -> str | None:

@@ -47,9 +47,14 @@ class SessionsIndex:
         live_window: float = LIVE_WINDOW,
         clock: Callable[[], float] = time.time,
         host: str = "",
+        absent_ok: bool = False,
     ) -> None:
+        """``absent_ok``: a tree that does not exist (yet) is an empty one, said in the
+        view's ``absent`` (a daemon runs there, or the host is configured); else it is a
+        tree that cannot be listed."""
         self.files = files
         self.host = host  # the name its rows carry (see ThreadSummary.key)
+        self.absent_ok = absent_ok
         self.since = since
         self.live_window = live_window
         self.clock = clock
@@ -59,6 +64,10 @@ class SessionsIndex:
         self._owner: dict[str, str] = {}  # the thread id of each file, as last read
         self._live: set[str] = set()  # paths whose thread was live at the last poll
         self._retry: set[str] = set()  # paths that could not be read: tried again
+
+    def shows(self, thread_id: str) -> bool:
+        """Whether a row of the thread is shown (its rollout was read, within ``--since``)."""
+        return thread_id in self._shown
 
     def _baseline(self, info: FileInfo) -> BaselineLookup | None:
         """A fork's parent is looked up beside it, on this machine only; the lookup is made
@@ -87,6 +96,8 @@ class SessionsIndex:
         try:
             found, paths = self._listed(now)
         except OSError as exc:
+            if self.absent_ok and isinstance(exc, FileNotFoundError):
+                return self._no_tree()
             problem = f"{self.files.name}: cannot list: {exc.strerror or exc}"
             return SessionsView(list(self._shown.values()), up=False, problem=problem)
         moment = datetime.fromtimestamp(now, UTC)
@@ -104,6 +115,17 @@ class SessionsIndex:
                 if path in self._threads:  # its row now: a quiet thread lets its fold go
                     self._threads[path].summary(moment, self.live_window)
         return self._view(moment, touched)
+
+    def _no_tree(self) -> SessionsView:
+        """The tree does not exist: an empty one (the rows of a tree removed go)."""
+        from envtui.incidents.thread_summary import thread_key
+
+        gone = {thread_key(self.host, thread_id) for thread_id in self._shown}
+        for known in (self._threads, self._shown, self._paths, self._owner):
+            known.clear()
+        self._live.clear()
+        self._retry.clear()
+        return SessionsView([], up=True, gone=gone, absent=[self.files.name])
 
     def _listed(self, now: float) -> tuple[Mapping[str, FileInfo], set[str]]:
         """The files wanted by path, and the paths to look at: those that changed when the

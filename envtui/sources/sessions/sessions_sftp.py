@@ -144,7 +144,10 @@ class SftpSessionFiles:
             if name in (".", ".."):
                 continue
             if stat.S_ISDIR(mode) and depth < MAX_DEPTH:
-                await self._walk(sftp, path, depth + 1, listed)
+                try:
+                    await self._walk(sftp, path, depth + 1, listed)
+                except asyncssh.SFTPNoSuchFile:
+                    continue  # a folder removed while listed: its files go (as here)
             elif stat.S_ISREG(mode) and is_rollout_name(name):
                 size, mtime = entry.attrs.size or 0, float(entry.attrs.mtime or 0)
                 listed.found.append(FileInfo(path, size, mtime))

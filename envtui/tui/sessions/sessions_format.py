@@ -44,7 +44,7 @@ HOST_COLUMNS: tuple[tuple[str, str, int], ...] = (("host", "host", 10), ("state"
 """Leading the table when it shows configured hosts: each row's host and live state."""
 NAME_COLUMN = ("name", "name", 24)
 """After the short id when the table shows hosts: the thread's name or preview, as its
-host's daemon says it."""
+host's daemon lists it (one line, cut to the column)."""
 TIMED = frozenset({"written"})
 """The columns whose text moves with the clock alone."""
 SHORT_ID = 8
@@ -151,6 +151,8 @@ def session_values(summary: ThreadSummary, now: datetime) -> dict[str, str]:
     started = summary.started.astimezone().strftime("%Y-%m-%d %H:%M") if summary.started else "-"
     steps = str(summary.steps) if summary.steps_exact else f"≥{summary.steps}"
     incidents = f"{glyphs().warning} {', '.join(summary.incidents)}" if summary.incidents else ""
+    if not summary.rollout_read:  # the daemon's row: nothing of its rollout is known
+        steps, incidents = "-", "? rollout not read"
     if summary.incidents_not_known:
         unknown = f"{', '.join(summary.incidents_not_known)} not known"
         incidents = f"{incidents}; {unknown}" if incidents else f"? {unknown}"
@@ -176,7 +178,11 @@ def filter_text(summary: ThreadSummary, values: dict[str, str]) -> dict[str, str
 def details_text(summary: ThreadSummary) -> str:
     """The line under the table for the thread under the cursor: the full id first."""
     parts = [f"thread {clean(summary.thread_id)}", clean(summary.path)]
-    if not summary.is_rollout:
+    if not summary.rollout_read:
+        parts.append(
+            "from its daemon: loaded, its rollout not read (outside --since, or not yet written)"
+        )
+    elif not summary.is_rollout:
         parts.append("not a Codex rollout: no line read is a rollout item")
     elif not summary.environments_known:
         parts.append("environments unknown: no world state read (a fork without its parent?)")

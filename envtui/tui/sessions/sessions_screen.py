@@ -32,9 +32,15 @@ from envtui.incidents.fleet_rows import (
     HostFreshness,
     host_named,
     live_changes,
+    row_facts,
     row_state,
 )
-from envtui.incidents.sessions_view import SessionsView, misnamed_note, outside_note
+from envtui.incidents.sessions_view import (
+    SessionsView,
+    absent_note,
+    misnamed_note,
+    outside_note,
+)
 from envtui.incidents.thread_summary import ThreadSummary
 from envtui.tui.details import keys_help
 from envtui.tui.format import clean
@@ -129,6 +135,7 @@ class SessionsScreen(Screen[None]):
         self.problem: str | None = None
         self.outside: list[str] = []
         self.misnamed: list[str] = []
+        self.absent: list[str] = []
         self._header = ""
         self._details = ""
         self._tasks: set[asyncio.Task[None]] = set()
@@ -163,7 +170,11 @@ class SessionsScreen(Screen[None]):
         )
         quiet = not view.changed and not view.gone and not moved
         hosts_moved = self.with_hosts and self._hosts_text() != self._hosts_text(view.hosts)
-        same_notes = view.outside == self.outside and view.misnamed == self.misnamed
+        same_notes = (view.outside, view.misnamed, view.absent) == (
+            self.outside,
+            self.misnamed,
+            self.absent,
+        )
         if quiet and view.problem == self.problem and same_notes and not hosts_moved:
             return  # nothing changed: no widget is touched
         self.hosts = view.hosts
@@ -174,6 +185,7 @@ class SessionsScreen(Screen[None]):
         for key in view.gone:
             self.threads.pop(key, None)
         self.problem, self.outside, self.misnamed = view.problem, view.outside, view.misnamed
+        self.absent = view.absent
         if self.is_mounted:
             self._sync(view.changed | view.gone | moved, view.gone)
 
@@ -209,6 +221,9 @@ class SessionsScreen(Screen[None]):
         misnamed = misnamed_note(self.misnamed)
         if misnamed is not None:
             parts.append(misnamed)
+        absent = absent_note(self.absent)
+        if absent is not None:
+            parts.append(absent)
         if self.table.state_filter != "all":
             parts.append(f"showing {self.table.state_filter}")
         if self.with_hosts and self.hosts:
@@ -221,11 +236,12 @@ class SessionsScreen(Screen[None]):
             self.query_one("#header", Static).update(Text(text))
 
     def _state(self, summary: ThreadSummary) -> tuple[str, str | None]:
-        """The row's live state, and its name as the host's daemon says it."""
+        """The row's live state, and its name (else its preview) as the host's daemon
+        lists it, loaded or not."""
         host = host_named(self.hosts, summary.host)
         live = host.live if host is not None else None
-        found = live.get(summary.thread_id) if live is not None else None
-        return row_state(summary, live), found.name if found is not None else None
+        facts = row_facts(summary, host)
+        return row_state(summary, live), facts.title if facts is not None else None
 
     def _hosts_text(self, hosts: list[HostFreshness] | None = None) -> str:
         now = self.options.clock()
