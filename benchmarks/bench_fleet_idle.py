@@ -18,7 +18,7 @@ alone, the same code path).
   within a frame (1/60 s) as with one host: the ratio of the merged table's median to the
   one-host table's.
 
-Run: ``python -m benchmarks.bench_fleet_idle [--hosts 3] [--threads 1000] [--seconds 60]``.
+Run: ``python benchmarks/bench_fleet_idle.py [--hosts 3] [--threads 1000] [--seconds 60]``.
 Trees, daemons and the tmux server are gone at the end.
 """
 
@@ -35,10 +35,12 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
+# the benchmarks' folder is on the path of a script; importing it puts the project's root there
+from bench_sessions_idle import Tmux, cpu_shares, rss_mib, wait_for_rows
+
 from tests.support.data.session_trees import grown_tree
 from tests.support.real.codex_daemon import daemon_home
 
-from benchmarks.bench_sessions_idle import Tmux, cpu_shares, rss_mib, wait_for_rows
 from envtui.settings.config import HostConfig
 from envtui.sources.sessions.fleet import Fleet
 from envtui.sources.sessions.hosts import configured_host

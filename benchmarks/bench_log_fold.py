@@ -20,6 +20,7 @@ import subprocess
 import sys
 import time
 import types
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -102,7 +103,7 @@ def main() -> None:
     before_lines, before_fold = old_modules(args.before)
     events = asyncio.run(demo_events(args.seconds))
     print(f"the demo for {args.seconds:.0f} s: {len(events)} events")
-    makers = {
+    makers: dict[str, Callable[[], list[str]]] = {
         "before": lambda: fold_all(before_lines, before_fold.FoldedLog(10_000), events),
         "after": lambda: fold_all(log_lines, log_fold.FoldedLog(10_000), events),
     }

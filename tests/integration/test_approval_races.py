@@ -102,7 +102,7 @@ class Dashboard:
         mark = len(self.read())
         self.write(b"n")
         poll_until(
-            lambda: "not sent" in self.read()[mark:] or self.answers(),
+            lambda: "not sent" in self.read()[mark:] or bool(self.answers()),
             timeout=60,
             what="the confirmation closed",
         )
@@ -210,7 +210,9 @@ def test_keys_typed_ahead_in_one_write_approve_nothing(tmp_path: Path, keys: byt
         mark = len(screen.read())
         screen.write(keys)  # one read: every key stamped before the confirmation was drawn
         poll_until(
-            lambda: ARMED in screen.read()[mark:] or screen.answers(), timeout=60, what="the keys"
+            lambda: ARMED in screen.read()[mark:] or bool(screen.answers()),
+            timeout=60,
+            what="the keys",
         )
         assert screen.answers() == []
         screen.close_confirmation()
@@ -243,11 +245,11 @@ def test_a_request_swapped_in_just_before_the_keys_is_not_approved(tmp_path: Pat
         time.sleep(0.1)  # the keys come while the swap is on its way or just drawn
         mark = len(screen.read())
         screen.write(b"o\ry")
-        poll_until(lambda: EVIL in screen.read() or screen.answers(), timeout=60, what="#1")
+        poll_until(lambda: EVIL in screen.read() or bool(screen.answers()), timeout=60, what="#1")
         assert screen.answers() == []
         outcomes = ("no longer waiting", "nothing waits for an answer", "approve once #1 (")
         poll_until(
-            lambda: any(o in screen.read()[mark:] for o in outcomes) or screen.answers(),
+            lambda: any(o in screen.read()[mark:] for o in outcomes) or bool(screen.answers()),
             timeout=60,
             what="the o",
         )

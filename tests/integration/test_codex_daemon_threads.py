@@ -27,7 +27,8 @@ from envtui.environments.daemon.address import DaemonAddress
 from envtui.sources.daemon.attach import DaemonOptions, DaemonSource
 from envtui.tui.app import DashboardOptions, EnvTuiApp
 from envtui.tui.needs_you.confirm import ConfirmAnswer
-from envtui.tui.thread_list import WAITING_MARK, ThreadListScreen, ThreadScreen
+from envtui.tui.sessions.sessions_screen import ThreadScreen
+from envtui.tui.thread_list import WAITING_MARK, ThreadListScreen
 
 pytestmark = [needs_codex, pytest.mark.filterwarnings("ignore::DeprecationWarning")]
 

@@ -22,6 +22,7 @@ import sys
 import urllib.request
 from collections.abc import AsyncIterator, Iterator
 from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -68,8 +69,12 @@ async def _waiting_on_both(
             stack.push_async_callback(owner.aclose)
             stack.callback(OWNERS.pop, name)
             threads[name] = await owner.start_turn(daemon.codex.work)
-            await wait_until(lambda o=owner: bool(o.requests), timeout=90, what=f"{name} asks")
+            await wait_until(partial(_asks, owner), timeout=90, what=f"{name} asks")
         yield threads
+
+
+def _asks(owner: Owner) -> bool:
+    return bool(owner.requests)
 
 
 def _config(path: Path, here: ServedDaemon, there: ServedDaemon, sshd: OpenSshServer) -> Path:

@@ -32,6 +32,7 @@ from envtui.incidents.fleet_rows import (
     row_json,
     waiting_of,
 )
+from envtui.incidents.sessions_view import SessionsView
 from envtui.incidents.thread_summary import ThreadSummary
 from envtui.sources.daemon.attach import DaemonOptions, DaemonSource, restart_backoff
 from envtui.sources.metrics_state import MetricsState
@@ -262,10 +263,10 @@ def test_a_daemon_heard_lately_is_reconnecting_then_unreachable_once_stale() -> 
     reports: list[DaemonReport] = []
     daemon = HostDaemon(
         "box",
-        None,
+        None,  # type: ignore[arg-type]  # never opened: only what it says is tested
         lambda _, r: reports.append(r),
         interval=1.0,
-        clock=lambda: now[0],  # type: ignore[arg-type]
+        clock=lambda: now[0],
     )
     daemon.heard = now[0]
     daemon._lost("the daemon's socket closed")
@@ -321,7 +322,7 @@ async def test_the_hosts_table_filters_as_codex_does_and_draws_sub_agents_under_
     async def watch(show: object, stop: object) -> None:
         original = fleet.poll
 
-        def poll_with_parents() -> object:
+        def poll_with_parents() -> SessionsView:
             view = original()
             for row in view.threads:
                 row.parent_thread_id = parent_of.get(row.thread_id)

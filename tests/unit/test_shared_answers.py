@@ -69,7 +69,7 @@ async def test_an_answer_that_does_not_name_the_request_it_showed_is_refused(
     tmp_path: Path, unnamed: dict[str, None], words: str
 ) -> None:
     given: list[RequestAnswered] = []
-    server = await serve_answers(tmp_path / "answers.sock", lambda m: given.append(m) or None)
+    server = await serve_answers(tmp_path / "answers.sock", given.append)
     try:
         (problem,) = await _relayed(tmp_path / "answers.sock", ANSWER.model_copy(update=unnamed))
     finally:

@@ -11,7 +11,8 @@ import pytest
 from tests.support.waiting import pilot_wait_until
 
 from envtui.tui.app import DashboardOptions, EnvTuiApp
-from envtui.tui.thread_list import WAITING_MARK, ThreadListScreen, ThreadScreen
+from envtui.tui.sessions.sessions_screen import ThreadScreen
+from envtui.tui.thread_list import WAITING_MARK, ThreadListScreen
 from envtui.vocabulary.events import EventSink, Source, thread_event
 from envtui.vocabulary.thread_choices import ThreadChoice, ThreadsUnavailable
 from envtui.vocabulary.thread_messages import ThreadStatusChanged

@@ -63,7 +63,9 @@ async def test_keys_post_the_panels_intents_and_the_screen_acts_on_them() -> Non
         acks = of_type(posted, IncidentList.Acknowledge)
         assert [m.number for m in acks] == [number]
         await pilot_wait_until(
-            pilot, lambda: app.store.incidents.find(number).state == "acknowledged", what="ack"
+            pilot,
+            lambda: getattr(app.store.incidents.find(number), "state", None) == "acknowledged",
+            what="ack",
         )
         await pilot.press("enter")
         await pilot_wait_until(pilot, lambda: isinstance(app.screen, TextScreen), what="history")
@@ -77,6 +79,7 @@ async def test_keys_post_the_panels_intents_and_the_screen_acts_on_them() -> Non
         await pilot_wait_until(pilot, lambda: isinstance(app.screen, TextScreen), what="details")
         asked = [m.env_id for m in of_type(posted, EnvironmentTable.Details)]
         assert asked == [selected]
+        assert isinstance(app.screen, TextScreen)
         assert app.screen.title_text == f"environment · {selected}"
 
 
