@@ -94,12 +94,14 @@ class SessionsTable(KeyedTable):
 
     def watch_cursor_coordinate(self, old: Coordinate, new: Coordinate) -> None:
         super().watch_cursor_coordinate(old, new)
-        self.call_after_refresh(self._draw_ahead, new.row)
+        if new.row != old.row:
+            self.call_after_refresh(self._draw_ahead, new.row, 1 if new.row > old.row else -1)
 
-    def _draw_ahead(self, row: int) -> None:
-        """Once the key is on screen, the cells the next one shows (unless a key came)."""
+    def _draw_ahead(self, row: int, step: int) -> None:
+        """Once the key is on screen, the cells the next one the same way shows (unless
+        another key came first)."""
         if self.cursor_row == row and self.is_mounted:
-            draw_ahead(self)
+            draw_ahead(self, step)
 
     def on_mount(self) -> None:
         for key, label, width in self.columns_shown:

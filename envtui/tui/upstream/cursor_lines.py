@@ -17,7 +17,7 @@ key, rather than letting every line be drawn again silently.
 
 The rows the cursor reaches are drawn from their cells, each cell by Rich (a fraction of a
 millisecond a cell); :func:`draw_ahead`, called once the screen is painted, draws the
-cells the next ``up`` or ``down`` needs into Textual's cell cache, so the key itself
+cells the next key in the same direction needs into Textual's cell cache, so that key
 only puts cached cells together.
 """
 
@@ -90,24 +90,19 @@ def keep_lines_across_cursor_moves(table: DataTable[Any]) -> None:
     setattr(table, LINE_CACHE, CursorRowLines(table, cache.maxsize))
 
 
-def draw_ahead(table: DataTable[Any]) -> None:
-    """Render the cells a key moving a row cursor by one will show: the rows above and
-    below with the cursor on them, the cursor's row and the rows two away without it (a
-    key that scrolls brings one of them on screen) into Textual's cell cache."""
+def draw_ahead(table: DataTable[Any], step: int) -> None:
+    """Render the cells the next key moving a row cursor ``step`` (1 down, -1 up) rows
+    will show into Textual's cell cache: the next row with the cursor on it, the cursor's
+    row without it, and the row after the next without it (a key that scrolls brings it
+    on screen)."""
     if table.cursor_type != "row" or not table.row_count:
         return
     row, column = table.cursor_coordinate
     style, hover = table.rich_style, table.hover_coordinate
-    away = row + 1 if row + 1 < table.row_count else row - 1
-    for index, cursor in (
-        (row + 1, row + 1),
-        (row - 1, row - 1),
-        (row, away),
-        (row + 2, row),
-        (row - 2, row),
-    ):
-        if 0 <= index < table.row_count and cursor >= 0:
+    ahead = row + step
+    for index in (ahead, row, ahead + step):
+        if 0 <= index < table.row_count and 0 <= ahead < table.row_count:
             row_key = table._row_locations.get_key(index)
             if row_key is not None:
-                at = Coordinate(cursor, column)
+                at = Coordinate(ahead, column)
                 table._render_line_in_row(row_key, 0, style, at, hover)
