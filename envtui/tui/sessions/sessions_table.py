@@ -5,7 +5,9 @@ its own row whose text changed (found by key, as the environments table does), a
 is added, a gone one removed, and the rows are sorted again only when an order changed:
 the table is never rebuilt for a poll. The clock moves only the ``written`` column, and
 :meth:`SessionsTable.tick` redraws it for the rows on screen, and only where its text
-changed: 10,000 rows off screen cost nothing each second.
+changed: 10,000 rows off screen cost nothing each second. A key that moves the cursor
+draws the two rows it moved between, and one more when the table scrolls: the other
+lines on screen are kept (see :mod:`envtui.tui.upstream.cursor_lines`).
 """
 
 from __future__ import annotations
@@ -14,9 +16,12 @@ from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any, ClassVar
 
+from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.coordinate import Coordinate
+from textual.geometry import Region
+from textual.strip import Strip
 
 from envtui.incidents.fleet_rows import families, needs_you_first
 from envtui.incidents.fleet_rows import matches as state_matches
@@ -34,6 +39,7 @@ from envtui.tui.sessions.sessions_format import (
     sort_value,
     written_text,
 )
+from envtui.tui.upstream.cursor_lines import draw_ahead, keep_lines_across_cursor_moves
 from envtui.tui.widgets import IdCell, KeyedTable
 
 KEYS = tuple(key for key, _, _ in SESSION_COLUMNS)
@@ -56,6 +62,7 @@ class SessionsTable(KeyedTable):
         """``state_of``: each row's live state and name, shown with its host (the table of
         configured hosts); None: none of these columns."""
         super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)
+        keep_lines_across_cursor_moves(self)  # a key that scrolls draws one new row
         self.state_of = state_of
         self.columns_shown = columns(state_of is not None)
         self.keys = tuple(key for key, _, _ in self.columns_shown)
@@ -68,6 +75,33 @@ class SessionsTable(KeyedTable):
         self._shown: dict[str, dict[str, str]] = {}  # the text of each row's cells
         self._order: dict[str, Any] = {}  # each row's sort value
         self._place: dict[str, tuple[int, int]] = {}  # each row's position and depth
+        self._drawing_style: Style | None = None  # the table's style while it draws
+
+    @property
+    def rich_style(self) -> Style:
+        """Textual asks for it once a line, and works it out from every ancestor's styles
+        each time: while the table draws, it is worked out once."""
+        if self._drawing_style is not None:
+            return self._drawing_style
+        return super().rich_style
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        self._drawing_style = super().rich_style
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._drawing_style = None
+
+    def watch_cursor_coordinate(self, old: Coordinate, new: Coordinate) -> None:
+        super().watch_cursor_coordinate(old, new)
+        if new.row != old.row:
+            self.call_after_refresh(self._draw_ahead, new.row, 1 if new.row > old.row else -1)
+
+    def _draw_ahead(self, row: int, step: int) -> None:
+        """Once the key is on screen, the cells the next one the same way shows (unless
+        another key came first)."""
+        if self.cursor_row == row and self.is_mounted:
+            draw_ahead(self, step)
 
     def on_mount(self) -> None:
         for key, label, width in self.columns_shown:
