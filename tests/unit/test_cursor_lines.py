@@ -125,7 +125,7 @@ async def test_a_key_that_scrolls_draws_three_lines_anew_not_every_line_on_scree
         assert len(cache) - before <= 3
 
 
-async def test_a_key_finds_the_cells_it_shows_drawn_ahead() -> None:
+async def test_a_key_finds_the_cells_it_shows_drawn_ahead(monkeypatch: pytest.MonkeyPatch) -> None:
     app = TableApp()
     async with app.run_test(size=(100, 16)) as pilot:
         table = _table(app)
@@ -143,7 +143,7 @@ async def test_a_key_finds_the_cells_it_shows_drawn_ahead() -> None:
                 drawn.append(index)
             return original(index)
 
-        table._get_row_renderables = renderables  # type: ignore[method-assign]
+        monkeypatch.setattr(table, "_get_row_renderables", renderables)
         by_key = []
         for key in ["down"] * 20 + ["up"] * 5:
             drawn.clear()
