@@ -142,7 +142,7 @@ async def key_times(
         while table.row_count < threads * len(homes) or (daemons and not _attached(fleet)):
             await pilot.pause(0.1)
         await pilot.pause(2.0)  # the first polls after the rows settle
-        painted = _painted(app)
+        painted = _painted(app, table)
         for _ in range(min(keys, table.row_count - 1)):
             times.append(await _one_key(app, table, painted))
             await asyncio.sleep(0.05)  # a person's pace: each key meets an idle table
@@ -150,32 +150,35 @@ async def key_times(
     return times
 
 
-def _painted(app: SessionsApp) -> list[float]:
-    """When the app last wrote a screen update to its terminal (filled as it does)."""
-    painted: list[float] = []
+def _painted(app: Any, table: Any) -> list[tuple[float, int]]:
+    """Each screen update the app writes to its terminal, with the cursor's row it shows
+    (filled as the app writes)."""
+    painted: list[tuple[float, int]] = []
     original = app._display
 
     def display(screen: Any, renderable: Any) -> None:
         original(screen, renderable)
         if renderable is not None:
-            painted.append(time.perf_counter())
+            painted.append((time.perf_counter(), table.cursor_row))
 
-    app._display = display  # type: ignore[method-assign]
+    app._display = display
     return painted
 
 
-async def _one_key(app: SessionsApp, table: Any, painted: list[float]) -> tuple[float, bool]:
-    """From ``down`` sent as the terminal sends it to the first update written after
-    the cursor moved (polled every millisecond), and whether the table scrolled."""
-    row, top = table.cursor_row, table.scroll_y
+async def _one_key(app: Any, table: Any, painted: list[tuple[float, int]]) -> tuple[float, bool]:
+    """From ``down`` sent as the terminal sends it to the first update written that shows
+    the cursor moved (polled every millisecond), and whether the table scrolled. An update
+    is matched by the row it shows, not by coming after the move was seen: an update
+    written between the move and the poll that sees it is the key's, and a later one (the
+    clock's tick) is not."""
+    row, top, mark = table.cursor_row, table.scroll_y, len(painted)
     started = time.perf_counter()
     app.simulate_key("down")
-    while table.cursor_row == row:
+    while True:
+        moved = [at for at, shown in painted[mark:] if shown != row]
+        if moved:
+            return moved[0] - started, table.scroll_y != top
         await asyncio.sleep(0.001)
-    painted.clear()
-    while not painted:
-        await asyncio.sleep(0.001)
-    return painted[0] - started, table.scroll_y != top
 
 
 def keys(args: argparse.Namespace, all_homes: list[Path]) -> None:
