@@ -6,10 +6,13 @@ The same with real daemons: tests/integration/test_fleet_daemon_rows.py.
 
 from __future__ import annotations
 
+import asyncio
 import os
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import SimpleNamespace
+
+import pytest
 
 from tests.support.data.session_trees import copy_real
 
@@ -23,7 +26,12 @@ from envtui.incidents.fleet_rows import (
     row_json,
 )
 from envtui.sources.sessions.fleet import Fleet, SessionsHost
-from envtui.sources.sessions.host_daemon import DaemonReport, HostDaemon, facts_of
+from envtui.sources.sessions.host_daemon import (
+    READS_PER_THREAD,
+    DaemonReport,
+    HostDaemon,
+    facts_of,
+)
 from envtui.sources.sessions.session_files import LocalSessionFiles
 from envtui.sources.sessions.sessions_index import SessionsIndex
 from envtui.tui.sessions.sessions_format import details_text, host_values, session_values
@@ -166,3 +174,74 @@ def test_facts_that_did_not_change_are_no_news_and_those_that_did_redraw_their_r
     renamed = {LOADED: ThreadFacts(name="release", path="/r", preview="go")}
     after = [HostFreshness("box", live={}, facts=renamed)]
     assert live_changes(before, after, [f"box/{LOADED}", "box/other"]) == {f"box/{LOADED}"}
+
+
+def test_a_loaded_threads_row_stays_when_its_rollout_goes_in_the_same_poll(tmp_path: Path) -> None:
+    copy_real(tmp_path / "a")
+    fleet = Fleet([_host("a", tmp_path / "a")])
+    first = fleet.poll().threads[0]
+    facts = {first.thread_id: ThreadFacts(preview="still here")}
+    fleet.set_daemon(
+        "a", DaemonReport("attached", live={first.thread_id: ThreadLive(IDLE)}, facts=facts)
+    )
+    fleet.poll()
+    Path(first.path).unlink()  # the file row goes; the daemon still holds the thread
+    view = fleet.poll()
+    assert first.key in view.changed
+    assert first.key not in view.gone  # a table that drops the gone after the changed keeps it
+    (row,) = [t for t in view.threads if t.key == first.key]
+    assert not row.rollout_read
+    again = fleet.poll()
+    assert first.key not in again.gone
+    assert [t.key for t in again.threads if t.key == first.key] == [first.key]
+
+
+def test_a_status_change_makes_one_threads_facts_again_not_all_of_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import envtui.sources.sessions.host_daemon as host_daemon
+
+    daemon = HostDaemon("box", None, lambda _, r: None)  # type: ignore[arg-type]
+    threads = {
+        f"t{n}": DaemonThread(f"t{n}", path=f"/r{n}", preview=f"go {n}", loaded=True)
+        for n in range(50)
+    }
+    client = SimpleNamespace(threads=threads)
+    listed = daemon._listed(client)  # type: ignore[arg-type]
+    made: list[int] = []
+    every = host_daemon.thread_facts
+
+    def counted(client: object) -> object:
+        made.append(1)
+        return every(client)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(host_daemon, "thread_facts", counted)
+    threads["t7"].name = "release"
+    daemon._changed(threads["t7"])
+    after = daemon._listed(client)  # type: ignore[arg-type]
+    assert made == []  # not every thread's facts made again
+    assert after is not listed  # a new map: the old report's is never changed in place
+    assert after["t7"].name == "release"
+    assert all(after[k] is listed[k] for k in listed if k != "t7")
+
+
+async def test_a_thread_without_first_words_is_read_at_most_three_times() -> None:
+    reads: list[str] = []
+
+    class Reader:
+        async def read(self, thread_id: str) -> None:
+            reads.append(thread_id)
+
+    daemon = HostDaemon("box", None, lambda _, r: None)  # type: ignore[arg-type]
+    client = Reader()
+    daemon.client = client  # type: ignore[assignment]
+    daemon.state = "attached"
+    thread = DaemonThread("img", path="/r", loaded=True)  # its first message: an image alone
+    for status in ["active", "idle"] * 5:
+        thread.set_status(
+            {"type": status, "activeFlags": []} if status == "active" else {"type": status}
+        )
+        daemon._read_preview(thread)
+        await asyncio.sleep(0)
+        await asyncio.sleep(0)
+    assert reads == ["img"] * READS_PER_THREAD

@@ -18,6 +18,7 @@ from tests.support.waiting import wait_until
 from envtui.environments.daemon.address import DaemonAddress
 from envtui.environments.daemon.client import RETRY_MAX
 from envtui.environments.daemon.threads import DaemonThread
+from envtui.environments.jsonrpc import MessageChannel
 from envtui.environments.remote import RetryableError
 from envtui.incidents.fleet_alerts import FleetAlerts
 from envtui.incidents.fleet_rows import (
@@ -288,6 +289,32 @@ def test_a_lost_daemon_is_tried_again_as_often_as_envtui_codex_tries_its_daemon(
     delays = [daemon.backoff.next_delay() for _ in range(20)]
     assert max(delays) <= RETRY_MAX
     assert delays[-1] >= RETRY_MAX / 2  # capped, not stuck at the first delay
+
+
+async def test_an_ssh_hosts_daemon_is_tried_again_with_the_hosts_own_backoff(
+    tmp_path: Path,
+) -> None:
+    """Over SSH a try dials the host (and starts ``codex app-server proxy`` there): the
+    host's own backoff, as ``envtui codex --ssh`` waits; here, the daemon's three seconds."""
+    from envtui.environments.ssh import SshSettings
+
+    async def refused() -> MessageChannel:
+        raise OSError("refused")
+
+    ssh = SshSettings(host="box", backoff_initial=2.0, backoff_max=45.0)
+    files = LocalSessionFiles(tmp_path)
+    there = SessionsHost(
+        "there", files, SessionsIndex(files, host="there"), daemon=refused,
+        attach=DaemonOptions(address=DaemonAddress(), ssh=ssh),
+    )  # fmt: skip
+    here = SessionsHost("here", files, SessionsIndex(files, host="here"), daemon=refused)
+    fleet = Fleet([there, here])
+    stop = asyncio.Event()
+    stop.set()
+    await fleet.run_daemons(stop)
+    backoffs = {name: daemon.backoff for name, daemon in fleet.daemons.items()}
+    assert (backoffs["there"].initial, backoffs["there"].maximum) == (2.0, 45.0)
+    assert backoffs["here"].maximum == RETRY_MAX
 
 
 @pytest.mark.tui

@@ -131,13 +131,19 @@ class Fleet:
 
     async def run_daemons(self, stop: asyncio.Event) -> None:
         """Attach to every host's daemon (those that name one) until ``stop``."""
+        from envtui.sources.daemon.attach import restart_backoff
         from envtui.sources.sessions.host_daemon import HostDaemon
 
         for host in self.hosts:
             if host.daemon is not None:
                 host.freshness.daemon = "no daemon"
+                ssh = host.attach.ssh if host.attach is not None else None
                 self.daemons[host.name] = HostDaemon(
-                    host.name, host.daemon, self.set_daemon, interval=self.interval
+                    host.name,
+                    host.daemon,
+                    self.set_daemon,
+                    interval=self.interval,
+                    backoff=restart_backoff(ssh),  # over SSH, the host's own backoff
                 )
         if self.daemons:
             import asyncio
@@ -187,8 +193,9 @@ class Fleet:
         if not rows and not before:
             return  # the usual poll: every loaded thread has its rollout read
         for thread_id, row in rows.items():
-            if before.get(thread_id) != row:
+            if before.get(thread_id) != row or row.key in view.gone:
                 view.changed.add(row.key)
+            view.gone.discard(row.key)  # its file row went: this row takes its place
         for thread_id in before.keys() - rows.keys():
             if not host.index.shows(thread_id):
                 view.gone.add(before[thread_id].key)
