@@ -49,6 +49,13 @@ FAILURES = (RetryableError, RpcError, ChannelClosedError, TimeoutError, OSError)
 """What a try to reach the daemon ends with when the daemon cannot be had."""
 
 
+READS_PER_THREAD = 3
+"""``thread/read`` of one thread for its first words, at most, per connection: a thread
+whose first message has none (an image alone) is not asked on every status change."""
+READS_AT_ONCE = 4
+"""``thread/read`` requests in flight at once on one daemon (a burst of new threads)."""
+
+
 @dataclass(frozen=True)
 class DaemonReport:
     """What a host's daemon says now: how it is reached, its loaded threads and what it
@@ -147,6 +154,8 @@ class HostDaemon:
         """The threads read for their first words (see :meth:`_read_preview`)."""
         self._read_for: dict[str, tuple[object, ...]] = {}  # the status each was read in
         self._again: set[str] = set()  # moved while read: read once more
+        self._reads: dict[str, int] = {}  # reads made of each thread without first words
+        self._read_slots = asyncio.Semaphore(READS_AT_ONCE)
 
     async def run(self, stop: asyncio.Event) -> None:
         """Attach until ``stop``, again after each loss."""
@@ -165,6 +174,7 @@ class HostDaemon:
         )
         self._facts_stale = True
         self._read_for.clear()
+        self._reads.clear()
         try:
             try:
                 await client.connect()
@@ -216,7 +226,7 @@ class HostDaemon:
         self._publish()
 
     def _changed(self, thread: DaemonThread) -> None:
-        self._facts_stale = True
+        self._fact_changed(thread)
         if self.state == "attached":
             self._read_preview(thread)
             self._publish()
@@ -228,7 +238,10 @@ class HostDaemon:
         client = self.client
         if client is None or thread.preview or not (thread.work and thread.loaded):
             self._read_for.pop(thread.id, None)
+            self._reads.pop(thread.id, None)
             return
+        if self._reads.get(thread.id, 0) >= READS_PER_THREAD:
+            return  # its first message has no words (an image alone): asked enough
         state = (thread.status, *thread.flags)
         if self._read_for.get(thread.id) == state:
             return  # read in this status already (a read's own answer says it again)
@@ -242,9 +255,11 @@ class HostDaemon:
     async def _read(self, client: DaemonClient, thread_id: str) -> None:
         try:
             again = True
-            while again:
+            while again and self._reads.get(thread_id, 0) < READS_PER_THREAD:
                 self._again.discard(thread_id)
-                await client.read(thread_id)  # its facts taken, and published, by the client
+                self._reads[thread_id] = self._reads.get(thread_id, 0) + 1
+                async with self._read_slots:
+                    await client.read(thread_id)  # its facts taken and published by the client
                 again = thread_id in self._again
         except FAILURES:
             pass  # the connection's end is said by the watch
@@ -263,6 +278,21 @@ class HostDaemon:
         facts = self._listed(client) if client is not None else None
         report = DaemonReport(self.state, self.reason, self.heard, self.version, live, facts)
         self._report(self.host, report)
+
+    def _fact_changed(self, thread: DaemonThread) -> None:
+        """One thread's facts made again, in a new map (a report's map is never changed in
+        place): a status change costs one thread, not all the daemon listed."""
+        if self._facts_stale:
+            return  # all of them are made again at the next report
+        fact = facts_of(thread) if thread.work else None
+        if self._facts.get(thread.id) == fact:
+            return
+        facts = dict(self._facts)
+        if fact is None:
+            facts.pop(thread.id, None)
+        else:
+            facts[thread.id] = fact
+        self._facts = facts
 
     def _listed(self, client: DaemonClient) -> dict[str, ThreadFacts]:
         """:func:`thread_facts`, made again only after a thread changed, and the same
