@@ -110,7 +110,10 @@ def fleet_for(args: argparse.Namespace) -> Fleet | int:
         return index_for(args, files, host)
 
     def configured(files: SessionFiles, host: str) -> SessionsIndex:
-        return index_for(args, files, host, absent_ok=True)  # a tree not made yet: empty
+        """A configured host's tree not made yet is empty, where its ``CODEX_HOME`` is
+        there (here: a mistyped one is still an error; over SSH it cannot be known before
+        the host is reached)."""
+        return index_for(args, files, host, absent_ok=_home_there(files))
 
     interval = args.poll_interval
     if args.ssh:
@@ -136,6 +139,14 @@ def fleet_for(args: argparse.Namespace) -> Fleet | int:
 
         host.daemon, host.attach = local_daemon(root.parent), local_attach(root.parent)
     return Fleet([host], interval=interval)
+
+
+def _home_there(files: SessionFiles) -> bool:
+    """Whether the ``CODEX_HOME`` of a configured tree may hold it: here, when it is a
+    folder; over SSH, always (the host says so when listed)."""
+    from envtui.sources.sessions.session_files import LocalSessionFiles
+
+    return not isinstance(files, LocalSessionFiles) or files.root.parent.is_dir()
 
 
 def _daemon_listens(codex_home: Path) -> bool:

@@ -88,6 +88,18 @@ def test_a_configured_hosts_tree_not_made_yet_is_empty_and_said_once(
     assert str(home / "sessions") in err
 
 
+def test_a_configured_home_that_is_not_there_is_an_error_not_an_empty_tree(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(f'[[hosts]]\nname = "here"\ncodex_home = "{tmp_path / "typo"}"\n')
+    code, out, err = run_cli(["sessions", "--json", "--config", str(config)], capsys)
+    assert "no sessions folder yet" not in err
+    assert "here: " in err
+    assert "cannot list: no such directory" in err
+    assert (code, out) == (1, ""), err  # what a host that cannot be listed exits with
+
+
 def test_a_bad_duration_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         run_cli(["sessions", "--since", "soon"], capsys)
