@@ -99,6 +99,9 @@ def draw_ahead(table: DataTable[Any], step: int) -> None:
         return
     row, column = table.cursor_coordinate
     style, hover = table.rich_style, table.hover_coordinate
+    # the cells are kept under the focus state they are drawn in: the present one, as
+    # Textual's own drawing takes it (focus may have moved since the last paint)
+    table._pseudo_class_state = table.get_pseudo_class_state()
     ahead = row + step
     for index in (ahead, row, ahead + step):
         if 0 <= index < table.row_count and 0 <= ahead < table.row_count:
