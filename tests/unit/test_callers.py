@@ -14,9 +14,10 @@ from tests.support.files import ROOT
 
 PACKAGE = ROOT / "envtui"
 
-PROBES = {"split_cells_fill", "ansi_styles_fill", "cache_fill"}
-"""How full Textual's and Rich's private caches are: read by the tests that bound them,
-never by the product (the caches are bounded by the shims that install them)."""
+PROBES = {"split_cells_fill", "ansi_styles_fill", "cache_fill", "watch_row_draws"}
+"""How full Textual's and Rich's private caches are, and which rows a table draws: read by
+the tests that bound them, never by the product (the caches are bounded by the shims that
+install them)."""
 
 TEST_SURFACE = {"notices"}
 """``EnvTuiApp.notices``: the dashboard's toasts as the tests read them (never Textual's own

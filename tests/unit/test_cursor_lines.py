@@ -19,7 +19,12 @@ from tests.support.waiting import pilot_wait_until
 
 from envtui.incidents.thread_summary import ThreadSummary
 from envtui.tui.sessions.sessions_table import SessionsTable
-from envtui.tui.upstream.cursor_lines import LINE_CACHE, keep_lines_across_cursor_moves
+from envtui.tui.upstream.cursor_lines import (
+    LINE_CACHE,
+    keep_lines_across_cursor_moves,
+    watch_row_draws,
+)
+from envtui.tui.upstream.table_caches import cache_fill
 
 pytestmark = pytest.mark.tui
 
@@ -55,8 +60,10 @@ def _lines(table: DataTable[Any]) -> list[list[Segment]]:
 
 
 def _afresh(table: DataTable[Any]) -> list[list[Segment]]:
-    """Every line as the table draws it with no line, row or cell remembered."""
-    table._clear_caches()
+    """Every line as the table draws it with no line, row or cell remembered (Textual
+    forgets them all when the stripes are set)."""
+    table.zebra_stripes = not table.zebra_stripes
+    table.zebra_stripes = not table.zebra_stripes
     return _lines(table)
 
 
@@ -65,6 +72,11 @@ async def _drawn_ahead(pilot: Pilot[None], table: SessionsTable, calls: list[int
     await pilot_wait_until(
         pilot, lambda: bool(calls) and calls[-1] == table.cursor_row, what="the draw ahead"
     )
+
+
+def _kept(table: DataTable[Any]) -> int:
+    """How many drawn lines the table keeps."""
+    return cache_fill(table)[LINE_CACHE]
 
 
 def _counting_draw_ahead(table: SessionsTable, calls: list[int], inside: list[bool]) -> None:
@@ -115,17 +127,16 @@ async def test_a_key_that_scrolls_draws_three_lines_anew_not_every_line_on_scree
         while table.scroll_y == 0:
             await pilot.press("down")
             await _drawn_ahead(pilot, table, calls)
-        cache = getattr(table, LINE_CACHE)
-        on_screen, before, scrolled = table.size.height, len(cache), table.scroll_y
+        on_screen, before, scrolled = table.size.height, _kept(table), table.scroll_y
         await pilot.press("down")
         await _drawn_ahead(pilot, table, calls)
         assert table.scroll_y > scrolled
         assert on_screen >= 20
         # the row the cursor left, the row it came to, the row scrolled into view
-        assert len(cache) - before <= 3
+        assert _kept(table) - before <= 3
 
 
-async def test_a_key_finds_the_cells_it_shows_drawn_ahead(monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_key_finds_the_cells_it_shows_drawn_ahead() -> None:
     app = TableApp()
     async with app.run_test(size=(100, 16)) as pilot:
         table = _table(app)
@@ -136,14 +147,7 @@ async def test_a_key_finds_the_cells_it_shows_drawn_ahead(monkeypatch: pytest.Mo
         await pilot.press("down")
         await _drawn_ahead(pilot, table, calls)
         drawn: list[int] = []  # rows whose cells a key drew itself (-1: the header)
-        original = table._get_row_renderables
-
-        def renderables(index: int) -> Any:
-            if not inside[0]:
-                drawn.append(index)
-            return original(index)
-
-        monkeypatch.setattr(table, "_get_row_renderables", renderables)
+        watch_row_draws(table, lambda index: None if inside[0] else drawn.append(index))
         by_key = []
         for key in ["down"] * 20 + ["up"] * 5:
             drawn.clear()
