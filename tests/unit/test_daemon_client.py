@@ -282,3 +282,61 @@ def test_a_subscribed_threads_environments_are_handed_on_with_its_id(home: Path)
         await client.aclose()
 
     _run(home, scenario)
+
+
+class LateReadPeer(Peer):
+    """Answers ``thread/read`` with the status the thread had when asked, after a status
+    notification the daemon sent meanwhile: the order the real daemon gave once under load
+    (its answers are made apart from its notifications)."""
+
+    def __init__(self, said_meanwhile: dict[str, Any] | None) -> None:
+        super().__init__()
+        self.said_meanwhile = said_meanwhile
+
+    async def serve(self, connection: ServerConnection) -> None:
+        self.connection = connection
+        async for text in connection:
+            message = json.loads(text)
+            self.received.append(message)
+            asked = message.get("params") or {}
+            if message.get("method") == "thread/read" and asked.get("threadId") == "t-work":
+                if self.said_meanwhile is not None:
+                    status = self.said_meanwhile
+                    await self.say(
+                        "thread/status/changed", {"threadId": "t-work", "status": status}
+                    )
+                entry = {**WORK, "preview": "fix the build", "status": {"type": "idle"}}
+                await connection.send(
+                    json.dumps({"id": message["id"], "result": {"thread": entry}})
+                )
+            elif "id" in message and "method" in message:
+                await connection.send(
+                    json.dumps({"id": message["id"], "result": self.result(message)})
+                )
+
+
+@pytest.mark.parametrize("heard_first", [True, False])
+def test_a_read_answered_after_newer_news_keeps_the_newer_status(
+    home: Path, heard_first: bool
+) -> None:
+    """A read asked before a status notification does not roll the status back; one asked
+    after it is news of its own and is taken."""
+    working = {"type": "active", "activeFlags": []}
+    peer = LateReadPeer(None if heard_first else working)
+
+    async def scenario(_: Peer) -> None:
+        client = await _attached(home, peer, [])
+        if heard_first:
+            await peer.say("thread/status/changed", {"threadId": "t-work", "status": working})
+            await wait_until(lambda: client.threads["t-work"].status == "active", timeout=10)
+        thread = await client.read("t-work")
+        assert thread is not None
+        assert thread.preview == "fix the build"  # the rest of the answer is taken
+        assert thread.status == ("idle" if heard_first else "active")
+        await client.aclose()
+
+    async def served() -> None:
+        async with unix_serve(peer.serve, str(daemon_socket(home))):
+            await scenario(peer)
+
+    asyncio.run(served())

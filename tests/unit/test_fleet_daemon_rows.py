@@ -225,7 +225,9 @@ def test_a_status_change_makes_one_threads_facts_again_not_all_of_them(
     assert all(after[k] is listed[k] for k in listed if k != "t7")
 
 
-async def test_a_thread_without_first_words_is_read_at_most_three_times() -> None:
+async def test_a_thread_without_first_words_is_read_at_three_turn_ends_at_most() -> None:
+    """Read as each of its turns starts (Codex may not have kept the words yet: free) and
+    ends (counted); after the third end, never again."""
     reads: list[str] = []
 
     class Reader:
@@ -242,6 +244,7 @@ async def test_a_thread_without_first_words_is_read_at_most_three_times() -> Non
             {"type": status, "activeFlags": []} if status == "active" else {"type": status}
         )
         daemon._read_preview(thread)
+        daemon._read_preview(thread)  # the same status said again: not read again
         await asyncio.sleep(0)
         await asyncio.sleep(0)
-    assert reads == ["img"] * READS_PER_THREAD
+    assert reads == ["img"] * 2 * READS_PER_THREAD

@@ -47,7 +47,7 @@ from envtui.environments.jsonrpc import (
     MessageChannel,
     RpcError,
 )
-from envtui.environments.thread_requests import RESOLVED, ThreadRequests
+from envtui.environments.thread_requests import RESOLVED, ThreadRequests, thread_state
 from envtui.vocabulary.events import (
     EnvironmentConnected,
     EnvironmentDisconnected,
@@ -154,6 +154,8 @@ class DaemonClient:
         self.requests = ThreadRequests(sink, clock, operator=True)
         self.threads: dict[str, DaemonThread] = {}
         self.subscribed: set[str] = set()
+        self.status_heard = 0
+        """Status notifications heard (see :meth:`_take`)."""
         self.unknown: Counter[str] = Counter()
         self.rpc: JsonRpcClient | None = None
         self.channel: MessageChannel | None = None
@@ -209,9 +211,10 @@ class DaemonClient:
             params: dict[str, Any] = {"limit": LIST_PAGE}
             if cursor:
                 params["cursor"] = cursor
+            asked = self.status_heard
             result = await self._request("thread/list", params)
             for entry in thread_entries(result):
-                self._take(entry, loaded=entry["id"] in loaded)
+                self._take(entry, loaded=entry["id"] in loaded, asked=asked)
             cursor = next_cursor(result)
             if cursor is None:
                 break
@@ -240,12 +243,13 @@ class DaemonClient:
 
     async def read(self, thread_id: str) -> DaemonThread | None:
         """What ``thread/read`` says of one thread (None when the daemon has no such thread)."""
+        asked = self.status_heard
         try:
             result = await self._request("thread/read", {"threadId": thread_id})
         except RpcError:
             return None
         try:
-            return self._take(thread_of(result), loaded=True)
+            return self._take(thread_of(result), loaded=True, asked=asked)
         except ValueError:
             return None
 
@@ -267,10 +271,17 @@ class DaemonClient:
             thread = self.threads[thread_id] = DaemonThread(thread_id)
         return thread
 
-    def _take(self, entry: Mapping[str, Any], *, loaded: bool) -> DaemonThread:
+    def _take(
+        self, entry: Mapping[str, Any], *, loaded: bool, asked: int | None = None
+    ) -> DaemonThread:
+        """One ``Thread`` object kept. ``asked``: :attr:`status_heard` when the request that
+        answered it was sent. The daemon makes an answer apart from its notifications, so
+        one can arrive after a notification it predates (a read asked as the thread starts
+        work says ``idle`` after ``active`` came): its status is then older than what was
+        heard, and is not taken."""
         thread = self._thread(entry["id"])
         before = thread.status
-        thread.take(entry)
+        thread.take(entry, status=asked is None or thread.status_heard <= asked)
         thread.loaded = loaded or thread.loaded
         if thread.status != before:
             self._said(thread)
@@ -343,7 +354,9 @@ class DaemonClient:
         if method == STARTED:
             entry = params.get("thread")
             if isinstance(entry, dict) and isinstance(entry.get("id"), str):
-                self._maybe_subscribe(self._take(entry, loaded=True))
+                thread = self._take(entry, loaded=True)
+                self._heard_status(thread)
+                self._maybe_subscribe(thread)
             return
         thread_id = params.get("threadId")
         if not isinstance(thread_id, str):
@@ -354,14 +367,23 @@ class DaemonClient:
             name = params.get("threadName")
             thread.name = name if isinstance(name, str) else thread.name
         elif method == CLOSED:
+            self._heard_status(thread)
             thread.set_status({"type": "notLoaded"})
             self.subscribed.discard(thread_id)
-        elif not thread.set_status(params.get("status")):
-            return
         else:
+            status = params.get("status")
+            if thread_state(status) is not None:
+                self._heard_status(thread)  # news even when it says what was known
+            if not thread.set_status(status):
+                return
             thread.touched(self._clock())  # a turn moved it: updated now
         self._said(thread)
         self._maybe_subscribe(thread)
+
+    def _heard_status(self, thread: DaemonThread) -> None:
+        """A notification said ``thread``'s status: answers asked before now are older."""
+        self.status_heard += 1
+        thread.status_heard = self.status_heard
 
     def _connection(self, method: str, params: dict[str, Any], at: datetime) -> None:
         thread_id, env_id = params.get("threadId"), params.get("environmentId")

@@ -40,6 +40,9 @@ class DaemonThread:
     """A sub-agent's parent thread (``parentThreadId``)."""
     created: datetime | None = None
     """When it was made (``createdAt``)."""
+    status_heard: int = 0
+    """The client's count of status notifications when this thread's status last came in
+    one (0: never): a listing or read asked before then is older news of its status."""
 
     @property
     def work(self) -> bool:
@@ -50,8 +53,9 @@ class DaemonThread:
     def waiting(self) -> bool:
         return self.status in WAITING
 
-    def take(self, thread: Mapping[str, Any]) -> None:
-        """What a ``Thread`` object of the protocol says (fields it lacks are kept)."""
+    def take(self, thread: Mapping[str, Any], *, status: bool = True) -> None:
+        """What a ``Thread`` object of the protocol says (fields it lacks are kept); its
+        status too unless ``status`` is False (the object is older than what was heard)."""
         for attribute, key in (
             ("name", "name"),
             ("cwd", "cwd"),
@@ -72,7 +76,8 @@ class DaemonThread:
             self.source = source
         elif isinstance(source, dict) and source:
             self.source = next(iter(source))  # {"custom": …} or {"subAgent": …}
-        self.set_status(thread.get("status"))
+        if status:
+            self.set_status(thread.get("status"))
 
     def touched(self, at: datetime) -> None:
         """The thread was updated at ``at`` (kept when it is later than what was known)."""

@@ -50,8 +50,10 @@ FAILURES = (RetryableError, RpcError, ChannelClosedError, TimeoutError, OSError)
 
 
 READS_PER_THREAD = 3
-"""``thread/read`` of one thread for its first words, at most, per connection: a thread
-whose first message has none (an image alone) is not asked on every status change."""
+"""``thread/read`` of one thread for its first words, at most, per connection, made while it
+does not work (new, a turn ended, waiting): a thread whose first message has none (an image
+alone) is not asked at every turn. A read while it works may come before Codex has kept
+the words and is not counted; there is one per status it moves to, at most."""
 READS_AT_ONCE = 4
 """``thread/read`` requests in flight at once on one daemon (a burst of new threads)."""
 
@@ -246,6 +248,8 @@ class HostDaemon:
         if self._read_for.get(thread.id) == state:
             return  # read in this status already (a read's own answer says it again)
         self._read_for[thread.id] = state
+        if thread.status != "active":
+            self._reads[thread.id] = self._reads.get(thread.id, 0) + 1
         if thread.id in self._reading:
             self._again.add(thread.id)  # it moved while read: the answer may be older
         else:
@@ -255,9 +259,8 @@ class HostDaemon:
     async def _read(self, client: DaemonClient, thread_id: str) -> None:
         try:
             again = True
-            while again and self._reads.get(thread_id, 0) < READS_PER_THREAD:
+            while again:
                 self._again.discard(thread_id)
-                self._reads[thread_id] = self._reads.get(thread_id, 0) + 1
                 async with self._read_slots:
                     await client.read(thread_id)  # its facts taken and published by the client
                 again = thread_id in self._again
