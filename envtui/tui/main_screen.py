@@ -14,7 +14,7 @@ log follows) is taken from the old ones and given to the new, so nothing resets.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 from rich.text import Text
 from textual import events, on
@@ -167,7 +167,18 @@ class MainScreen(Screen[None]):
                 await self.recompose()
             finally:
                 self._recomposing = False
+            if not (self.app.is_running and self.is_attached):
+                return  # it quit while the new layout mounted: its widgets are going
             self._restore()
+
+    @property
+    def layout_shown(self) -> Literal["wide", "narrow", "changing"]:
+        """The layout on screen, drawn and holding what the user chose; ``changing`` from
+        the moment the other one is asked for until it is (:attr:`wide` says what is asked
+        as soon as the new widgets are made, before they are mounted)."""
+        if self._recomposing or not self._laid_out:
+            return "changing"
+        return "wide" if self.wide else "narrow"
 
     def _remember(self) -> Chosen:
         """What the user chose, read from the widgets about to be replaced."""

@@ -151,10 +151,10 @@ async def test_crossing_the_wide_narrow_width_keeps_what_the_user_chose() -> Non
         app.screen.query_one(ContextPanel).focus()
         for width, height in ((80, 24), (140, 44)):
             await pilot.resize_terminal(width, height)
-            wide = width >= 120
+            shown = "wide" if width >= 120 else "narrow"
 
-            def laid_out(wide: bool = wide) -> bool:
-                return isinstance(app.screen, MainScreen) and app.screen.wide == wide
+            def laid_out(shown: str = shown) -> bool:
+                return isinstance(app.screen, MainScreen) and app.screen.layout_shown == shown
 
             await pilot_wait_until(pilot, laid_out, what=f"the layout at {width}")
             await settled(app, pilot)

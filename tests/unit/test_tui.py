@@ -9,8 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.app import ComposeResult
 from textual.command import CommandList, CommandPalette
 from textual.theme import Theme
+from textual.widgets import TabbedContent
 
 from tests.support.scenarios.dashboard_pilot import run_from_palette, settled
 from tests.support.scenarios.scripted_stream import clock, scripted_events, scripted_source, status
@@ -41,6 +43,11 @@ def make_app(
 def screen(app: EnvTuiApp) -> MainScreen:
     assert isinstance(app.screen, MainScreen)
     return app.screen
+
+
+def layout_shown(app: EnvTuiApp) -> str | None:
+    """The main screen's layout once mounted and restored (see ``MainScreen.layout_shown``)."""
+    return app.screen.layout_shown if isinstance(app.screen, MainScreen) else None
 
 
 def table_rows(app: EnvTuiApp) -> list[list[str]]:
@@ -352,9 +359,7 @@ async def test_narrow_terminal_uses_tabs(tmp_path: Path) -> None:
         assert app.screen.query("TabbedContent")
         assert app.screen.query_one(IncidentList).option_count == 2
         await pilot.resize_terminal(130, 40)
-        await pilot_wait_until(
-            pilot, lambda: not app.screen.query("TabbedContent"), what="the wide layout"
-        )
+        await pilot_wait_until(pilot, lambda: layout_shown(app) == "wide", what="the wide layout")
         await settled(app, pilot)
         assert app.screen.query_one(IncidentList).option_count == 2
 
@@ -366,7 +371,7 @@ async def test_keys_act_on_the_new_widgets_after_the_layout_changes(tmp_path: Pa
         await settled(app, pilot)
         await pilot.resize_terminal(80, 24)
         await pilot_wait_until(
-            pilot, lambda: bool(app.screen.query("TabbedContent")), what="the narrow layout"
+            pilot, lambda: layout_shown(app) == "narrow", what="the narrow layout"
         )
         await settled(app, pilot)
         await pilot.press("3", "d")  # the context's tab, then its view
@@ -375,6 +380,26 @@ async def test_keys_act_on_the_new_widgets_after_the_layout_changes(tmp_path: Pa
         assert [row[2] for row in table_rows(app)] == ["build", "legacy", "local"]
         await pilot.press("slash", *"legacy")
         assert [row[2] for row in table_rows(app)] == ["legacy"]
+
+
+async def test_a_quit_while_the_other_layout_mounts_ends_without_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The app quits (q, a closed tab) while a resize's new layout mounts: the swap stops
+    there instead of drawing into widgets that are going."""
+    app = make_app(tmp_path)
+    composing = TabbedContent.compose
+
+    def quit_while_mounting(self: TabbedContent) -> ComposeResult:
+        self.app.exit()  # the narrow layout's tabs are made, not yet mounted
+        yield from composing(self)
+
+    async with app.run_test(size=(140, 44)) as pilot:
+        await settled(app, pilot)
+        monkeypatch.setattr(TabbedContent, "compose", quit_while_mounting)
+        await pilot.resize_terminal(80, 24)
+        await pilot_wait_until(pilot, lambda: not app.is_running, what="the app to quit")
+    assert app.return_code == 0
 
 
 async def test_relative_times_move_on_without_events(tmp_path: Path) -> None:

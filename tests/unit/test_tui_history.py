@@ -238,7 +238,7 @@ async def test_the_log_filter_survives_crossing_the_wide_narrow_width() -> None:
         await pilot.resize_terminal(80, 24)
         await pilot_wait_until(
             pilot,
-            lambda: isinstance(app.screen, MainScreen) and not app.screen.wide,
+            lambda: isinstance(app.screen, MainScreen) and app.screen.layout_shown == "narrow",
             what="the narrow layout",
         )
         log = app.screen.query_one(EventLog)
