@@ -127,13 +127,15 @@ async def test_an_approval_for_a_remote_is_approved_with_the_key_runs_there_and_
         (request,) = store.needs_you.unanswered()
         assert store.needs_you.status == "waiting_on_approval"
         asked = (request.msg.started_at_ms or 0) / 1000
+        bound = time.monotonic() + 60  # a hang guard: the time is printed, never asserted
         while "#0 command on devbox (" not in panel():
+            assert time.monotonic() < bound, "timed out after 60 s waiting for the panel"
             await pilot.pause(0.005)  # poll tightly: this is the time measured
         shown = time.time()
         print(f"\nCodex's request to the panel on screen: {(shown - asked) * 1000:.0f} ms")
         assert request.msg.environment_id == "devbox"
         await pilot_wait_until(  # the kind as the live status says it (the rollout's is older)
-            pilot, lambda: "devbox (exec-server, not primary)" in panel(), timeout=10
+            pilot, lambda: "devbox (exec-server, not primary)" in panel(), timeout=60
         )
         assert "echo remote-output where=$ENVTUI_WHERE" in panel()
         assert "waiting on approval" in str(app.screen.query_one("#header").render())
