@@ -38,7 +38,7 @@ def exec_server_config(tmp_path: Path, mode: str, **env: str) -> Path:
     config.write_text(
         f'[[environments]]\nid = "x"\nkind = "exec-server"\ncwd = "/tmp"\n'
         f'program = "{sys.executable}"\nargs = ["{FAKE_EXEC_SERVER}", "{mode}"]\n'
-        f"env = {{ {variables} }}\ninitialize_timeout = 3\nbackoff_initial = 0.2\nbackoff_max = 0.5\n"
+        f"env = {{ {variables} }}\ninitialize_timeout = 60\nbackoff_initial = 0.2\nbackoff_max = 0.5\n"
     )
     return config
 
