@@ -39,6 +39,9 @@ class ExecServerSettings:
     ssh: SshSettings | None = None
     connect_timeout: float = 10.0
     initialize_timeout: float = 10.0
+    info_timeout: float | None = None
+    """The bound on ``environment/info``; None: ``initialize_timeout``. Separate because the
+    ``initialize`` wait includes the program's start-up and this one does not."""
     keepalive_interval: float = 5.0
     backoff_initial: float = 1.0
     backoff_max: float = 60.0
@@ -123,8 +126,11 @@ class ExecServerEnvironment(RemoteEnvironment[ExecServerSettings]):
         except ChannelClosedError as exc:
             raise RetryableError(str(exc)) from None
         await rpc.notify("initialized")
+        info_timeout = self.settings.info_timeout
         try:
-            self.info = await rpc.request("environment/info", {}, timeout=timeout)
+            self.info = await rpc.request(
+                "environment/info", {}, timeout=timeout if info_timeout is None else info_timeout
+            )
         except (TimeoutError, RpcError):
             self.info = None  # Codex: still ready, with no shell
         except ChannelClosedError as exc:

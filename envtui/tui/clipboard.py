@@ -24,8 +24,11 @@ from dataclasses import dataclass
 
 from envtui.vocabulary.stopping import cancel_and_wait, within
 
-TOOL_TIMEOUT = 2.0
-"""Seconds a clipboard tool may take before it is ended and counted as failed."""
+TOOL_TIMEOUT = 10.0
+"""Seconds a clipboard tool may take before it is ended and counted as failed. The copy runs
+beside the interface, which never waits for it: the bound only ends a tool that hangs, and
+is long enough that one merely slow (a loaded machine, a busy tmux server) is not killed
+with the copy half done and reported as failed."""
 
 
 @dataclass(frozen=True)

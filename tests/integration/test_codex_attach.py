@@ -11,6 +11,7 @@ import subprocess
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import psutil
 import pytest
@@ -18,7 +19,7 @@ import pytest
 from tests.support.liveness import alive
 from tests.support.real.codex_tools import needs_codex, offline_codex, stdio_remote
 from tests.support.real.ssh_servers import SSHD, OpenSshServer, free_port
-from tests.support.waiting import pilot_wait_until, running, wait_until
+from tests.support.waiting import pilot_wait_until, poll_until, running, wait_until
 
 from envtui.cli import main
 from envtui.commands.dashboard_sources import RunProcesses
@@ -252,22 +253,43 @@ async def test_a_killed_app_server_is_reported_restarted_and_resumes_its_thread(
     await wait_until(lambda: not alive(last), timeout=30, what="the app-server ended with the run")
 
 
-def test_events_codex_writes_the_stream_and_exits_0(tmp_path: Path) -> None:
-    home, work = _home(tmp_path, stdio_remote())
-    out = tmp_path / "events.jsonl"
-    result = subprocess.run(
-        [sys.executable, "-m", "envtui", "events", "--codex", str(offline_codex(tmp_path)), "--codex-home", str(home),
-         "--cwd", str(work), "--duration", "8", "--poll-interval", "0.5", "--out", str(out)],
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
-    assert result.returncode == 0, result.stderr
-    lines = [json.loads(line) for line in out.read_text().splitlines()]
-    statuses = {
+def _whole_lines(path: Path) -> list[dict[str, Any]]:
+    """The JSON lines written so far (a last line still being written is left out)."""
+    text = path.read_text() if path.exists() else ""
+    return [json.loads(line) for line in text.splitlines(keepends=True) if line.endswith("\n")]
+
+
+def _statuses(lines: list[dict[str, Any]]) -> set[tuple[str, str]]:
+    return {
         (m["msg"]["environment_id"], m["msg"]["status"])
         for m in lines
         if m["msg"]["type"] == "environment_status"
     }
-    assert {("local", "ready"), ("devbox", "ready")} <= statuses
+
+
+def test_events_codex_writes_the_stream_and_exits_0(tmp_path: Path) -> None:
+    home, work = _home(tmp_path, stdio_remote())
+    out = tmp_path / "events.jsonl"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "envtui", "events", "--codex", str(offline_codex(tmp_path)), "--codex-home", str(home),
+         "--cwd", str(work), "--poll-interval", "0.5", "--out", str(out)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        # the app-server and its stdio exec-server both up however long they take; then Ctrl+C
+        poll_until(
+            lambda: {("local", "ready"), ("devbox", "ready")} <= _statuses(_whole_lines(out)),
+            what="local and devbox ready in the stream",
+        )
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 0, err
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert {("local", "ready"), ("devbox", "ready")} <= _statuses(lines)
     assert all(set(m) <= {"id", "msg", "at"} for m in lines)
 
 

@@ -102,9 +102,10 @@ async def test_error_answer_is_unavailable_with_code_and_message() -> None:
 
 
 async def test_unanswered_environment_info_is_ready_without_a_shell() -> None:
-    manager, _ = managed(
-        ExecServerEnvironment("codex", "/w", _settings("no-info", initialize_timeout=0.3))
-    )
+    # A short bound for the unanswered request only: the one on initialize includes the
+    # interpreter's start-up, which on a loaded machine can take longer than that.
+    settings = _settings("no-info", initialize_timeout=60.0, info_timeout=0.3)
+    manager, _ = managed(ExecServerEnvironment("codex", "/w", settings))
     entry = await _first_entry(manager)
     assert entry.state == "ready"
     assert (entry.readiness.shell_name, entry.readiness.cwd) == (None, "/w")

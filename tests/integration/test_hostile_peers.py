@@ -198,9 +198,15 @@ async def test_an_error_object_is_shown_as_json(tmp_path: Path) -> None:
 
 
 async def test_a_thread_of_the_wrong_shape_is_a_codex_error(tmp_path: Path) -> None:
+    options = CodexOptions(
+        codex=app_server(tmp_path, "thread-string"), cwd=str(tmp_path), poll_interval=0.2
+    )
+    source = CodexSource(options, lambda _event: None)
     with pytest.raises(CodexError) as caught:
-        async with attached(tmp_path, "thread-string"):
-            await asyncio.sleep(5)
+        async with running(source.run, timeout=15) as task:
+            # it ends by itself, and the end of the block raises its error; a stop that came
+            # first, while the app-server still started, would end it without one
+            await asyncio.wait({task}, timeout=60)
     assert str(caught.value) == (
         'codex app-server did not start a thread: expected a thread with an id, got {"thread": '
         '"not-an-object"}'

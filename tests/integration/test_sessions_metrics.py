@@ -55,11 +55,17 @@ def test_sessions_serves_each_threads_series_until_sigterm(tmp_path: Path) -> No
         text=True,
     )
     try:
-        poll_until(lambda: "envtui_environment_status" in _scrape(port), timeout=30)
+        poll_until(lambda: "envtui_environment_status" in _scrape(port), what="the series")
         with_wrong_last_context(tmp_path, ago=0.0)
         active = f'envtui_incidents_active{{code="context-mismatch",thread="{thread_id(999)}"}} 1.0'
-        poll_until(lambda: active in _scrape(port), timeout=30)
-        body = _scrape(port)
+        scraped = [""]  # the last body: the one that showed the incident is the one read
+
+        def incident_served() -> bool:
+            scraped[-1] = _scrape(port)  # "" for a scrape that failed or timed out
+            return active in scraped[-1]
+
+        poll_until(incident_served, what="the incident in the series")
+        body = scraped[-1]
         assert f'envtui_source_up{{source="{tmp_path}"}} 1.0' in body
         assert 'status="ready"' in body
     finally:

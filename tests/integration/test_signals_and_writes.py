@@ -38,7 +38,7 @@ def exec_server_config(tmp_path: Path, mode: str, **env: str) -> Path:
     config.write_text(
         f'[[environments]]\nid = "x"\nkind = "exec-server"\ncwd = "/tmp"\n'
         f'program = "{sys.executable}"\nargs = ["{FAKE_EXEC_SERVER}", "{mode}"]\n'
-        f"env = {{ {variables} }}\ninitialize_timeout = 3\nbackoff_initial = 0.2\nbackoff_max = 0.5\n"
+        f"env = {{ {variables} }}\ninitialize_timeout = 60\nbackoff_initial = 0.2\nbackoff_max = 0.5\n"
     )
     return config
 
@@ -240,13 +240,18 @@ def test_snapshot_and_check_end_on_sigterm_while_an_environment_never_answers(
 def test_a_setsid_grandchild_of_an_exec_server_is_ended_with_events(tmp_path: Path) -> None:
     pid_file = tmp_path / "pid"
     config = exec_server_config(tmp_path, "escape-child", FAKE_PID_FILE=str(pid_file))
-    result = subprocess.run(
-        [*ENVTUI, "events", "--config", str(config), "--duration", "3"],
-        capture_output=True, timeout=30, cwd=tmp_path,
-    )  # fmt: skip
-    assert result.returncode == 0, result.stderr
-    escaped = int(pid_file.read_text())
-    poll_until(lambda: not alive(escaped), timeout=5, what="the escaped grandchild to end")
+    argv = ["events", "--config", str(config)]
+    with started(argv, tmp_path, stdout=subprocess.DEVNULL) as process:
+        # written whole by the exec-server once it has answered the handshake and started it
+        poll_until(
+            lambda: pid_file.exists() and pid_file.read_text().endswith("\n"),
+            what="the escaped grandchild's pid",
+        )
+        escaped = int(pid_file.read_text())
+        signal_and_wait(process, signal.SIGTERM)  # ends it as the end of --duration does
+        assert process.stderr is not None
+        assert process.returncode == 0, process.stderr.read()
+    poll_until(lambda: not alive(escaped), what="the escaped grandchild to end")
 
 
 def fake_codex(tmp_path: Path, mode: str) -> str:
@@ -270,10 +275,13 @@ def test_events_codex_against_a_bad_app_server(
     tmp_path: Path, mode: str, code: int, stderr: str
 ) -> None:
     out = tmp_path / "events.jsonl"
+    # A mode that fails ends the command by itself: its duration is only a bound, long
+    # enough for any start-up, so the failure (not the duration) is what ends it.
+    duration = "60" if code else "4"
     result = subprocess.run(
         [*ENVTUI, "events", "--codex", fake_codex(tmp_path, mode), "--cwd", str(tmp_path),
-         "--duration", "4", "--poll-interval", "0.3", "--out", str(out)],
-        capture_output=True, text=True, timeout=60, cwd=tmp_path,
+         "--duration", duration, "--poll-interval", "0.3", "--out", str(out)],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path,
     )  # fmt: skip
     assert (result.returncode, result.stderr) == (code, stderr)
     valid_jsonl(out)

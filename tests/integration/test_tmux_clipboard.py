@@ -53,9 +53,7 @@ def test_y_in_tmux_without_set_clipboard_fills_the_tmux_buffer_and_says_so(
 
         poll_until(lambda: "<environment_context>" in screen(), timeout=60, what="the context")
         _tmux(socket, "send-keys", "-t", "e", "y")
-        poll_until(
-            lambda: "lets it through" in screen(), timeout=20, what=lambda: f"notice\n{screen()}"
-        )
+        poll_until(lambda: "lets it through" in screen(), what=lambda: f"notice\n{screen()}")
         words = screen().split()  # the notice wraps inside its box
         for said in ("copied", "tmux", "buffer;", "(set-clipboard", "external):", "on`"):
             assert said in words, said

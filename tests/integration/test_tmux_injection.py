@@ -9,16 +9,19 @@ reproductions of every injection the reliability review found, one per input kin
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import uuid
 from collections.abc import Callable
 from pathlib import Path
 
+import psutil
 import pytest
 
 from tests.support.data.handmade_rollouts import RolloutWriter
@@ -116,7 +119,7 @@ CASES: dict[str, tuple[Case, str]] = {
     ),
     "theme notice": (lambda t: replay_file(t, step_with(environments={})), "theme files"),
     "events on a terminal": (
-        lambda t: ["events", "--config", str(exec_server_config(t)), "--duration", "3"],
+        lambda t: ["events", "--config", str(exec_server_config(t))],  # until SIGTERM
         '"status":"ready"',
     ),
 }  # fmt: skip
@@ -149,6 +152,14 @@ class Pane:
     def screen(self) -> str:
         return self.tmux("capture-pane", "-p", "-t", "p")
 
+    def terminate_envtui(self) -> None:
+        """SIGTERM to the envtui the pane runs (a command that is no dashboard, for ``q``)."""
+        pane_pid = int(self.tmux("display", "-p", "-t", "p", "#{pane_pid}"))
+        for process in psutil.Process(pane_pid).children(recursive=True):
+            with contextlib.suppress(psutil.Error):
+                if process.cmdline()[1:3] == ["-m", "envtui"]:
+                    process.send_signal(signal.SIGTERM)
+
     def close(self) -> None:
         self.tmux("kill-server")
 
@@ -173,7 +184,10 @@ def test_hostile_text_is_shown_inert_in_a_real_terminal(case: str, tmp_path: Pat
         poll_until(
             lambda: pane.raw.exists() and pane.raw.stat().st_size > 0, timeout=10, what="raw output"
         )
-        pane.tmux("send-keys", "-t", "p", "q")
+        if argv[0] == "events":
+            pane.terminate_envtui()
+        else:
+            pane.tmux("send-keys", "-t", "p", "q")
         poll_until(  # the dashboard has quit (the pane's shell went on to its sleep) before
             # the server goes: a terminal that vanishes mid-shutdown is another test's case
             lambda: (

@@ -135,6 +135,10 @@ async def test_every_view_screen_and_notice_is_inert(
         assert active_characters(drawn) == [], where
         seen.append(drawn)
 
+    def shows_visible() -> bool:
+        """The hostile text, shown escaped, is drawn (a frame is applied after a pause)."""
+        return VISIBLE in app.export_screenshot()
+
     async with app.run_test(size=(120, 40)) as pilot:
 
         def all_in() -> bool:
@@ -146,7 +150,7 @@ async def test_every_view_screen_and_notice_is_inert(
         assert "the source stopped: the source broke: \\x1b]2;TITLE" in messages
         assert "THEME-TITLE" in messages  # the theme notice was shown, inert
         assert f"unknown theme 't{VISIBLE}" in messages
-        await pilot.pause(0.2)
+        await pilot_wait_until(pilot, shows_visible, what="the escaped text on the main screen")
         check("main screen with header, banner, table, log, context, tools, findings, toasts")
         assert VISIBLE in seen[-1]
         app.screen.query_one(ContextPanel).focus()  # d is the context's key
@@ -170,7 +174,7 @@ async def test_every_view_screen_and_notice_is_inert(
         app.screen.query_one(IncidentList).focus()
         await pilot.press("enter")
         await pilot_wait_until(pilot, lambda: isinstance(app.screen, TextScreen), what="history")
-        await pilot.pause(0.05)
+        await pilot_wait_until(pilot, shows_visible, what="the escaped text in the details")
         check("finding details")
         assert VISIBLE in seen[-1]
         await pilot.press("escape")

@@ -18,6 +18,8 @@ from typing import Any
 import asyncssh
 import psutil
 
+from tests.support.waiting import DEFAULT_TIMEOUT
+
 from envtui.environments.ssh import SshSettings, known_hosts_pattern
 from envtui.sources.demo_ssh_server import DemoSshServer
 
@@ -184,59 +186,78 @@ class OpenSshServer:
             )
         shutil.copy(d / "clientkey.pub", d / "authorized_keys")
         Path("/run/sshd").mkdir(exist_ok=True)
-        self.process = subprocess.Popen(
-            [
-                SSHD,
-                "-D",
-                "-e",
-                "-f",
-                "/dev/null",
-                "-p",
-                str(self.port),
-                "-h",
-                str(d / "hostkey"),
-                "-o",
-                "ListenAddress=127.0.0.1",
-                "-o",
-                "PidFile=none",
-                "-o",
-                "UsePAM=no",
-                "-o",
-                f"AuthorizedKeysFile={d / 'authorized_keys'}",
-                "-o",
-                "StrictModes=no",
-                "-o",
-                "PasswordAuthentication=no",
-                "-o",
-                "KbdInteractiveAuthentication=no",
-                "-o",
-                "PermitRootLogin=prohibit-password",
-                "-o",
-                "LogLevel=ERROR",
-                "-o",
-                "Subsystem=sftp internal-sftp",  # a sessions tree is read over SFTP
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
+        with self.log.open("ab") as log:
+            self.process = subprocess.Popen(
+                [
+                    SSHD,
+                    "-D",
+                    "-e",
+                    "-f",
+                    "/dev/null",
+                    "-p",
+                    str(self.port),
+                    "-h",
+                    str(d / "hostkey"),
+                    "-o",
+                    "ListenAddress=127.0.0.1",
+                    "-o",
+                    "PidFile=none",
+                    "-o",
+                    "UsePAM=no",
+                    "-o",
+                    f"AuthorizedKeysFile={d / 'authorized_keys'}",
+                    "-o",
+                    "StrictModes=no",
+                    "-o",
+                    "PasswordAuthentication=no",
+                    "-o",
+                    "KbdInteractiveAuthentication=no",
+                    "-o",
+                    "PermitRootLogin=prohibit-password",
+                    "-o",
+                    "LogLevel=ERROR",
+                    "-o",
+                    "Subsystem=sftp internal-sftp",  # a sessions tree is read over SFTP
+                ],
+                stdout=subprocess.DEVNULL,
+                stderr=log,  # -e: its errors, to say why it did not come up
+                start_new_session=True,
+            )
         host_key = (d / "hostkey.pub").read_text().split()[:2]
         (d / "known_hosts").write_text(f"[127.0.0.1]:{self.port} {' '.join(host_key)}\n")
         return self
 
-    async def accepting(self, timeout: float = 5.0) -> None:
-        """Wait until sshd accepts connections (it needs a few milliseconds after start)."""
-        deadline = asyncio.get_running_loop().time() + timeout
-        while True:
-            try:
-                _, writer = await asyncio.open_connection("127.0.0.1", self.port)
-            except OSError:
-                if asyncio.get_running_loop().time() > deadline:
-                    raise
-                await asyncio.sleep(0.01)  # bounded poll (the deadline above)
-                continue
-            writer.close()
-            return
+    @property
+    def log(self) -> Path:
+        return self.directory / "sshd.log"
+
+    async def accepting(self, timeout: float = DEFAULT_TIMEOUT) -> None:
+        """Wait until this sshd listens on its port (a few milliseconds after start when
+        idle; ``timeout`` is a hang guard). A port taken since :func:`free_port` chose it
+        fails here, with sshd's own words, not later as a refused key."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while not self._listening():
+            if loop.time() > deadline:
+                raise TimeoutError(f"sshd not listening on {self.port} after {timeout:g} s")
+            await asyncio.sleep(0.01)  # bounded poll (the deadline above)
+        _, writer = await asyncio.open_connection("127.0.0.1", self.port)
+        writer.close()
+
+    def _listening(self) -> bool:
+        """Whether sshd (not some other process) listens on the port; fails if it exited."""
+        assert self.process is not None
+        if self.process.poll() is not None:
+            said = self.log.read_text(errors="replace").strip()
+            raise RuntimeError(f"sshd exited with status {self.process.returncode}: {said}")
+        try:
+            sockets = psutil.Process(self.process.pid).net_connections(kind="tcp4")
+        except psutil.NoSuchProcess:
+            return False  # exited just now: the next poll says why
+        return any(
+            c.status == psutil.CONN_LISTEN and c.laddr and c.laddr.port == self.port
+            for c in sockets
+        )
 
     def environment(self, environment_id: str, cwd: str) -> dict[str, object]:
         """A config's ``[[environments]]`` entry for this server, as :meth:`settings` are."""
