@@ -22,7 +22,12 @@ from typing import Any
 import pytest
 
 from tests.integration.test_codex_daemon_tui import PROMPT, _codex_tui, _pane, _tmux
-from tests.integration.test_fleet_daemons import _config, _decline_from_its_dashboard, _sshd
+from tests.integration.test_fleet_daemons import (
+    SETTLE_UNDER_LOAD,
+    _config,
+    _decline_from_its_dashboard,
+    _sshd,
+)
 from tests.support.main_in_process import Capture, run_cli
 from tests.support.real.codex_approvals import escalated
 from tests.support.real.codex_daemon import Owner, daemon_home
@@ -30,6 +35,8 @@ from tests.support.real.codex_tools import needs_codex
 from tests.support.real.fleet_app import fleet_app
 from tests.support.real.ssh_servers import SSHD
 from tests.support.waiting import pilot_wait_until, wait_until
+
+from envtui.commands import sessions as sessions_command
 
 pytestmark = [
     needs_codex,
@@ -78,8 +85,9 @@ async def _merged_table(config: Path, keys: set[str], decline: str) -> None:
 
 
 async def test_the_real_tuis_waiting_thread_is_shown_with_its_host_and_answered_from_the_fleet(
-    tmp_path: Path, capsys: Capture
+    tmp_path: Path, capsys: Capture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(sessions_command, "SETTLE", SETTLE_UNDER_LOAD)  # see test_fleet_daemons
     asks_here = [escalated("echo from-here", "devbox"), {"message": "done"}]
     asks_tui = [escalated("echo from-tui", "devbox"), {"message": "done"}]
     with daemon_home(asks_here) as here, daemon_home(asks_tui) as there:
