@@ -230,7 +230,7 @@ def stop_by_default() -> dict[int, object]:
 
     A command that runs a loop replaces these with its own clean shutdown
     (:func:`envtui.vocabulary.stopping.on_signals`); before that (imports, the config,
-    Textual starting), and after, the signal still ends the command. A signal the parent
+    Textual loading), and after, the signal still ends the command. A signal the parent
     made us ignore (``nohup``) stays ignored. The handlers replaced, to put back.
     """
     replaced: dict[int, object] = {}

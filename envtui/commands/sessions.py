@@ -342,7 +342,10 @@ def _command_alerts(args: argparse.Namespace) -> _CommandAlerts | None:
 
 async def _daemons_settled(fleet: Fleet) -> None:
     """Wait (at most :data:`SETTLE` seconds) until every host's daemon was tried and each
-    waiting thread's request is known, so the one-shot lines say what the daemons say."""
+    waiting thread's request is known, so the one-shot lines say what the daemons say.
+
+    A host still unsettled then is named on stderr: its rows are printed without what its
+    daemon would have said, and a reader must not take them for complete."""
     import asyncio
 
     from envtui.vocabulary.stopping import within
@@ -351,7 +354,14 @@ async def _daemons_settled(fleet: Fleet) -> None:
         while not fleet.daemons_settled():
             await asyncio.sleep(0.05)
 
-    await within(SETTLE, settled())
+    if await within(SETTLE, settled()):
+        return
+    for name, missing in fleet.unsettled().items():
+        print(
+            f"envtui {COMMAND}: {name}: {missing} after {SETTLE:g} s; "
+            "its rows are printed without it",
+            file=sys.stderr,
+        )
 
 
 async def _ended(task: asyncio.Task[None]) -> None:

@@ -258,10 +258,16 @@ class EnvTuiApp(App[None]):
         chosen = super().get_driver_class()
         return TerminalDriver if chosen is LinuxDriver else chosen
 
-    def on_mount(self) -> None:
+    def on_load(self) -> None:
+        """The quit signals are taken over here, before Textual takes the terminal (Load
+        comes before the driver starts): from the first thing drawn on, a SIGTERM or
+        SIGHUP quits as ``q`` does, also while the screen is still being composed. One
+        that comes before the driver starts ends the run before it takes the terminal."""
         for signum in self.QUIT_SIGNALS:
             quit_ = functools.partial(self._quit_by_signal, signum)
             self._signals.enter_context(on_signals(quit_, (signum,)))
+
+    def on_mount(self) -> None:
         processes = self.options.processes
         if isinstance(self._driver, TerminalDriver) and processes is not None:
             self._driver.before_last_resort = processes.end_all

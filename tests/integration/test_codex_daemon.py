@@ -176,7 +176,7 @@ async def test_the_dashboard_shows_the_daemons_request_and_declines_it_with_the_
             async with app.run_test(size=(160, 50)) as pilot:
                 store = app.store
                 await pilot_wait_until(
-                    pilot, lambda: source.client is not None and source.down is None
+                    pilot, lambda: source.unavailable() is None, what="attached and listed"
                 )
                 thread = await owner.start_turn(daemon.codex.work)
                 await pilot_wait_until(
@@ -346,7 +346,7 @@ async def test_over_ssh_the_hosts_daemon_is_reached_through_codex_app_server_pro
             source = DaemonSource(options)
             try:
                 async with running(lambda stop: source.run(events.append, stop)):
-                    await wait_until(lambda: source.client is not None and source.down is None)
+                    await wait_until(lambda: source.unavailable() is None, what="attached")
                     thread = await owner.start_turn(daemon.codex.work)
                     await wait_until(_pending(events), timeout=90, what="the request over ssh")
                     (request,) = _of(events, RequestPending)

@@ -45,7 +45,7 @@ async def test_the_threads_are_listed_and_the_waiting_one_opens_with_its_request
         try:
             async with app.run_test(size=(160, 50)) as pilot:
                 await pilot_wait_until(
-                    pilot, lambda: source.down is None and source.client is not None
+                    pilot, lambda: source.unavailable() is None, what="attached and listed"
                 )
                 one = await first.start_turn(daemon.codex.work, "one")
 
@@ -59,7 +59,9 @@ async def test_the_threads_are_listed_and_the_waiting_one_opens_with_its_request
                 await pilot_wait_until(
                     pilot, lambda: asked() == 1, timeout=90, what="the first turn asking"
                 )
-                assert source.followed == one  # the first loaded thread of work
+                await pilot_wait_until(  # the first loaded thread of work, before another
+                    pilot, lambda: source.followed == one, what="the first thread followed"
+                )
                 two = await second.start_turn(daemon.codex.work, "two")
                 await pilot_wait_until(
                     pilot,

@@ -15,9 +15,7 @@ import contextlib
 import json
 import shutil
 import signal
-import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +27,7 @@ from websockets.asyncio.server import ServerConnection, unix_serve
 from tests.support.real.codex_approvals import escalated
 from tests.support.real.codex_daemon import ServedDaemon, daemon_home, short_root
 from tests.support.real.codex_tools import CODEX, needs_codex
+from tests.support.real.codex_tui import PROMPT, TMUX, answer_in_tui, codex_tui, pane
 from tests.support.real.ssh_servers import SSHD, OpenSshServer, free_port
 from tests.support.waiting import pilot_wait_until, wait_until
 
@@ -42,68 +41,21 @@ from envtui.tui.needs_you.confirm import ConfirmAnswer
 from envtui.vocabulary.events import decode_event
 from envtui.vocabulary.thread_messages import RequestAnswered, RequestResolved
 
-TMUX = shutil.which("tmux")
 pytestmark = [
     needs_codex,
     pytest.mark.skipif(TMUX is None, reason="needs tmux"),
     pytest.mark.filterwarnings("ignore::DeprecationWarning"),
 ]
-PROMPT = "Would you like to run the following command?"
 REJECTED_IN_TUI = "Exited (status 1) echo from-tui"
-
-
-def _tmux(socket: str, *args: str) -> str:
-    assert TMUX is not None
-    done = subprocess.run([TMUX, "-L", socket, *args], capture_output=True, text=True, timeout=30)
-    return done.stdout
-
-
-@contextlib.contextmanager
-def _codex_tui(daemon: ServedDaemon) -> Iterator[str]:
-    """The real Codex TUI in tmux, a client of ``daemon``; the tmux socket's name."""
-    socket = f"envtui-codex-{daemon.process.pid}"
-    command = (
-        f"env CODEX_HOME={daemon.codex.home} {CODEX} --remote unix://{daemon.socket}; sleep 600"
-    )
-    _tmux(socket, "new-session", "-d", "-s", "tui", "-x", "160", "-y", "45", "-c",
-          str(daemon.codex.work), command)  # fmt: skip
-    try:
-        yield socket
-    finally:
-        _tmux(socket, "kill-server")
-
-
-def _pane(socket: str) -> str:
-    return _tmux(socket, "capture-pane", "-p", "-t", "tui")
-
-
-async def _answer_in_tui(socket: str, key: str) -> None:
-    """Press ``key`` at the TUI's approval prompt until the prompt closes.
-
-    A key that reaches the TUI in the moment it draws the prompt can be lost (the TUI takes
-    its keys from its own loop); a person would press it again, and so does this, a bounded
-    number of times. What the test asserts is what envtui sees, not how many presses it took.
-    """
-    for _ in range(3):
-        _tmux(socket, "send-keys", "-t", "tui", key)
-        with contextlib.suppress(AssertionError):
-            await wait_until(lambda: PROMPT not in _pane(socket), timeout=15, what="the prompt")
-            return
-    raise AssertionError(
-        f"the TUI's prompt stayed open after {key!r} three times:\n{_pane(socket)}"
-    )
+ASKED = "go"
 
 
 def _source(daemon: ServedDaemon) -> DaemonSource:
     return DaemonSource(DaemonOptions(address=DaemonAddress(path=daemon.socket)))
 
 
-async def _ask(pilot: Pilot[Any], socket: str, app: EnvTuiApp) -> None:
-    """Type a prompt into the TUI and wait until envtui shows what Codex asks."""
-    await pilot_wait_until(pilot, lambda: "Ask Codex" in _pane(socket), what="the TUI")
-    _tmux(socket, "send-keys", "-t", "tui", "go")
-    await pilot_wait_until(pilot, lambda: "\u203a go" in _pane(socket), what="the typed prompt")
-    _tmux(socket, "send-keys", "-t", "tui", "Enter")
+async def _ask(pilot: Pilot[Any], app: EnvTuiApp) -> None:
+    """Wait until envtui shows what Codex asks in the TUI's first turn."""
     await pilot_wait_until(
         pilot,
         lambda: bool(app.store.needs_you.unanswered()),
@@ -116,13 +68,13 @@ async def test_declined_in_envtui_the_tuis_prompt_closes_and_codex_records_the_r
     with daemon_home([escalated("echo from-tui", "devbox"), {"message": "done"}]) as daemon:
         source = _source(daemon)
         app = EnvTuiApp(source, DashboardOptions(source_name="codex daemon", answers=source))
-        with _codex_tui(daemon) as socket:
+        with codex_tui(daemon, ASKED) as socket:
             async with app.run_test(size=(160, 50)) as pilot:
-                await _ask(pilot, socket, app)
+                await _ask(pilot, app)
                 (request,) = app.store.needs_you.unanswered()
                 assert request.msg.environment_id == "devbox"
                 assert app.store.needs_you.status == "waiting_on_approval"
-                await pilot_wait_until(pilot, lambda: PROMPT in _pane(socket), what="the prompt")
+                await pilot_wait_until(pilot, lambda: PROMPT in pane(socket), what="the prompt")
                 assert source.client is not None
                 work = [t.id for t in source.client.work_threads()]
                 assert work == [request.msg.thread]  # not the title thread beside it
@@ -132,7 +84,7 @@ async def test_declined_in_envtui_the_tuis_prompt_closes_and_codex_records_the_r
                 )
                 await pilot.press("y")
                 await pilot_wait_until(
-                    pilot, lambda: PROMPT not in _pane(socket), timeout=30, what="the prompt closed"
+                    pilot, lambda: PROMPT not in pane(socket), timeout=30, what="the prompt closed"
                 )
                 path = Path(str(source.client.threads[str(request.msg.thread)].path))
                 await pilot_wait_until(
@@ -141,7 +93,7 @@ async def test_declined_in_envtui_the_tuis_prompt_closes_and_codex_records_the_r
                 # the TUI shows the command as not run: Codex's words for a declined call
                 await pilot_wait_until(
                     pilot,
-                    lambda: REJECTED_IN_TUI in _pane(socket) and "(no output)" in _pane(socket),
+                    lambda: REJECTED_IN_TUI in pane(socket) and "(no output)" in pane(socket),
                     timeout=30,
                     what="the TUI showing the command rejected",
                 )
@@ -156,11 +108,11 @@ async def test_approved_in_the_tui_envtui_says_answered_elsewhere(tmp_path: Path
             recorded(source, recording),
             DashboardOptions(source_name="codex daemon", answers=source),
         )
-        with _codex_tui(daemon) as socket:
+        with codex_tui(daemon, ASKED) as socket:
             async with app.run_test(size=(160, 50)) as pilot:
-                await _ask(pilot, socket, app)
-                await pilot_wait_until(pilot, lambda: PROMPT in _pane(socket), what="the prompt")
-                await _answer_in_tui(socket, "y")
+                await _ask(pilot, app)
+                await pilot_wait_until(pilot, lambda: PROMPT in pane(socket), what="the prompt")
+                await answer_in_tui(socket, "y")
                 await pilot_wait_until(
                     pilot, lambda: not app.store.needs_you.pending, timeout=30, what="resolved"
                 )
@@ -212,17 +164,13 @@ async def test_read_only_through_a_recording_proxy_sends_only_reads_and_leaves_t
                 stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
             )  # fmt: skip
             try:
-                with _codex_tui(daemon) as socket:
-                    await wait_until(lambda: "Ask Codex" in _pane(socket), what="the TUI")
-                    _tmux(socket, "send-keys", "-t", "tui", "go")
-                    await wait_until(lambda: "\u203a go" in _pane(socket), what="the prompt typed")
-                    _tmux(socket, "send-keys", "-t", "tui", "Enter")
+                with codex_tui(daemon, ASKED) as socket:
                     await wait_until(
                         lambda: out.exists() and '"request_pending"' in out.read_text(),
                         timeout=90,
                         what="the request seen by envtui through the proxy",
                     )
-                    await wait_until(lambda: PROMPT in _pane(socket), what="the TUI's prompt")
+                    await wait_until(lambda: PROMPT in pane(socket), what="the TUI's prompt")
                     methods = [m.get("method") for m in proxy.sent]
                     assert set(methods) <= READ_METHODS, methods
                     assert all("method" in m for m in proxy.sent), "envtui answered something"
@@ -231,7 +179,7 @@ async def test_read_only_through_a_recording_proxy_sends_only_reads_and_leaves_t
                     ]
                     assert resumes
                     assert all(p.get("excludeTurns") is True for p in resumes)
-                    await _answer_in_tui(socket, "y")  # the user answers, in the TUI
+                    await answer_in_tui(socket, "y")  # the user answers, in the TUI
                     await wait_until(
                         lambda: '"request_resolved"' in out.read_text(),
                         timeout=30,
@@ -267,12 +215,12 @@ async def test_over_ssh_declined_in_envtui_the_tui_shows_the_command_rejected(
                 recorded(source, recording),
                 DashboardOptions(source_name="codex daemon", answers=source),
             )
-            with _codex_tui(daemon) as socket:
+            with codex_tui(daemon, ASKED) as socket:
                 async with app.run_test(size=(160, 50)) as pilot:
-                    await _ask(pilot, socket, app)
+                    await _ask(pilot, app)
                     (request,) = app.store.needs_you.unanswered()
                     assert request.msg.environment_id == "devbox"
-                    await pilot_wait_until(pilot, lambda: PROMPT in _pane(socket), what="prompt")
+                    await pilot_wait_until(pilot, lambda: PROMPT in pane(socket), what="prompt")
                     await pilot.press("x")
                     await pilot_wait_until(
                         pilot, lambda: isinstance(app.screen, ConfirmAnswer) and app.screen.armed
@@ -280,7 +228,7 @@ async def test_over_ssh_declined_in_envtui_the_tui_shows_the_command_rejected(
                     await pilot.press("y")
                     await pilot_wait_until(
                         pilot,
-                        lambda: REJECTED_IN_TUI in _pane(socket),
+                        lambda: REJECTED_IN_TUI in pane(socket),
                         timeout=60,
                         what="the TUI showing the command rejected",
                     )

@@ -42,6 +42,11 @@ TIMES = (0.1, 0.5, 2.0)
 """When the signal is sent: while Python imports, while the command starts, and later."""
 RUNNING = -1.0
 """The time that stands for "once it runs": a moment after its first output."""
+DRAWING = -2.0
+"""The time that stands for "as it first draws": at once after its first output."""
+DASHBOARDS = ("demo", "watch", "replay", "codex", "rollout", "sessions")
+LEFT_SCREEN = b"\x1b[?1049l"
+"""What a dashboard writes as it gives the terminal back: it leaves the alternate screen."""
 ROLLOUT = sorted(ROLLOUTS.glob("rollout-*.jsonl"))[0]
 
 
@@ -98,7 +103,9 @@ class Run:
 
     def __str__(self) -> str:
         where = "pty" if self.terminal else "pipe"
-        when = "once it runs" if self.delay == RUNNING else f"at {self.delay} s"
+        when = {RUNNING: "once it runs", DRAWING: "as it first draws"}.get(
+            self.delay, f"at {self.delay} s"
+        )
         return f"{self.command} ({where}, {signal.Signals(self.signum).name} {when})"
 
 
@@ -148,9 +155,9 @@ def run_and_signal(run: Run, tmp_path: Path) -> tuple[int | None, bytes]:
     finally:
         os.close(theirs)
     try:
-        if run.delay == RUNNING:
+        if run.delay in (RUNNING, DRAWING):
             written.wait(timeout=60)
-            time.sleep(0.5)
+            time.sleep(0.5 if run.delay == RUNNING else 0.0)
         else:
             time.sleep(run.delay)
         with contextlib.suppress(ProcessLookupError):
@@ -180,7 +187,7 @@ def documented(run: Run) -> set[int]:
     ends with the command's own status (a command that does its work and ends may have
     finished it when the signal comes, and then be on its way out, as a signal ends it).
     """
-    dashboards = {"demo", "watch", "replay", "codex", "rollout", "sessions"}
+    dashboards = set(DASHBOARDS)
     lasting = run.command in LASTING and (run.terminal or run.command not in dashboards)
     killed = set() if run.delay == RUNNING and lasting else {128 + run.signum, -run.signum}
     if run.command in dashboards:
@@ -218,5 +225,25 @@ def test_every_command_ends_on_a_signal_at_any_moment(tmp_path: Path, terminal: 
         f"{run}: {'still running' if status is None else f'exit {status}'}, after {tail[-300:]!r}"
         for run, (status, tail) in zip(runs, statuses, strict=True)
         if status not in documented(run)
+    ]
+    assert wrong == []
+
+
+def test_a_dashboard_signalled_as_it_first_draws_quits_as_q_does(tmp_path: Path) -> None:
+    """Its first output is Textual taking the terminal, before the screen is composed; a
+    signal from then on (a terminal closed, a kill, while a loaded machine still builds
+    the screen) quits the clean way: status 0, the terminal given back."""
+    runs = [
+        Run(command, True, DRAWING, signum)
+        for command in DASHBOARDS
+        for signum in (signal.SIGTERM, signal.SIGHUP)
+    ]
+    arguments("replay", tmp_path)
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        ended = list(pool.map(lambda run: run_and_signal(run, tmp_path), runs))
+    wrong = [
+        f"{run}: {'still running' if status is None else f'exit {status}'}, after {tail[-300:]!r}"
+        for run, (status, tail) in zip(runs, ended, strict=True)
+        if status != 0 or LEFT_SCREEN not in tail
     ]
     assert wrong == []

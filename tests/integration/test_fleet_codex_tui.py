@@ -21,15 +21,22 @@ from typing import Any
 
 import pytest
 
-from tests.integration.test_codex_daemon_tui import PROMPT, _codex_tui, _pane, _tmux
-from tests.integration.test_fleet_daemons import _config, _decline_from_its_dashboard, _sshd
+from tests.integration.test_fleet_daemons import (
+    SETTLE_UNDER_LOAD,
+    _config,
+    _decline_from_its_dashboard,
+    _sshd,
+)
 from tests.support.main_in_process import Capture, run_cli
 from tests.support.real.codex_approvals import escalated
 from tests.support.real.codex_daemon import Owner, daemon_home
 from tests.support.real.codex_tools import needs_codex
+from tests.support.real.codex_tui import PROMPT, codex_tui, pane
 from tests.support.real.fleet_app import fleet_app
 from tests.support.real.ssh_servers import SSHD
 from tests.support.waiting import pilot_wait_until, wait_until
+
+from envtui.commands import sessions as sessions_command
 
 pytestmark = [
     needs_codex,
@@ -42,13 +49,9 @@ COMMAND = "item/commandExecution/requestApproval"
 REJECTED_IN_TUI = "Exited (status 1) echo from-tui"
 
 
-async def _ask_in_the_tui(socket: str) -> None:
-    """Type a prompt into the TUI; wait until it shows Codex's approval prompt."""
-    await wait_until(lambda: "Ask Codex" in _pane(socket), timeout=60, what="the TUI")
-    _tmux(socket, "send-keys", "-t", "tui", "go")
-    await wait_until(lambda: "\u203a go" in _pane(socket), what="the typed prompt")
-    _tmux(socket, "send-keys", "-t", "tui", "Enter")
-    await wait_until(lambda: PROMPT in _pane(socket), timeout=90, what="the TUI's prompt")
+async def _asked_in_the_tui(socket: str) -> None:
+    """Wait until the TUI shows Codex's approval prompt for its first turn."""
+    await wait_until(lambda: PROMPT in pane(socket), timeout=90, what="the TUI's prompt")
 
 
 def _json_rows(config: Path, capsys: Capture) -> tuple[list[dict[str, Any]], str]:
@@ -78,17 +81,18 @@ async def _merged_table(config: Path, keys: set[str], decline: str) -> None:
 
 
 async def test_the_real_tuis_waiting_thread_is_shown_with_its_host_and_answered_from_the_fleet(
-    tmp_path: Path, capsys: Capture
+    tmp_path: Path, capsys: Capture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(sessions_command, "SETTLE", SETTLE_UNDER_LOAD)  # see test_fleet_daemons
     asks_here = [escalated("echo from-here", "devbox"), {"message": "done"}]
     asks_tui = [escalated("echo from-tui", "devbox"), {"message": "done"}]
     with daemon_home(asks_here) as here, daemon_home(asks_tui) as there:
         async with _sshd(tmp_path / "sshd") as sshd:
             owner = await Owner.connect(here.socket)
             try:
-                with _codex_tui(there) as socket:
+                with codex_tui(there, "go") as socket:
                     threads = {"here": await owner.start_turn(here.codex.work)}
-                    await _ask_in_the_tui(socket)
+                    await _asked_in_the_tui(socket)
                     await wait_until(lambda: bool(owner.requests), timeout=90, what="here asks")
                     config = _config(tmp_path / "config.toml", here, there, sshd)
                     rows, err = await asyncio.to_thread(_json_rows, config, capsys)
@@ -105,10 +109,10 @@ async def test_the_real_tuis_waiting_thread_is_shown_with_its_host_and_answered_
                     keys = {f"{host}/{thread}" for host, thread in threads.items()}
                     await _merged_table(config, keys, f"there/{threads['there']}")
                     await wait_until(
-                        lambda: PROMPT not in _pane(socket), timeout=30, what="the prompt closed"
+                        lambda: PROMPT not in pane(socket), timeout=30, what="the prompt closed"
                     )
                     await wait_until(
-                        lambda: REJECTED_IN_TUI in _pane(socket),
+                        lambda: REJECTED_IN_TUI in pane(socket),
                         timeout=60,
                         what="the TUI showing the command rejected",
                     )

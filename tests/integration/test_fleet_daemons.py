@@ -36,6 +36,8 @@ from tests.support.real.fleet_app import fleet_app
 from tests.support.real.ssh_servers import SSHD, OpenSshServer, free_port
 from tests.support.waiting import pilot_wait_until, poll_until, wait_until
 
+from envtui.commands import sessions as sessions_command
+
 pytestmark = [
     needs_codex,
     pytest.mark.skipif(SSHD is None, reason="needs OpenSSH's sshd, which is missing"),
@@ -43,6 +45,9 @@ pytestmark = [
 ]
 
 COMMAND = "item/commandExecution/requestApproval"
+SETTLE_UNDER_LOAD = 120.0
+"""The bound ``--json`` waits for the daemons in these tests: a hang guard (it prints once
+every daemon said all), where the command's own 10 s would make a loaded machine fail."""
 
 
 @contextmanager
@@ -120,8 +125,11 @@ def _exec_in(home: Path, root: Path) -> None:
 
 
 async def test_json_gives_both_hosts_waiting_threads_with_codexs_status_and_the_request(
-    tmp_path: Path, capsys: Capture
+    tmp_path: Path, capsys: Capture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # the other host is an ssh login and a remote proxy away: on a loaded machine its
+    # daemon may need more than the 10 s --json waits for it (it stops waiting once settled)
+    monkeypatch.setattr(sessions_command, "SETTLE", SETTLE_UNDER_LOAD)
     with _two_daemons() as (here, there):
         async with _sshd(tmp_path / "sshd") as sshd, _waiting_on_both(here, there) as threads:
             await asyncio.to_thread(_exec_in, here.codex.home, tmp_path / "exec")

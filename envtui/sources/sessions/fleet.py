@@ -231,18 +231,27 @@ class Fleet:
     def daemons_settled(self) -> bool:
         """Whether every host's daemon was tried once, and every waiting thread of those
         attached has its request (``--json`` prints what the daemons say then)."""
-        if any(h.daemon is not None and h.name not in self.daemons for h in self.hosts):
-            return False  # not started yet
-        for daemon in self.daemons.values():
+        return not self.unsettled()
+
+    def unsettled(self) -> dict[str, str]:
+        """The hosts whose daemon has not said all yet, each with what it has not said:
+        what ``--json`` tells on stderr when it stops waiting for them."""
+        missing = {
+            h.name: "its daemon not started yet"
+            for h in self.hosts
+            if h.daemon is not None and h.name not in self.daemons
+        }
+        for name, daemon in self.daemons.items():
             if not daemon.tried:
-                return False
+                missing[name] = "its daemon not reached yet"
+                continue
             client = daemon.client if daemon.state == "attached" else None
             if client is None:
                 continue
             asked = {r.thread for r in client.requests.pending.values()}
             if any(t.waiting and t.work and t.id not in asked for t in client.threads.values()):
-                return False
-        return True
+                missing[name] = "the requests of its waiting threads not known yet"
+        return missing
 
 
 def _newest_version(host: SessionsHost, view: SessionsView) -> str | None:
