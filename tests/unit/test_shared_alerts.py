@@ -7,10 +7,11 @@ import json
 import sys
 from pathlib import Path
 
+from tests.support.waiting import wait_until
+
 from envtui.commands.serve.shared_alerts import with_alert_command
 from envtui.settings.alerts_config import AlertsConfig
 from envtui.vocabulary.events import EnvironmentStatus, Event, EventSink, thread_event
-from tests.support.waiting import wait_until
 
 
 def _status(status: str) -> Event:
