@@ -43,10 +43,13 @@ async def test_a_failing_or_hanging_tool_is_not_counted_and_leaves_nothing_runni
     """A hanging tool is ended with what it started: a script's own child too."""
     child = tmp_path / "child.pid"
     _tool(tmp_path, "fails", "exit 3")
-    _tool(tmp_path, "hangs", f"sleep 600 & echo $! > {child}; wait")
+    _tool(tmp_path, "hangs", f"sleep 600 & echo $! > {child}.new; mv {child}.new {child}; wait")
     assert not await run_tool(Tool("fails", (str(tmp_path / "fails"),)), "x")
-    assert not await run_tool(Tool("hangs", (str(tmp_path / "hangs"),)), "x", timeout=0.5)
+    # the timeout is what ends the hanging tool; it is long enough for the script to have
+    # started its child first on a loaded machine
+    assert not await run_tool(Tool("hangs", (str(tmp_path / "hangs"),)), "x", timeout=5)
     assert not await run_tool(Tool("missing", (str(tmp_path / "nope"),)), "x")
+    assert child.exists(), "the hanging tool was ended before it had started its child"
     sleeper = int(child.read_text())
     await wait_until(lambda: not _running(sleeper), what="the hanging tool's child ended")
 

@@ -130,7 +130,7 @@ def test_unknown_methods_are_counted_and_goal_cleared_is_no_news(home: Path) -> 
             "thread/status/changed",
             {"threadId": "t-work", "status": {"type": "active", "activeFlags": []}},
         )
-        await wait_until(lambda: client.threads["t-work"].status == "active", timeout=10)
+        await wait_until(lambda: client.threads["t-work"].status == "active")
         assert client.unknown == {"thread/somethingNew": 2}
         news = events[before:]
         assert [type(e.msg) for e in news] == [ThreadStatusChanged]
@@ -151,7 +151,7 @@ def test_a_flood_of_new_threads_keeps_a_bounded_number_and_the_loaded_ones(
                 "thread/status/changed",
                 {"threadId": f"flood-{n}", "status": {"type": "notLoaded"}},
             )
-        await wait_until(lambda: "flood-399" in client.threads, timeout=30)
+        await wait_until(lambda: "flood-399" in client.threads)
         assert len(client.threads) == 50
         assert {"t-work", "t-title"} <= set(client.threads)  # loaded: kept
         assert "flood-0" not in client.threads  # the oldest not loaded went first
@@ -167,9 +167,7 @@ def test_a_waiting_thread_is_marked_at_once_and_subscribed_without_its_turns(hom
         client = await _attached(home, peer, events)
         waiting = {"type": "active", "activeFlags": ["waitingOnApproval"]}
         await peer.say("thread/status/changed", {"threadId": "t-work", "status": waiting})
-        await wait_until(
-            lambda: any(m.get("method") == "thread/resume" for m in peer.received), timeout=10
-        )
+        await wait_until(lambda: any(m.get("method") == "thread/resume" for m in peer.received))
         statuses = [e.msg.status for e in events if isinstance(e.msg, ThreadStatusChanged)]
         assert statuses[-1] == "waiting_on_approval"
         (resume,) = [m["params"] for m in peer.received if m.get("method") == "thread/resume"]
@@ -188,10 +186,10 @@ def test_a_request_resolved_while_its_thread_stopped_was_withdrawn(home: Path) -
         client = await _attached(home, peer, events)
         assert peer.connection is not None
         await peer.connection.send(json.dumps(request))
-        await wait_until(lambda: bool(client.requests.pending), timeout=10)
+        await wait_until(lambda: bool(client.requests.pending))
         await peer.say("thread/status/changed", {"threadId": "t-work", "status": {"type": "idle"}})
         await peer.say("serverRequest/resolved", {"threadId": "t-work", "requestId": 0})
-        await wait_until(lambda: not client.requests.pending, timeout=10)
+        await wait_until(lambda: not client.requests.pending)
         (resolved,) = [e.msg for e in events if isinstance(e.msg, RequestResolved)]
         assert resolved.how == "withdrawn"
         assert not [m for m in peer.received if "result" in m or "error" in m]  # never refused
@@ -210,7 +208,7 @@ def test_a_malformed_notification_is_said_and_skipped(home: Path) -> None:
         await peer.say(
             "thread/status/changed", {"threadId": "t-work", "status": {"type": "systemError"}}
         )
-        await wait_until(lambda: client.threads["t-work"].status == "system_error", timeout=10)
+        await wait_until(lambda: client.threads["t-work"].status == "system_error")
         assert any(
             isinstance(e.msg, WarningMessage) and "malformed" in e.msg.message for e in events
         )
@@ -273,7 +271,7 @@ def test_a_subscribed_threads_environments_are_handed_on_with_its_id(home: Path)
         await peer.say("thread/environment/disconnected", params)
         await peer.say("thread/environment/connected", params)
         await peer.say("thread/environment/connected", {"threadId": "t-work"})  # no id
-        await wait_until(lambda: len(heard) == 2 and bool(client.unknown), timeout=10)
+        await wait_until(lambda: len(heard) == 2 and bool(client.unknown))
         assert [(t, e.msg.type, getattr(e.msg, "environment_id", None)) for t, e in heard] == [
             ("t-work", "environment_disconnected", "devbox"),
             ("t-work", "environment_connected", "devbox"),
@@ -328,7 +326,7 @@ def test_a_read_answered_after_newer_news_keeps_the_newer_status(
         client = await _attached(home, peer, [])
         if heard_first:
             await peer.say("thread/status/changed", {"threadId": "t-work", "status": working})
-            await wait_until(lambda: client.threads["t-work"].status == "active", timeout=10)
+            await wait_until(lambda: client.threads["t-work"].status == "active")
         thread = await client.read("t-work")
         assert thread is not None
         assert thread.preview == "fix the build"  # the rest of the answer is taken

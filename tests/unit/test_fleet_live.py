@@ -326,6 +326,7 @@ async def test_the_hosts_table_filters_as_codex_does_and_draws_sub_agents_under_
     request alerted once, naming its host and thread."""
     from textual.widgets import Static
 
+    from tests.support.screens_shown import screen_shown
     from tests.support.waiting import pilot_wait_until
 
     from envtui.settings.alerts_config import AlertsConfig
@@ -382,8 +383,8 @@ async def test_the_hosts_table_filters_as_codex_does_and_draws_sub_agents_under_
         await pilot.press("1")
         await pilot_wait_until(pilot, lambda: table.row_count == 3, what="all again")
         await pilot.press("question_mark")
-        await pilot_wait_until(pilot, lambda: isinstance(app.screen, TextScreen), what="help")
-        help_text = str(app.screen.query_one(Static).render())
+        help_screen = await screen_shown(app, pilot, TextScreen)
+        help_text = str(help_screen.query_one(Static).render())
         assert "⏎                      open" in help_text  # enter, as the help draws it
         assert "needs you/working/idle" in help_text
         await pilot.press("escape")

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.waiting import wait_until
+from tests.support.waiting import DEFAULT_TIMEOUT, wait_until
 
 from envtui.environments.jsonrpc import ChannelClosedError, JsonRpcClient, RpcError
 
@@ -47,7 +47,7 @@ async def test_results_errors_notifications_and_server_requests() -> None:
     seen: list[dict[str, Any]] = []
     client = JsonRpcClient(channel, seen.append)
     client.start()
-    assert await client.request("ping", {}, timeout=5) == {"pong": True}
+    assert await client.request("ping", {}, timeout=DEFAULT_TIMEOUT) == {"pong": True}
     assert seen == [{"method": "note", "params": {"n": 1}}]
     await wait_until(lambda: len(channel.sent) == 2, what="the answer to the server's request")
     assert channel.sent[-1] == {
@@ -55,11 +55,11 @@ async def test_results_errors_notifications_and_server_requests() -> None:
         "error": {"code": -32601, "message": "envtui only observes"},
     }
     with pytest.raises(RpcError, match="nope"):
-        await client.request("fail", {}, timeout=5)
+        await client.request("fail", {}, timeout=DEFAULT_TIMEOUT)
     channel.incoming.put_nowait(None)
-    assert await asyncio.wait_for(client.closed, timeout=5) == "peer went away"
+    assert await asyncio.wait_for(client.closed, timeout=DEFAULT_TIMEOUT) == "peer went away"
     with pytest.raises(ChannelClosedError, match="peer went away"):
-        await client.request("ping", {}, timeout=5)
+        await client.request("ping", {}, timeout=DEFAULT_TIMEOUT)
     await client.aclose()
 
 
@@ -67,7 +67,7 @@ async def test_malformed_json_closes_with_the_reason() -> None:
     channel = ScriptedChannel()
     client = JsonRpcClient(channel)
     client.start()
-    pending = asyncio.ensure_future(client.request("wait", {}, timeout=5))
+    pending = asyncio.ensure_future(client.request("wait", {}, timeout=DEFAULT_TIMEOUT))
     await wait_until(lambda: bool(channel.sent), what="the request to be sent")
     channel.incoming.put_nowait("{not json")
     with pytest.raises(ChannelClosedError, match="malformed JSON"):
@@ -90,13 +90,13 @@ async def test_a_peer_that_asks_without_reading_the_answers_is_disconnected() ->
     client.start()
     for n in range(MAX_UNSENT_REPLIES * 4):
         channel.incoming.put_nowait(json.dumps({"id": n, "method": "server/ask", "params": {}}))
-    reason = await asyncio.wait_for(client.closed, timeout=5)
+    reason = await asyncio.wait_for(client.closed, timeout=DEFAULT_TIMEOUT)
     assert reason == (
         f"exec-server sent requests without reading the answers ({MAX_UNSENT_REPLIES} unsent); "
         "disconnected"
     )
     assert client._replies.qsize() <= MAX_UNSENT_REPLIES  # bounded, whatever the peer sends
-    await asyncio.wait_for(client.aclose(), timeout=5)
+    await asyncio.wait_for(client.aclose(), timeout=DEFAULT_TIMEOUT)
 
 
 async def test_a_request_is_bounded_also_while_the_peer_does_not_read() -> None:
@@ -119,7 +119,7 @@ async def test_with_a_problem_handler_bad_messages_are_reported_and_skipped() ->
     client.start()
     for text in ("{not json", "[1]", '{"method": "boom"}', "[" * 500 + "]" * 500):
         channel.incoming.put_nowait(text)
-    assert await client.request("ping", {}, timeout=5) == {"pong": True}
+    assert await client.request("ping", {}, timeout=DEFAULT_TIMEOUT) == {"pong": True}
     assert problems == [
         "codex app-server sent malformed JSON: '{not json'",
         "codex app-server sent a non-object message: '[1]'",
@@ -142,7 +142,7 @@ async def test_a_closed_channel_leaves_no_exception_unretrieved() -> None:
             self.incoming.put_nowait("{bad")  # the reader closes the client meanwhile
             closed = self.client_closed
             assert closed is not None
-            await wait_until(closed.done, timeout=5, what="the reader to close the client")
+            await wait_until(closed.done, what="the reader to close the client")
             raise ChannelClosedError("gone")
 
     peer = ClosingPeer()
@@ -151,7 +151,7 @@ async def test_a_closed_channel_leaves_no_exception_unretrieved() -> None:
     client.start()
     for _ in range(5):
         with pytest.raises(ChannelClosedError):
-            await client.request("initialize", {}, timeout=5)
+            await client.request("initialize", {}, timeout=DEFAULT_TIMEOUT)
     await client.aclose()
     del client
     import gc
@@ -183,7 +183,7 @@ async def test_a_request_the_handler_takes_waits_for_its_answer_and_others_are_r
     await wait_until(lambda: len(channel.sent) == 2, what="the answer")
     assert channel.sent[-1] == {"id": 1, "result": {"decision": "accept"}}
     channel.incoming.put_nowait(None)
-    await asyncio.wait_for(client.closed, timeout=5)
+    await asyncio.wait_for(client.closed, timeout=DEFAULT_TIMEOUT)
     assert not client.respond(1, {"decision": "decline"})  # too late: nothing is sent
 
 

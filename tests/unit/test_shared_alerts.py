@@ -7,6 +7,8 @@ import json
 import sys
 from pathlib import Path
 
+from tests.support.waiting import wait_until
+
 from envtui.commands.serve.shared_alerts import with_alert_command
 from envtui.settings.alerts_config import AlertsConfig
 from envtui.vocabulary.events import EnvironmentStatus, Event, EventSink, thread_event
@@ -30,9 +32,11 @@ async def test_the_servers_store_raises_the_alerts_and_one_command_runs_for_them
     async def source(give: EventSink, stop: asyncio.Event) -> None:
         for status in ("starting", "ready", "unavailable", "ready"):
             give(_status(status))
-        await asyncio.sleep(0.6)  # the source runs on; the alerts go meanwhile
+        assert sink.command is not None
+        command = sink.command  # the source runs on until a run has ended; the alerts go meanwhile
+        await wait_until(lambda: command.completed >= 1, what="a run of the alert command")
 
-    await asyncio.wait_for(sink.run(source, asyncio.Event(), check=0.05), 30)
+    await asyncio.wait_for(sink.run(source, asyncio.Event(), check=0.05), 120)
     assert len(written) == 4  # every event reaches the stream
     (run,) = [json.loads(line) for line in runs.read_text().splitlines() if line.strip()]
     assert [alert["kind"] for alert in run["alerts"]] == [

@@ -8,6 +8,7 @@ from dataclasses import replace
 
 import pytest
 
+from tests.support.screens_shown import screen_shown
 from tests.support.waiting import pilot_wait_until
 
 from envtui.tui.app import DashboardOptions, EnvTuiApp
@@ -109,12 +110,15 @@ async def test_before_the_first_attach_the_list_says_it_is_attaching() -> None:
     app = EnvTuiApp(None, DashboardOptions(source_name="codex daemon", threads=threads))
     async with app.run_test(size=(200, 30)) as pilot:
         await pilot.press("T")
-        await pilot_wait_until(pilot, lambda: isinstance(app.screen, ThreadListScreen))
-        screen = app.screen
-        assert isinstance(screen, ThreadListScreen)
-        await pilot.pause()
-        text = str(screen.query_one("#threads-header").render())
-        assert "attaching to the codex app-server daemon" in text
+        screen = await screen_shown(app, pilot, ThreadListScreen)
+
+        def header() -> str:
+            return str(screen.query_one("#threads-header").render())
+
+        await pilot_wait_until(
+            pilot, lambda: "attaching to the codex app-server daemon" in header(), what="said"
+        )
+        text = header()
         assert "threads" not in text.split("·  ")[0]
 
 
@@ -123,8 +127,13 @@ async def test_enter_opens_the_thread_and_esc_comes_back_and_stops_it() -> None:
     app = EnvTuiApp(None, DashboardOptions(source_name="codex daemon", threads=threads))
     async with app.run_test(size=(140, 30)) as pilot:
         await pilot.press("T")
-        await pilot_wait_until(pilot, lambda: isinstance(app.screen, ThreadListScreen))
-        listing = app.screen
+        listing = await screen_shown(app, pilot, ThreadListScreen)
+        # the rows are listed, and the keys go to them
+        await pilot_wait_until(
+            pilot,
+            lambda: listing.table.row_count == 2 and listing.focused is listing.table,
+            what="the two threads listed",
+        )
         await pilot.press("down", "enter")
         await pilot_wait_until(pilot, lambda: isinstance(app.screen, ThreadScreen))
         opened = app.screen

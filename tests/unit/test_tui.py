@@ -16,6 +16,7 @@ from textual.widgets import TabbedContent
 
 from tests.support.scenarios.dashboard_pilot import run_from_palette, settled
 from tests.support.scenarios.scripted_stream import clock, scripted_events, scripted_source, status
+from tests.support.screens_shown import screen_shown
 from tests.support.waiting import pilot_wait_until, wait_until
 
 from envtui.tui.app import DashboardOptions, EnvTuiApp
@@ -210,17 +211,18 @@ async def test_enter_explains_an_environment_and_an_incident(tmp_path: Path) -> 
     async with app.run_test(size=(140, 44)) as pilot:
         await settled(app, pilot)
         await pilot.press("enter")
-        assert isinstance(app.screen, TextScreen)
-        assert app.screen.title_text == "environment · build"
-        assert "connection  disconnected" in app.screen.body
-        assert "environment_disconnected build" in app.screen.body
+        shown = await screen_shown(app, pilot, TextScreen)
+        assert shown.title_text == "environment · build"
+        assert "connection  disconnected" in shown.body
+        assert "environment_disconnected build" in shown.body
         await pilot.press("escape")
-        app.screen.query_one(IncidentList).focus()
+        main = await screen_shown(app, pilot, MainScreen)
+        main.query_one(IncidentList).focus()
         await pilot.press("enter")
-        assert isinstance(app.screen, TextScreen)
+        shown = await screen_shown(app, pilot, TextScreen)
         # the newest incident comes first
-        assert app.screen.title_text == "incident · execution-routed-elsewhere · build"
-        assert "ran in 'build', but the step routed" in app.screen.body
+        assert shown.title_text == "incident · execution-routed-elsewhere · build"
+        assert "ran in 'build', but the step routed" in shown.body
         await pilot.press("escape")
 
 
@@ -419,7 +421,7 @@ async def test_relative_times_move_on_without_events(tmp_path: Path) -> None:
         ]
         now[0] += timedelta(minutes=1)
         await wait_until(
-            lambda: table_rows(app)[1][changed] == "1 min ago", timeout=5, what="the changed column"
+            lambda: table_rows(app)[1][changed] == "1 min ago", what="the changed column"
         )
         assert table_rows(app)[1][strip] == "······▇███"  # the strip moved on with the clock
 
@@ -455,7 +457,8 @@ async def test_untrusted_text_is_shown_literally(tmp_path: Path) -> None:
         assert "\x1b" not in svg
         assert "\x9b" not in svg
         await pilot.press("enter")
-        assert "\x1b" not in str(app.screen.query_one("#text-body").render())
+        details = await screen_shown(app, pilot, TextScreen)
+        assert "\x1b" not in str(details.query_one("#text-body").render())
 
 
 async def test_a_broken_user_theme_is_a_notice_not_a_crash(

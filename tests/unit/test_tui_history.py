@@ -14,6 +14,7 @@ from textual.widgets import Input, Log
 from tests.support.scenarios.dashboard_pilot import Feed, settled
 from tests.support.scenarios.incident_steps import step
 from tests.support.scenarios.scripted_stream import at, scripted_events, status
+from tests.support.screens_shown import focused_in
 from tests.support.waiting import pilot_wait_until
 
 from envtui.dashboard.store import Store
@@ -159,7 +160,7 @@ async def test_search_and_filter_the_focused_log_and_it_still_follows() -> None:
         log = app.screen.query_one(EventLog)
         log.focus()
         await pilot.press("slash")
-        await pilot_wait_until(pilot, lambda: isinstance(app.screen, QueryScreen), what="/")
+        await focused_in(app, pilot, QueryScreen, Input)
         await pilot.press(*"mismatch", "enter")  # typed, as a person would
         await pilot_wait_until(
             pilot, lambda: "search mismatch: 1/1" in str(log.border_subtitle), what="found"
@@ -173,8 +174,8 @@ async def test_search_and_filter_the_focused_log_and_it_still_follows() -> None:
         assert log.lines[marked].startswith(strip.text)
         assert all(segment.style and segment.style.reverse for segment in strip if segment.text)
         await pilot.press("f")
-        await pilot_wait_until(pilot, lambda: isinstance(app.screen, QueryScreen), what="f")
-        app.screen.query_one(Input).value = "env:flaky type:status"  # pasted
+        box = await focused_in(app, pilot, QueryScreen, Input)
+        box.value = "env:flaky type:status"  # pasted
         await pilot.press("enter")
         await pilot_wait_until(
             pilot, lambda: "filter: env:flaky" in str(log.border_title), what="filtered"

@@ -13,6 +13,7 @@ from textual.widgets import Static
 
 from tests.support.scenarios.incident_steps import feed, make_app, step
 from tests.support.scenarios.scripted_stream import at
+from tests.support.screens_shown import screen_shown
 from tests.support.waiting import pilot_wait_until
 
 from envtui.tui.app import DashboardOptions, EnvTuiApp
@@ -119,19 +120,19 @@ async def test_enter_shows_the_incidents_history_with_each_steps_diff() -> None:
         await feed(app, pilot, step(3))
         app.screen.query_one(IncidentList).focus()
         await pilot.press("enter")
-        assert isinstance(app.screen, TextScreen)
-        assert app.screen.title_text == "incident · stale-available · fl\x1b[31maky"
-        body = app.screen.body
+        history = await screen_shown(app, pilot, TextScreen)
+        assert history.title_text == "incident · stale-available · fl\x1b[31maky"
+        body = history.body
         assert "state         resolved" in body
         assert "resolved      step 3" in body
         assert "--- step 1 at" in body
         assert "<cwd>/step-1</cwd>" in body
         assert "--- step 2 at" in body
         assert "<cwd>/step-2</cwd>" in body
-        shown = str(app.screen.query_one("#text-body", Static).render())
+        shown = str(history.query_one("#text-body", Static).render())
         assert "\x1b" not in shown  # the escape from outside is drawn inert
         await pilot.press("escape")
-        assert isinstance(app.screen, MainScreen)
+        await screen_shown(app, pilot, MainScreen)
         assert "\x1b" not in "".join(listed(app))
 
 

@@ -25,6 +25,7 @@ from tests.support.scenarios.operator_requests import (
     waiting,
 )
 from tests.support.scenarios.scripted_stream import clock, status
+from tests.support.screens_shown import focused_in
 from tests.support.waiting import pilot_wait_until
 
 from envtui.tui.app import DashboardOptions, EnvTuiApp
@@ -201,7 +202,7 @@ async def test_questions_are_shown_and_answered_in_text() -> None:
         assert "Colour: Which colour? [red: warm | blue | any text]" in panel(app)
         assert "r: answer · x: decline" in panel(app)
         await pilot.press("r")
-        await pilot_wait_until(pilot, lambda: isinstance(app.screen, ReplyScreen))
+        await focused_in(app, pilot, ReplyScreen, Input)
         await pilot.press(*"green, actually")
         await pilot.press("enter")
         confirmation = await confirming(app, pilot)
@@ -219,8 +220,8 @@ async def test_questions_are_shown_and_answered_in_text() -> None:
 async def test_a_secret_answer_is_typed_hidden_and_not_repeated() -> None:
     async with asked(Answers(), question_request(secret=True)) as (app, pilot):
         await pilot.press("r")
-        await pilot_wait_until(pilot, lambda: isinstance(app.screen, ReplyScreen))
-        assert app.screen.query_one(Input).password
+        box = await focused_in(app, pilot, ReplyScreen, Input)
+        assert box.password
         await pilot.press(*"hunter2", "enter")
         await pilot_wait_until(pilot, lambda: isinstance(app.screen, ConfirmAnswer))
         assert "hunter2" not in app.screen.line  # type: ignore[attr-defined]

@@ -132,8 +132,14 @@ async def test_the_theme_chosen_in_the_picker_is_remembered_for_the_next_run(
             box = app.screen.query_one(CommandInput)
             assert "keeps it for the next run" in str(box.placeholder)  # the picker says so
             await pilot.press(*"okabe")
+
+            def top_hit() -> str:
+                hits = app.screen.query_one(CommandList)
+                return str(hits.get_option_at_index(0).prompt) if hits.option_count else ""
+
+            # a list drawn before the last key was searched may still be up: wait for its hit
             await pilot_wait_until(
-                pilot, lambda: app.screen.query_one(CommandList).option_count > 0
+                pilot, lambda: top_hit() == "envtui-okabe-ito", what="the okabe-ito hit"
             )
             assert not saved.exists()  # typing and moving through the list keeps nothing
             await pilot.press("enter")
