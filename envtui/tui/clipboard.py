@@ -8,8 +8,9 @@ inside tmux, to tmux's own paste buffer, and the notice names each one that took
 says plainly that only the request was sent and how to make it arrive.
 
 The tools are run with no shell, bounded in time, the text on their standard input, each
-in a process group of its own: a tool that hangs is ended with whatever it started (a tool
-that is a script leaves its own children behind when only the script is killed).
+in a process group of its own: a tool that hangs, or whose copy is cancelled as the
+dashboard quits, is ended with whatever it started (a tool that is a script leaves its own
+children behind when only the script is killed).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import signal
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from envtui.vocabulary.stopping import cancel_and_wait, within
 
@@ -99,13 +101,23 @@ async def _run_bounded(
     except OSError:
         return None
     communicate = asyncio.ensure_future(process.communicate(feed))
-    if not await within(timeout, asyncio.shield(communicate)):
-        await cancel_and_wait(communicate)
-        await _end_group(process)
-        if process.stdin is not None:  # a write cut off by the timeout leaves it open
-            process.stdin.close()
+    try:
+        finished = await within(timeout, asyncio.shield(communicate))
+    except BaseException:  # the copy cancelled (the dashboard quits): the tool goes too
+        await _abandon(process, communicate)
+        raise
+    if not finished:
+        await _abandon(process, communicate)
         return None
     return process.returncode, communicate.result()[0] or b""
+
+
+async def _abandon(process: asyncio.subprocess.Process, communicate: asyncio.Future[Any]) -> None:
+    """End a tool given up on (out of time, or its copy cancelled) with its process group."""
+    await cancel_and_wait(communicate)
+    await _end_group(process)
+    if process.stdin is not None:  # a write cut off half way leaves it open
+        process.stdin.close()
 
 
 async def _end_group(process: asyncio.subprocess.Process) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import psutil
@@ -52,6 +53,24 @@ async def test_a_failing_or_hanging_tool_is_not_counted_and_leaves_nothing_runni
     assert child.exists(), "the hanging tool was ended before it had started its child"
     sleeper = int(child.read_text())
     await wait_until(lambda: not _running(sleeper), what="the hanging tool's child ended")
+
+
+async def test_a_copy_cancelled_while_its_tool_hangs_ends_the_tool_and_its_child(
+    tmp_path: Path,
+) -> None:
+    """The dashboard quits (its copy worker cancelled) while a tool hangs: the tool runs in
+    a session of its own, so nothing else would end it or what it started."""
+    child = tmp_path / "child.pid"
+    _tool(tmp_path, "hangs", f"sleep 600 & echo $! > {child}.new; mv {child}.new {child}; wait")
+    copy = asyncio.ensure_future(run_tool(Tool("hangs", (str(tmp_path / "hangs"),)), "x"))
+    await wait_until(child.exists, what="the hanging tool's child started")
+    sleeper = int(child.read_text())
+    tool = psutil.Process(sleeper).ppid()
+    copy.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await copy
+    await wait_until(lambda: not _running(sleeper), what="the hanging tool's child ended")
+    assert not _running(tool)
 
 
 def _running(pid: int) -> bool:
