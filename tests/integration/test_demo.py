@@ -70,7 +70,7 @@ async def test_the_flaky_hosts_incident_resolves_when_it_comes_back() -> None:
         return [i.state for i in store.incidents.incidents() if i.environment_id == "flaky"]
 
     try:
-        await wait_until(lambda: "resolved" in flaky_incidents(), timeout=60, what="recovery")
+        await wait_until(lambda: "resolved" in flaky_incidents(), timeout=90, what="recovery")
         (resolved,) = [
             i
             for i in store.incidents.incidents()
@@ -108,7 +108,7 @@ async def test_a_recording_of_the_demo_replays_into_the_same_status_history(tmp_
             states = [t.status for t in row.history.transitions] if row is not None else []
             return "unavailable" in states[1:] and states[-1] == "ready"
 
-        await wait_until(flaky_came_back, timeout=40, what="flaky dropped and came back")
+        await wait_until(flaky_came_back, timeout=90, what="flaky dropped and came back")
     finally:
         stop.set()
         with contextlib.suppress(asyncio.CancelledError):
