@@ -16,6 +16,7 @@ children behind when only the script is killed).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 import signal
@@ -90,44 +91,68 @@ async def _run_bounded(
     standard output; None when it did not start or ran out of time (it is then ended with
     its process group). Output that is not read goes nowhere, so that a child a tool leaves
     behind to keep the clipboard cannot hold the copy up by holding a pipe open."""
-    try:
-        process = await asyncio.create_subprocess_exec(
-            *command,
-            stdin=asyncio.subprocess.PIPE if feed is not None else None,
-            stdout=asyncio.subprocess.PIPE if read_output else asyncio.subprocess.DEVNULL,
-            stderr=asyncio.subprocess.DEVNULL,
-            start_new_session=True,
-        )
-    except OSError:
+    process = await _start(command, feeds=feed is not None, read_output=read_output)
+    if process is None:
         return None
     communicate = asyncio.ensure_future(process.communicate(feed))
     try:
         finished = await within(timeout, asyncio.shield(communicate))
     except BaseException:  # the copy cancelled (the dashboard quits): the tool goes too
+        _kill_group(process)  # before any await, which a second cancellation would cut
         await _abandon(process, communicate)
         raise
     if not finished:
+        _kill_group(process)
         await _abandon(process, communicate)
         return None
     return process.returncode, communicate.result()[0] or b""
 
 
-async def _abandon(process: asyncio.subprocess.Process, communicate: asyncio.Future[Any]) -> None:
-    """End a tool given up on (out of time, or its copy cancelled) with its process group."""
-    await cancel_and_wait(communicate)
-    await _end_group(process)
-    if process.stdin is not None:  # a write cut off half way leaves it open
-        process.stdin.close()
+async def _start(
+    command: Sequence[str], *, feeds: bool, read_output: bool
+) -> asyncio.subprocess.Process | None:
+    """The tool, started in a session of its own; None when it cannot be. The start is
+    shielded: cancelled half way, asyncio would kill the tool alone, not what it started
+    meanwhile, so a copy cancelled while its tool starts ends its group once started."""
+    starting = asyncio.ensure_future(
+        asyncio.create_subprocess_exec(
+            *command,
+            stdin=asyncio.subprocess.PIPE if feeds else None,
+            stdout=asyncio.subprocess.PIPE if read_output else asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    )
+    try:
+        return await asyncio.shield(starting)
+    except OSError:
+        return None
+    except BaseException:
+        starting.add_done_callback(_end_started)
+        raise
 
 
-async def _end_group(process: asyncio.subprocess.Process) -> None:
-    """Kill a tool that ran out of time and everything in its process group."""
+def _end_started(starting: asyncio.Future[asyncio.subprocess.Process]) -> None:
+    """A tool whose copy was cancelled while it started: ended with its group."""
+    if not starting.cancelled() and starting.exception() is None:
+        _kill_group(starting.result())
+
+
+def _kill_group(process: asyncio.subprocess.Process) -> None:
+    """Kill a tool given up on and everything in its process group (its own session)."""
     try:
         os.killpg(process.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
-        if process.returncode is None:
+        with contextlib.suppress(ProcessLookupError):
             process.kill()
+
+
+async def _abandon(process: asyncio.subprocess.Process, communicate: asyncio.Future[Any]) -> None:
+    """Wait for a killed tool's end, and let its input go."""
+    await cancel_and_wait(communicate)
     await process.wait()
+    if process.stdin is not None:  # a write cut off half way leaves it open
+        process.stdin.close()
 
 
 def copy_notice(what: str, *, took: Sequence[str], tmux_setting: str | None) -> str:

@@ -8,7 +8,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from tests.support.waiting import wait_until
+from tests.support.waiting import DEFAULT_TIMEOUT, poll_until, wait_until
 
 from envtui.tui.clipboard import Tool, copy_notice, local_tools, run_tool, tmux_clipboard
 
@@ -62,15 +62,40 @@ async def test_a_copy_cancelled_while_its_tool_hangs_ends_the_tool_and_its_child
     a session of its own, so nothing else would end it or what it started."""
     child = tmp_path / "child.pid"
     _tool(tmp_path, "hangs", f"sleep 600 & echo $! > {child}.new; mv {child}.new {child}; wait")
-    copy = asyncio.ensure_future(run_tool(Tool("hangs", (str(tmp_path / "hangs"),)), "x"))
+    hangs = Tool("hangs", (str(tmp_path / "hangs"),))
+    copy = asyncio.ensure_future(run_tool(hangs, "x", timeout=DEFAULT_TIMEOUT))
     await wait_until(child.exists, what="the hanging tool's child started")
+    await _cancelled_ends_all(copy, child)
+
+
+async def test_a_copy_cancelled_while_its_tool_starts_ends_the_tool_and_its_child(
+    tmp_path: Path,
+) -> None:
+    """Cancelled after the tool is spawned but before its pipes are connected (the event
+    loop busy meanwhile): what the tool started by then is ended too."""
+    child = tmp_path / "child.pid"
+    _tool(tmp_path, "hangs", f"sleep 600 & echo $! > {child}.new; mv {child}.new {child}; wait")
+    hangs = Tool("hangs", (str(tmp_path / "hangs"),))
+    copy = asyncio.ensure_future(run_tool(hangs, "x", timeout=DEFAULT_TIMEOUT))
+    me = psutil.Process()
+    for _ in range(100):  # one step at a time, until the tool is spawned
+        await asyncio.sleep(0)
+        if me.children():
+            break
+    assert me.children(), "the tool was not spawned"
+    # the loop held (no await) while the tool starts its child: its pipes wait meanwhile
+    poll_until(child.exists, what="the hanging tool's child started")
+    await _cancelled_ends_all(copy, child)
+
+
+async def _cancelled_ends_all(copy: asyncio.Future[bool], child: Path) -> None:
     sleeper = int(child.read_text())
     tool = psutil.Process(sleeper).ppid()
     copy.cancel()
     with pytest.raises(asyncio.CancelledError):
         await copy
     await wait_until(lambda: not _running(sleeper), what="the hanging tool's child ended")
-    assert not _running(tool)
+    await wait_until(lambda: not _running(tool), what="the hanging tool ended")
 
 
 def _running(pid: int) -> bool:
