@@ -282,12 +282,16 @@ def test_a_subscribed_threads_environments_are_handed_on_with_its_id(home: Path)
     _run(home, scenario)
 
 
-class LateReadPeer(Peer):
-    """Answers ``thread/read`` with the status the thread had when asked, after a status
-    notification the daemon sent meanwhile: the order the real daemon gave once under load
-    (its answers are made apart from its notifications)."""
+Said = tuple[str, dict[str, Any]]
+"""A notification: its method and its params but the thread id."""
 
-    def __init__(self, said_meanwhile: dict[str, Any] | None) -> None:
+
+class LateReadPeer(Peer):
+    """Answers ``thread/read`` with what the thread was when asked, after notifications the
+    daemon sent meanwhile: the order the real daemon gave once under load (its answers are
+    made apart from its notifications)."""
+
+    def __init__(self, said_meanwhile: list[Said]) -> None:
         super().__init__()
         self.said_meanwhile = said_meanwhile
 
@@ -298,11 +302,8 @@ class LateReadPeer(Peer):
             self.received.append(message)
             asked = message.get("params") or {}
             if message.get("method") == "thread/read" and asked.get("threadId") == "t-work":
-                if self.said_meanwhile is not None:
-                    status = self.said_meanwhile
-                    await self.say(
-                        "thread/status/changed", {"threadId": "t-work", "status": status}
-                    )
+                for method, params in self.said_meanwhile:
+                    await self.say(method, {"threadId": "t-work", **params})
                 entry = {**WORK, "preview": "fix the build", "status": {"type": "idle"}}
                 await connection.send(
                     json.dumps({"id": message["id"], "result": {"thread": entry}})
@@ -313,24 +314,40 @@ class LateReadPeer(Peer):
                 )
 
 
-@pytest.mark.parametrize("heard_first", [True, False])
-def test_a_read_answered_after_newer_news_keeps_the_newer_status(
-    home: Path, heard_first: bool
+WORKS: Said = ("thread/status/changed", {"status": {"type": "active", "activeFlags": []}})
+RENAMED: Said = ("thread/name/updated", {"threadName": "renamed"})
+CLOSED: Said = ("thread/closed", {})
+
+
+@pytest.mark.parametrize(
+    ("heard_first", "meanwhile", "expected"),
+    [
+        ([WORKS], [], ("idle", True, "fix it")),  # asked after the news: the answer is newer
+        ([], [WORKS], ("active", True, "fix it")),
+        ([], [RENAMED], ("idle", True, "renamed")),
+        ([], [CLOSED], ("not_loaded", False, "fix it")),
+    ],
+    ids=["asked-after", "works-meanwhile", "renamed-meanwhile", "closed-meanwhile"],
+)
+def test_a_read_answered_after_newer_news_keeps_the_newer_news(
+    home: Path,
+    heard_first: list[Said],
+    meanwhile: list[Said],
+    expected: tuple[str, bool, str],
 ) -> None:
-    """A read asked before a status notification does not roll the status back; one asked
-    after it is news of its own and is taken."""
-    working = {"type": "active", "activeFlags": []}
-    peer = LateReadPeer(None if heard_first else working)
+    """A read asked before a notification does not roll back what it said (status, loaded,
+    name); one asked after it is news of its own and is taken."""
+    peer = LateReadPeer(meanwhile)
 
     async def scenario(_: Peer) -> None:
         client = await _attached(home, peer, [])
-        if heard_first:
-            await peer.say("thread/status/changed", {"threadId": "t-work", "status": working})
-            await wait_until(lambda: client.threads["t-work"].status == "active")
+        for method, params in heard_first:
+            await peer.say(method, {"threadId": "t-work", **params})
+        await wait_until(lambda: client.news_heard == len(heard_first))
         thread = await client.read("t-work")
         assert thread is not None
         assert thread.preview == "fix the build"  # the rest of the answer is taken
-        assert thread.status == ("idle" if heard_first else "active")
+        assert (thread.status, thread.loaded, thread.name) == expected
         await client.aclose()
 
     async def served() -> None:

@@ -154,8 +154,8 @@ class DaemonClient:
         self.requests = ThreadRequests(sink, clock, operator=True)
         self.threads: dict[str, DaemonThread] = {}
         self.subscribed: set[str] = set()
-        self.status_heard = 0
-        """Status notifications heard (see :meth:`_take`)."""
+        self.news_heard = 0
+        """Status and name notifications heard (see :meth:`_take`)."""
         self.unknown: Counter[str] = Counter()
         self.rpc: JsonRpcClient | None = None
         self.channel: MessageChannel | None = None
@@ -211,7 +211,7 @@ class DaemonClient:
             params: dict[str, Any] = {"limit": LIST_PAGE}
             if cursor:
                 params["cursor"] = cursor
-            asked = self.status_heard
+            asked = self.news_heard
             result = await self._request("thread/list", params)
             for entry in thread_entries(result):
                 self._take(entry, loaded=entry["id"] in loaded, asked=asked)
@@ -243,7 +243,7 @@ class DaemonClient:
 
     async def read(self, thread_id: str) -> DaemonThread | None:
         """What ``thread/read`` says of one thread (None when the daemon has no such thread)."""
-        asked = self.status_heard
+        asked = self.news_heard
         try:
             result = await self._request("thread/read", {"threadId": thread_id})
         except RpcError:
@@ -274,15 +274,17 @@ class DaemonClient:
     def _take(
         self, entry: Mapping[str, Any], *, loaded: bool, asked: int | None = None
     ) -> DaemonThread:
-        """One ``Thread`` object kept. ``asked``: :attr:`status_heard` when the request that
+        """One ``Thread`` object kept. ``asked``: :attr:`news_heard` when the request that
         answered it was sent. The daemon makes an answer apart from its notifications, so
         one can arrive after a notification it predates (a read asked as the thread starts
-        work says ``idle`` after ``active`` came): its status is then older than what was
-        heard, and is not taken."""
+        work says ``idle`` after ``active`` came): its status (and whether the thread is
+        loaded) is then older than what was heard, and is not taken; its name likewise
+        after a ``thread/name/updated``."""
         thread = self._thread(entry["id"])
         before = thread.status
-        thread.take(entry, status=asked is None or thread.status_heard <= asked)
-        thread.loaded = loaded or thread.loaded
+        fresh = asked is None or thread.status_heard <= asked
+        thread.take(entry, status=fresh, name=asked is None or thread.name_heard <= asked)
+        thread.loaded = (loaded or thread.loaded) if fresh else thread.loaded
         if thread.status != before:
             self._said(thread)
         elif self.on_thread is not None:
@@ -366,6 +368,8 @@ class DaemonClient:
         if method == NAMED:
             name = params.get("threadName")
             thread.name = name if isinstance(name, str) else thread.name
+            self.news_heard += 1
+            thread.name_heard = self.news_heard
         elif method == CLOSED:
             self._heard_status(thread)
             thread.set_status({"type": "notLoaded"})
@@ -382,8 +386,8 @@ class DaemonClient:
 
     def _heard_status(self, thread: DaemonThread) -> None:
         """A notification said ``thread``'s status: answers asked before now are older."""
-        self.status_heard += 1
-        thread.status_heard = self.status_heard
+        self.news_heard += 1
+        thread.status_heard = self.news_heard
 
     def _connection(self, method: str, params: dict[str, Any], at: datetime) -> None:
         thread_id, env_id = params.get("threadId"), params.get("environmentId")

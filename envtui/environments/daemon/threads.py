@@ -16,6 +16,16 @@ from envtui.environments.thread_requests import thread_state
 from envtui.vocabulary.thread_choices import WAITING_STATES as WAITING
 from envtui.vocabulary.thread_messages import ThreadState
 
+_STRINGS = (
+    ("name", "name"),
+    ("cwd", "cwd"),
+    ("path", "path"),
+    ("preview", "preview"),
+    ("cli_version", "cliVersion"),
+    ("parent", "parentThreadId"),
+)
+"""The string fields of a protocol ``Thread`` kept, as attribute and key; the name first."""
+
 
 @dataclass
 class DaemonThread:
@@ -41,8 +51,10 @@ class DaemonThread:
     created: datetime | None = None
     """When it was made (``createdAt``)."""
     status_heard: int = 0
-    """The client's count of status notifications when this thread's status last came in
-    one (0: never): a listing or read asked before then is older news of its status."""
+    """The client's count of notifications when this thread's status last came in one (0:
+    never): a listing or read asked before then is older news of its status."""
+    name_heard: int = 0
+    """The same for its name (``thread/name/updated``)."""
 
     @property
     def work(self) -> bool:
@@ -53,17 +65,11 @@ class DaemonThread:
     def waiting(self) -> bool:
         return self.status in WAITING
 
-    def take(self, thread: Mapping[str, Any], *, status: bool = True) -> None:
+    def take(self, thread: Mapping[str, Any], *, status: bool = True, name: bool = True) -> None:
         """What a ``Thread`` object of the protocol says (fields it lacks are kept); its
-        status too unless ``status`` is False (the object is older than what was heard)."""
-        for attribute, key in (
-            ("name", "name"),
-            ("cwd", "cwd"),
-            ("path", "path"),
-            ("preview", "preview"),
-            ("cli_version", "cliVersion"),
-            ("parent", "parentThreadId"),
-        ):
+        status and its name too unless ``status`` or ``name`` is False (the object is older
+        than what was heard of them)."""
+        for attribute, key in _STRINGS if name else _STRINGS[1:]:
             value = thread.get(key)
             if isinstance(value, str):
                 setattr(self, attribute, value)
