@@ -17,6 +17,7 @@ from textual.app import App
 
 from tests.support.data.hostile_text import VISIBLE, X, active_characters
 from tests.support.scenarios.scripted_stream import at, clock
+from tests.support.screens_shown import screen_shown
 from tests.support.waiting import pilot_wait_until
 
 from envtui.tui.app import DashboardOptions, EnvTuiApp
@@ -166,15 +167,22 @@ async def test_every_view_screen_and_notice_is_inert(
         await pilot.pause(0.05)
         table.focus()  # enter is the table's key (and the incidents')
         await pilot.press("enter")
-        await pilot_wait_until(pilot, lambda: isinstance(app.screen, TextScreen), what="details")
-        await pilot.pause(0.05)
+        details = await screen_shown(app, pilot, TextScreen)
+        await pilot_wait_until(pilot, lambda: bool(body(details)), what="the details drawn")
         check("environment details")
         await pilot.press("escape")
-        assert isinstance(app.screen, MainScreen)
+        await screen_shown(app, pilot, MainScreen)
         app.screen.query_one(IncidentList).focus()
         await pilot.press("enter")
-        await pilot_wait_until(pilot, lambda: isinstance(app.screen, TextScreen), what="history")
-        await pilot_wait_until(pilot, shows_visible, what="the escaped text in the details")
+        history = await screen_shown(app, pilot, TextScreen)
+        await pilot_wait_until(  # the details screen is modal: the main screen shows below it
+            pilot, lambda: VISIBLE in body(history), what="the escaped text in the details"
+        )
         check("finding details")
         assert VISIBLE in seen[-1]
         await pilot.press("escape")
+
+
+def body(screen: TextScreen) -> str:
+    """The text a details screen shows."""
+    return str(screen.query_one("#text-body").render())

@@ -225,9 +225,9 @@ def test_a_status_change_makes_one_threads_facts_again_not_all_of_them(
     assert all(after[k] is listed[k] for k in listed if k != "t7")
 
 
-async def test_a_thread_without_first_words_is_read_at_three_turn_ends_at_most() -> None:
-    """Read as each of its turns starts (Codex may not have kept the words yet: free) and
-    ends (counted); after the third end, never again."""
+async def test_a_thread_without_first_words_is_read_three_times_at_most_while_it_rests() -> None:
+    """Read as each of its turns starts (Codex may not have kept the words yet: not counted)
+    and ends (counted, as a read when it is new is); after the third counted, never again."""
     reads: list[str] = []
 
     class Reader:
