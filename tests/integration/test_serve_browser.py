@@ -30,7 +30,7 @@ def scenario(mode: str) -> dict[str, Any]:
     result = subprocess.run(
         [UNSHARE, "-n", sys.executable, "-m", "tests.support.scenarios.serve_browser", mode,
          str(ARTEFACTS)],
-        cwd=ROOT, capture_output=True, text=True, timeout=300,
+        cwd=ROOT, capture_output=True, text=True, timeout=600,
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     seen: dict[str, Any] = json.loads(result.stdout)

@@ -53,8 +53,9 @@ PORT = 47652
 ORIGIN = f"http://127.0.0.1:{PORT}"
 ATTACKER_PORT = PORT + 1
 SIGNALS = {"term": signal.SIGTERM, "kill": signal.SIGKILL}
-ARRIVAL = 30.0
-"""Seconds a download, a notice or an exit may take before the scenario gives up."""
+ARRIVAL = 90.0
+"""Seconds a download, a notice, an exit or the server's address may take before the
+scenario gives up: a hang guard, on a machine whose cores other tests keep busy."""
 
 
 def start_server(workdir: Path) -> subprocess.Popen[bytes]:
@@ -79,7 +80,10 @@ def printed_url(workdir: Path) -> str:
         found[:] = re.findall(r"; open:\n(http://\S+)\n", log.read_text(errors="replace"))
         return bool(found)
 
-    poll_until(printed, timeout=ARRIVAL, interval=0.05)
+    def said() -> str:
+        return f"the address in the server's output, which reads: {log.read_text()[-2000:]!r}"
+
+    poll_until(printed, timeout=ARRIVAL, what=said, interval=0.05)
     return found[0]
 
 
@@ -366,7 +370,7 @@ def main(mode: str, artefacts: Path) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as workdir, sync_playwright() as playwright:
         server = start_server(Path(workdir))
         try:
-            seen["listening_after"] = wait_for_port("127.0.0.1", PORT)
+            seen["listening_after"] = wait_for_port("127.0.0.1", PORT, timeout=ARRIVAL)
             url = printed_url(Path(workdir))
             browser = launch(playwright)
             context = browser.new_context(viewport={"width": 1400, "height": 800})
