@@ -32,7 +32,7 @@ from envtui.environments.stderr_lines import (
     stderr_text,
 )
 from envtui.vocabulary.limits import MAX_LINE, TooLargeError, size_text
-from envtui.vocabulary.stopping import cancel_and_wait, within
+from envtui.vocabulary.stopping import cancel_and_wait, kill_group, kill_group_when_started, within
 
 MAX_MESSAGE = MAX_LINE
 """The longest line or frame accepted from an exec-server or app-server."""
@@ -162,7 +162,7 @@ class ProcessChannel:
         try:
             process = await asyncio.shield(starting)
         except asyncio.CancelledError:
-            starting.add_done_callback(_kill_when_started)
+            starting.add_done_callback(kill_group_when_started)
             raise
         except Exception:  # it never started: nothing to end
             return
@@ -262,8 +262,7 @@ class ProcessChannel:
         return f"{reason}: {said}" if said else reason
 
     def _signal_all(self, sig: int) -> None:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.process.pid, sig)
+        kill_group(self.process.pid, sig)
         self.tree.end(sig)
 
     async def close(self) -> None:
@@ -291,13 +290,6 @@ class ProcessChannel:
             with contextlib.suppress(Exception):
                 transport.close()
         await cancel_and_wait(self._exited, self._stderr_task)
-
-
-def _kill_when_started(starting: asyncio.Future[asyncio.subprocess.Process]) -> None:
-    if starting.cancelled() or starting.exception() is not None:
-        return
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(starting.result().pid, signal.SIGKILL)
 
 
 def remote_command(program: str, args: Sequence[str], env: Mapping[str, str] | None) -> str:

@@ -16,16 +16,19 @@ children behind when only the script is killed).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import shutil
-import signal
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from envtui.vocabulary.stopping import cancel_and_wait, within
+from envtui.vocabulary.stopping import (
+    cancel_and_wait,
+    kill_group,
+    kill_group_when_started,
+    within,
+)
 
 TOOL_TIMEOUT = 10.0
 """Seconds a clipboard tool may take before it is ended and counted as failed. The copy runs
@@ -98,11 +101,11 @@ async def _run_bounded(
     try:
         finished = await within(timeout, asyncio.shield(communicate))
     except BaseException:  # the copy cancelled (the dashboard quits): the tool goes too
-        _kill_group(process)  # before any await, which a second cancellation would cut
+        kill_group(process.pid)  # before any await, which a second cancellation would cut
         await _abandon(process, communicate)
         raise
     if not finished:
-        _kill_group(process)
+        kill_group(process.pid)
         await _abandon(process, communicate)
         return None
     return process.returncode, communicate.result()[0] or b""
@@ -128,23 +131,8 @@ async def _start(
     except OSError:
         return None
     except BaseException:
-        starting.add_done_callback(_end_started)
+        starting.add_done_callback(kill_group_when_started)
         raise
-
-
-def _end_started(starting: asyncio.Future[asyncio.subprocess.Process]) -> None:
-    """A tool whose copy was cancelled while it started: ended with its group."""
-    if not starting.cancelled() and starting.exception() is None:
-        _kill_group(starting.result())
-
-
-def _kill_group(process: asyncio.subprocess.Process) -> None:
-    """Kill a tool given up on and everything in its process group (its own session)."""
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        with contextlib.suppress(ProcessLookupError):
-            process.kill()
 
 
 async def _abandon(process: asyncio.subprocess.Process, communicate: asyncio.Future[Any]) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import signal
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator
 from typing import Any, TypeVar
@@ -131,3 +132,18 @@ def _cancel_leftovers(loop: asyncio.AbstractEventLoop, grace: float) -> None:
     for task in pending:
         # dropped on purpose: without this asyncio reports each one when it is collected
         task._log_destroy_pending = False  # type: ignore[attr-defined]
+
+
+def kill_group(leader: int, sig: int = signal.SIGKILL) -> None:
+    """Send ``sig`` to the process group that ``leader`` started (a child given a session
+    of its own, so that what it starts goes with it); a group already gone is no error."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(leader, sig)
+
+
+def kill_group_when_started(starting: asyncio.Future[asyncio.subprocess.Process]) -> None:
+    """A done-callback for a shielded start whose waiter was cancelled: the process, once
+    started, is killed with its group (cancelled half way, asyncio would kill the process
+    alone, not what it started meanwhile)."""
+    if not starting.cancelled() and starting.exception() is None:
+        kill_group(starting.result().pid)
